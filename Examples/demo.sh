@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# A first job with docver: create a container, save twice, list versions, show one,
+# then let a second device join through a bare git remote and sync.
+set -euo pipefail
+DOCVER="${DOCVER:-docver}"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/docver-demo.XXXXXX")"
+trap 'rm -rf "$WORK"' EXIT
+run() { echo "\$ docver $*"; "$DOCVER" "$@"; echo; }
+
+cd "$WORK"
+run init notes --device alice-laptop --device-name "Alice's Laptop"
+cd notes
+printf 'Shopping list\n- milk\n' > list.txt
+run save -m "Start the shopping list"
+printf -- '- bread\n' >> list.txt
+run save list.txt
+run versions list.txt
+FIRST=$("$DOCVER" log list.txt --json | sed -n 's/.*"id" : "\([0-9a-f]*\)".*/\1/p' | tail -n 1)
+run show "${FIRST:0:8}" list.txt
+run ls
+
+echo "# A second device joins through a bare git repository"
+git init -q --bare "$WORK/remote.git"
+run remote add origin "$WORK/remote.git"
+run sync
+cd "$WORK"
+run clone "$WORK/remote.git" phone --device alice-phone --device-name "Alice's Phone"
+run -C phone versions list.txt
+echo "# Plain git sees every device's branch:"
+git -C phone log --all --oneline

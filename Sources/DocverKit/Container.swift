@@ -1,0 +1,155 @@
+import Foundation
+
+/// A document container: an ordinary git repository whose working tree holds the documents,
+/// seen from one device.
+///
+/// `Container` is a value holding the container's location and this device's identity; every
+/// operation opens the repository afresh, so containers can be shared across tasks and several
+/// processes can use the same container at once.
+public struct Container: Sendable {
+    /// The root of the working tree.
+    public let root: URL
+    /// This device: every save is a commit on its own branch.
+    public let device: Device
+
+    /// Opens the container at `url`, or the nearest one above it (like git).
+    public init(at url: URL) throws {
+        let repository: Repository
+        do {
+            repository = try Repository(opening: url.path, search: true)
+        } catch let error as GitError where error.code == .notFound {
+            throw DocverError.notAContainer(path: url.path)
+        } catch let error as GitError { throw DocverError.git(error) }
+        guard let workdir = repository.workdir else { throw DocverError.bareRepository(path: url.path) }
+        guard let id = try DocverError.wrapping({ try repository.configString(ConfigKey.device) }),
+              Device.isValidID(id)
+        else { throw DocverError.notAContainer(path: String(workdir.dropLast())) }
+        let name = (try? repository.configString(ConfigKey.deviceName)) ?? nil
+        self.root = URL(fileURLWithPath: String(workdir.dropLast()), isDirectory: true)
+        self.device = Device(unchecked: id, name: name ?? id)
+    }
+
+    /// Creates a container at `url` for `device`, or adopts the git repository already there
+    /// (its history is kept and the device's branch starts from its current commit).
+    ///
+    /// Running it again on a container is allowed only when it would change nothing.
+    @discardableResult
+    public static func create(at url: URL, device: Device) throws -> Container {
+        try DocverError.wrapping {
+            let path = url.standardizedFileURL.path
+            let repository: Repository
+            if let existing = try? Repository(opening: path, search: false) {
+                guard !existing.isBare else { throw DocverError.bareRepository(path: path) }
+                if let current = try existing.configString(ConfigKey.device) {
+                    let currentName = try existing.configString(ConfigKey.deviceName) ?? current
+                    guard current == device.id, currentName == device.name else {
+                        throw DocverError.alreadyAContainer(path: path, device: current)
+                    }
+                    return try Container(at: url)
+                }
+                repository = existing
+                try adopt(repository, for: device)
+            } else {
+                repository = try Repository.create(at: path, initialHead: device.branch)
+            }
+            try configure(repository, for: device)
+            return try Container(at: url)
+        }
+    }
+
+    /// Points HEAD of an existing repository at the device's branch, starting it at the
+    /// current commit, without touching the working tree.
+    private static func adopt(_ repository: Repository, for device: Device) throws {
+        if let current = try repository.referenceTarget("HEAD"),
+           try repository.referenceTarget(device.branch) == nil {
+            try repository.updateReference(device.branch, to: current, expected: nil,
+                                           message: "docver: adopt repository for device \(device.id)")
+        }
+        try repository.setHead(device.branch)
+    }
+
+    static func configure(_ repository: Repository, for device: Device) throws {
+        try repository.setConfig(ConfigKey.device, device.id)
+        try repository.setConfig(ConfigKey.deviceName, device.name)
+        try repository.setConfig(ConfigKey.formatVersion, "1")
+        try installCommitHook(in: repository.gitDirectory)
+        try FileManager.default.createDirectory(atPath: repository.gitDirectory + "docver",
+                                                withIntermediateDirectories: true)
+    }
+
+    /// A `prepare-commit-msg` hook makes a plain `git commit` on this checkout carry the device
+    /// trailers, so docver reads it as a save of this device. An existing hook is left alone.
+    private static func installCommitHook(in gitDirectory: String) throws {
+        let hooks = gitDirectory + "hooks"
+        let hook = hooks + "/prepare-commit-msg"
+        guard !FileManager.default.fileExists(atPath: hook) else { return }
+        try FileManager.default.createDirectory(atPath: hooks, withIntermediateDirectories: true)
+        let script = """
+        #!/bin/sh
+        # Installed by docver: marks plain git commits made here as saves of this device.
+        case "$2" in merge|squash) exit 0 ;; esac
+        id=$(git config docver.device) || exit 0
+        name=$(git config docver.deviceName || echo "$id")
+        grep -q '^\(Trailer.device):' "$1" && exit 0
+        git interpret-trailers --in-place --trailer "\(Trailer.device): $id" --trailer "\(Trailer.deviceName): $name" "$1"
+
+        """
+        try script.write(toFile: hook, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hook)
+    }
+
+    enum ConfigKey {
+        static let device = "docver.device"
+        static let deviceName = "docver.deviceName"
+        static let formatVersion = "docver.formatVersion"
+    }
+
+    // MARK: Plumbing shared by the operations
+
+    /// Opens the repository for one operation, turning libgit2 failures into ``DocverError``.
+    func withRepository<T>(_ body: (Repository) throws -> T) throws -> T {
+        try DocverError.wrapping {
+            let repository = try Repository(opening: root.path, search: false)
+            return try body(repository)
+        }
+    }
+
+    /// Runs `body` holding the container's writer lock, so docver processes that change the
+    /// container (save, sync, resolve) take turns. Plain git writers are handled by the
+    /// compare-and-swap update of the branch instead.
+    func withWriteLock<T>(_ body: (Repository) throws -> T) throws -> T {
+        try withRepository { repository in
+            let lock = try FileLock(path: repository.gitDirectory + "docver/lock")
+            defer { lock.unlock() }
+            try finishInterruptedCheckout(repository)
+            return try body(repository)
+        }
+    }
+
+    var metadataDirectory: String { root.path + "/.git/docver" }
+}
+
+/// An exclusive advisory lock on a file (flock), released on unlock or process exit.
+final class FileLock {
+    private let descriptor: Int32
+
+    init(path: String) throws {
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+                                                withIntermediateDirectories: true)
+        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw GitError(code: .locked, message: "cannot open lock file \(path): \(String(cString: strerror(errno)))", function: #function)
+        }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                close(descriptor)
+                throw GitError(code: .locked, message: "cannot lock \(path)", function: #function)
+            }
+        }
+    }
+
+    func unlock() {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+}

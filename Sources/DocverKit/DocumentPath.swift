@@ -1,0 +1,77 @@
+import Foundation
+
+/// The name of a document: a normalised path relative to the container's root.
+///
+/// Validation is lexical (no absolute paths, no `..`, nothing inside `.git` or docver's
+/// reserved `.docver` area, no control characters); ``Container`` adds the check that the
+/// path does not leave the container through a symbolic link.
+public struct DocumentPath: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+    /// The slash-separated path, e.g. `notes/trip.imagenotes`.
+    public let path: String
+
+    /// Validates and normalises a user-supplied name.
+    public init(_ name: String) throws {
+        guard !name.isEmpty else { throw DocverError.invalidDocumentName(name, reason: "it is empty") }
+        guard !name.hasPrefix("/") else {
+            throw DocverError.invalidDocumentName(name, reason: "absolute paths are not allowed; name documents relative to the container")
+        }
+        guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            throw DocverError.invalidDocumentName(name, reason: "control characters are not allowed")
+        }
+        let components = name.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
+        guard !components.isEmpty else { throw DocverError.invalidDocumentName(name, reason: "it names the container itself") }
+        if components.contains("..") {
+            throw DocverError.invalidDocumentName(name, reason: "'..' components are not allowed")
+        }
+        if components.contains(where: { $0.lowercased() == ".git" }) {
+            throw DocverError.invalidDocumentName(name, reason: "it is inside .git")
+        }
+        if components[0] == Self.reservedArea {
+            throw DocverError.invalidDocumentName(name, reason: "\(Self.reservedArea) is reserved for docver")
+        }
+        path = components.joined(separator: "/")
+    }
+
+    init(trusted path: String) { self.path = path }
+
+    /// docver's reserved name at the top of the container.
+    static let reservedArea = ".docver"
+
+    public var description: String { path }
+
+    /// The last path component.
+    public var name: String { path.split(separator: "/").last.map(String.init) ?? path }
+
+    /// The document type: the file extension, lowercased ("" when there is none).
+    public var type: String { Self.fileExtension(of: name) ?? "" }
+
+    /// The file name without its extension, as shown to people.
+    public var displayName: String {
+        guard let ext = Self.fileExtension(of: name) else { return name }
+        return String(name.dropLast(ext.count + 1))
+    }
+
+    public static func < (lhs: DocumentPath, rhs: DocumentPath) -> Bool {
+        lhs.path.utf8.lexicographicallyPrecedes(rhs.path.utf8)
+    }
+
+    /// A name's extension: text after the last dot, when the dot is neither first nor last.
+    static func fileExtension(of name: String) -> String? {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex,
+              name.index(after: dot) != name.endIndex else { return nil }
+        return name[name.index(after: dot)...].lowercased()
+    }
+
+    /// A directory whose name has an extension is a file package.
+    static func isPackageName(_ name: String) -> Bool { fileExtension(of: name) != nil }
+
+    /// The document a stored file belongs to: the outermost enclosing directory that is a
+    /// package, or the file itself.
+    static func document(containingFile filePath: String) -> DocumentPath {
+        let components = filePath.split(separator: "/")
+        for index in components.indices.dropLast() where isPackageName(String(components[index])) {
+            return DocumentPath(trusted: components[...index].joined(separator: "/"))
+        }
+        return DocumentPath(trusted: filePath)
+    }
+}

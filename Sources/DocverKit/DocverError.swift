@@ -1,0 +1,91 @@
+import Foundation
+
+/// Everything that can go wrong in a docver operation, in the user's terms.
+///
+/// Each case renders as one line (``description``) and may carry a ``hint``. Operations that
+/// throw one of these leave the container unchanged.
+public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
+    case notAContainer(path: String)
+    case alreadyAContainer(path: String, device: String)
+    case bareRepository(path: String)
+    case invalidDeviceID(String)
+    case invalidDeviceName(String)
+    case invalidDocumentName(String, reason: String)
+    case noSuchDocument(String)
+    case noSuchVersion(String)
+    case ambiguousVersion(String)
+    case versionOfAnotherDocument(version: String, document: String)
+    case versionNeedsDocument(version: String)
+    case notInConflict(String)
+    case notAConflictVersion(version: String, document: String)
+    case invalidMessage(String)
+    case documentChangedDuringSave(String)
+    case invalidRemoteName(String)
+    case remoteExists(String)
+    case noSuchRemote(String)
+    case noRemotes
+    case remote(name: String, message: String)
+    case pushRejected(remote: String, message: String)
+    case destinationNotEmpty(String)
+    case mergeFailed(document: String, reasons: [String])
+    case notMergeable(document: String, reason: String)
+    case choiceRequired(document: String, versions: [String])
+    case cancelled(document: String)
+    case git(GitError)
+
+    public var description: String {
+        switch self {
+        case let .notAContainer(path): "not a docver container: \(path)"
+        case let .alreadyAContainer(path, device): "\(path) is already a docver container for device '\(device)'"
+        case let .bareRepository(path): "\(path) is a bare git repository; a container needs a working tree"
+        case let .invalidDeviceID(id):
+            "invalid device id '\(id)': use 1 to 64 letters, digits, '-' or '_'"
+        case let .invalidDeviceName(name): "invalid device name '\(name)': it must be one line of at most 200 characters"
+        case let .invalidDocumentName(name, reason): "invalid document name '\(name)': \(reason)"
+        case let .noSuchDocument(name): "no such document: \(name)"
+        case let .noSuchVersion(id): "no such version: \(id)"
+        case let .ambiguousVersion(id): "version id '\(id)' is ambiguous"
+        case let .versionOfAnotherDocument(version, document): "version \(version) is not a version of \(document)"
+        case let .versionNeedsDocument(version): "version \(version) saved several documents; name the document"
+        case let .notInConflict(document): "\(document) is not in conflict"
+        case let .notAConflictVersion(version, document): "version \(version) is not an unresolved conflict version of \(document)"
+        case let .invalidMessage(reason): "invalid message: \(reason)"
+        case let .documentChangedDuringSave(document): "\(document) changed while it was being saved"
+        case let .invalidRemoteName(name): "invalid remote name '\(name)'"
+        case let .remoteExists(name): "remote '\(name)' already exists"
+        case let .noSuchRemote(name): "no such remote: \(name)"
+        case .noRemotes: "no remotes configured"
+        case let .remote(name, message): "remote '\(name)': \(message)"
+        case let .pushRejected(remote, message): "push to '\(remote)' was rejected: \(message)"
+        case let .destinationNotEmpty(path): "destination \(path) exists and is not empty"
+        case let .mergeFailed(document, reasons): "cannot merge \(document): " + reasons.joined(separator: "; ")
+        case let .notMergeable(document, reason): "cannot merge \(document): \(reason)"
+        case let .choiceRequired(document, versions):
+            "\(document) needs a choice of version: " + versions.joined(separator: ", ")
+        case let .cancelled(document): "resolution of \(document) was cancelled"
+        case let .git(error): error.message
+        }
+    }
+
+    /// A suggestion for the user, where one helps.
+    public var hint: String? {
+        switch self {
+        case .notAContainer: "create one with 'docver init --device ID', or pass -C PATH"
+        case .alreadyAContainer: "run init with the same device id and name to check it, or use the container as it is"
+        case .ambiguousVersion: "give more digits of the version id"
+        case .noSuchVersion: "list versions with 'docver versions DOC --all'"
+        case .versionNeedsDocument: "use 'docver show VERSION DOC'"
+        case .noRemotes: "add one with 'docver remote add NAME URL'"
+        case .choiceRequired: "pass --version ID, or run on a terminal to choose interactively"
+        case .mergeFailed: "resolve with --strategy choose, or save the merge with --markers"
+        default: nil
+        }
+    }
+}
+
+extension DocverError {
+    /// Runs a libgit2-backed body, turning a ``GitError`` into ``DocverError/git(_:)``.
+    static func wrapping<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as GitError { throw DocverError.git(error) }
+    }
+}

@@ -1,0 +1,74 @@
+internal import Clibgit2
+
+/// An error reported by libgit2, with libgit2's own message.
+///
+/// Every non-zero return code of a libgit2 call made by docver is turned into a `GitError`
+/// by ``check(_:_:)``, which reads libgit2's thread-local error message at once.
+public struct GitError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The libgit2 error codes docver reacts to, by name; the rest keep their number.
+    public enum Code: Sendable, Equatable {
+        case notFound, exists, ambiguous, bufferTooShort, user, bareRepository, unbornBranch
+        case unmerged, nonFastForward, invalidSpec, conflict, locked, modified, authentication
+        case certificate, peel, endOfFile, invalid, uncommitted, directory, mergeConflict
+        case other(Int32)
+
+        init(rawValue: Int32) {
+            switch rawValue {
+            case GIT_ENOTFOUND.rawValue: self = .notFound
+            case GIT_EEXISTS.rawValue: self = .exists
+            case GIT_EAMBIGUOUS.rawValue: self = .ambiguous
+            case GIT_EBUFS.rawValue: self = .bufferTooShort
+            case GIT_EUSER.rawValue: self = .user
+            case GIT_EBAREREPO.rawValue: self = .bareRepository
+            case GIT_EUNBORNBRANCH.rawValue: self = .unbornBranch
+            case GIT_EUNMERGED.rawValue: self = .unmerged
+            case GIT_ENONFASTFORWARD.rawValue: self = .nonFastForward
+            case GIT_EINVALIDSPEC.rawValue: self = .invalidSpec
+            case GIT_ECONFLICT.rawValue: self = .conflict
+            case GIT_ELOCKED.rawValue: self = .locked
+            case GIT_EMODIFIED.rawValue: self = .modified
+            case GIT_EAUTH.rawValue: self = .authentication
+            case GIT_ECERTIFICATE.rawValue: self = .certificate
+            case GIT_EPEEL.rawValue: self = .peel
+            case GIT_EEOF.rawValue: self = .endOfFile
+            case GIT_EINVALID.rawValue: self = .invalid
+            case GIT_EUNCOMMITTED.rawValue: self = .uncommitted
+            case GIT_EDIRECTORY.rawValue: self = .directory
+            case GIT_EMERGECONFLICT.rawValue: self = .mergeConflict
+            default: self = .other(rawValue)
+            }
+        }
+    }
+
+    /// The code libgit2 returned.
+    public let code: Code
+    /// libgit2's message for the failure (or a generic one when it left none).
+    public let message: String
+    /// The libgit2 function that failed.
+    public let function: String
+
+    public var description: String { message }
+}
+
+/// Calls that return a negative code throw a ``GitError`` carrying libgit2's message.
+///
+/// The message is thread-local in libgit2, so it is read here, straight after the call,
+/// on the same thread.
+@discardableResult
+func check(_ result: Int32, _ function: String = #function) throws -> Int32 {
+    guard result < 0 else { return result }
+    let message: String
+    if let last = git_error_last(), let text = last.pointee.message {
+        message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+    } else {
+        message = "libgit2 call failed with code \(result)"
+    }
+    throw GitError(code: .init(rawValue: result), message: message, function: function)
+}
+
+/// libgit2 must be initialised once per process before any other call.
+let libgit2Initialised: Void = {
+    git_libgit2_init()
+}()
+
+import Foundation

@@ -1,0 +1,40 @@
+internal import Clibgit2
+
+/// A git object id. Internal: the domain layer exposes ids as hexadecimal strings.
+struct ObjectID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    var raw: git_oid
+
+    init(_ raw: git_oid) { self.raw = raw }
+
+    init?(hex: String) {
+        var oid = git_oid()
+        guard hex.utf8.count == 40, git_oid_fromstr(&oid, hex) == 0 else { return nil }
+        raw = oid
+    }
+
+    var hex: String {
+        var copy = raw
+        var buffer = [CChar](repeating: 0, count: 41)
+        git_oid_tostr(&buffer, 41, &copy)
+        return String(decoding: buffer.prefix(40).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    var description: String { hex }
+
+    /// The empty tree, which git knows without storing it.
+    static let emptyTree = ObjectID(hex: "4b825dc642cb6eb9a060e54bf8d69288fbee4904")!
+
+    static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
+        var l = lhs.raw, r = rhs.raw
+        return git_oid_cmp(&l, &r) == 0
+    }
+
+    static func < (lhs: ObjectID, rhs: ObjectID) -> Bool {
+        var l = lhs.raw, r = rhs.raw
+        return git_oid_cmp(&l, &r) < 0
+    }
+
+    func hash(into hasher: inout Hasher) {
+        withUnsafeBytes(of: raw.id) { hasher.combine(bytes: $0) }
+    }
+}

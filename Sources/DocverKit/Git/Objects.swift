@@ -1,0 +1,223 @@
+import Foundation
+internal import Clibgit2
+
+/// A commit object. Keeps its repository alive.
+final class Commit {
+    let pointer: OpaquePointer
+    private let repository: Repository
+
+    init(pointer: OpaquePointer, repository: Repository) {
+        self.pointer = pointer
+        self.repository = repository
+    }
+
+    deinit { git_commit_free(pointer) }
+
+    var id: ObjectID { ObjectID(git_commit_id(pointer).pointee) }
+    var treeID: ObjectID { ObjectID(git_commit_tree_id(pointer).pointee) }
+
+    var parentIDs: [ObjectID] {
+        (0..<git_commit_parentcount(pointer)).map { ObjectID(git_commit_parent_id(pointer, $0).pointee) }
+    }
+
+    var message: String { git_commit_message(pointer).map { String(cString: $0) } ?? "" }
+
+    var author: Repository.Identity { Self.identity(git_commit_author(pointer).pointee) }
+    var committer: Repository.Identity { Self.identity(git_commit_committer(pointer).pointee) }
+
+    private static func identity(_ signature: git_signature) -> Repository.Identity {
+        Repository.Identity(
+            name: String(cString: signature.name),
+            email: String(cString: signature.email),
+            time: Date(timeIntervalSince1970: TimeInterval(signature.when.time)),
+            offsetMinutes: signature.when.offset
+        )
+    }
+}
+
+/// One entry of a tree.
+struct TreeEntry {
+    var name: String
+    var id: ObjectID
+    var mode: FileMode
+}
+
+/// A tree object. Keeps its repository alive.
+final class Tree {
+    let pointer: OpaquePointer
+    private let repository: Repository
+
+    init(pointer: OpaquePointer, repository: Repository) {
+        self.pointer = pointer
+        self.repository = repository
+    }
+
+    deinit { git_tree_free(pointer) }
+
+    var id: ObjectID { ObjectID(git_tree_id(pointer).pointee) }
+
+    var entries: [TreeEntry] {
+        (0..<git_tree_entrycount(pointer)).compactMap { index in
+            guard let entry = git_tree_entry_byindex(pointer, index) else { return nil }
+            return TreeEntry(
+                name: String(cString: git_tree_entry_name(entry)),
+                id: ObjectID(git_tree_entry_id(entry).pointee),
+                mode: FileMode(raw: git_tree_entry_filemode(entry))
+            )
+        }
+    }
+
+    /// The entry at a slash-separated path below this tree, or nil.
+    func entry(atPath path: String) throws -> TreeEntry? {
+        var entry: OpaquePointer?
+        let result = git_tree_entry_bypath(&entry, pointer, path)
+        if result == GIT_ENOTFOUND.rawValue { return nil }
+        try check(result)
+        defer { git_tree_entry_free(entry) }
+        return TreeEntry(
+            name: String(cString: git_tree_entry_name(entry)),
+            id: ObjectID(git_tree_entry_id(entry).pointee),
+            mode: FileMode(raw: git_tree_entry_filemode(entry))
+        )
+    }
+}
+
+/// A blob object. Keeps its repository alive.
+final class Blob {
+    let pointer: OpaquePointer
+    private let repository: Repository
+
+    init(pointer: OpaquePointer, repository: Repository) {
+        self.pointer = pointer
+        self.repository = repository
+    }
+
+    deinit { git_blob_free(pointer) }
+
+    var size: Int64 { Int64(git_blob_rawsize(pointer)) }
+
+    var isBinary: Bool { git_blob_is_binary(pointer) == 1 }
+
+    var data: Data {
+        let count = Int(git_blob_rawsize(pointer))
+        guard count > 0, let raw = git_blob_rawcontent(pointer) else { return Data() }
+        return Data(bytes: raw, count: count)
+    }
+
+    /// Passes the blob's bytes to `body` without copying them.
+    func withUnsafeBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        let count = Int(git_blob_rawsize(pointer))
+        return try body(UnsafeRawBufferPointer(start: git_blob_rawcontent(pointer), count: count))
+    }
+}
+
+/// The repository's index (git's staging area and stat cache).
+final class Index {
+    let pointer: OpaquePointer
+
+    init(pointer: OpaquePointer) { self.pointer = pointer }
+
+    deinit { git_index_free(pointer) }
+
+    func reload() throws { try check(git_index_read(pointer, 1)) }
+
+    /// Records a file's saved blob together with the stat data read before it was hashed,
+    /// so the next status check trusts the stat data instead of hashing again.
+    func add(path: String, id: ObjectID, mode: FileMode, stat: FileStat) throws {
+        var entry = git_index_entry()
+        entry.ctime = git_index_time(seconds: Int32(truncatingIfNeeded: stat.ctimeSeconds),
+                                     nanoseconds: UInt32(truncatingIfNeeded: stat.ctimeNanoseconds))
+        entry.mtime = git_index_time(seconds: Int32(truncatingIfNeeded: stat.mtimeSeconds),
+                                     nanoseconds: UInt32(truncatingIfNeeded: stat.mtimeNanoseconds))
+        entry.dev = UInt32(truncatingIfNeeded: stat.device)
+        entry.ino = UInt32(truncatingIfNeeded: stat.inode)
+        entry.uid = stat.uid
+        entry.gid = stat.gid
+        entry.file_size = UInt32(truncatingIfNeeded: stat.size)
+        entry.mode = mode.raw.rawValue
+        entry.id = id.raw
+        try path.withCString { cPath in
+            entry.path = cPath
+            try check(git_index_add(pointer, &entry))
+        }
+    }
+
+    func remove(path: String) throws {
+        let result = git_index_remove_bypath(pointer, path)
+        if result == GIT_ENOTFOUND.rawValue { return }
+        try check(result)
+    }
+
+    func removeDirectory(path: String) throws {
+        try check(git_index_remove_directory(pointer, path, 0))
+    }
+
+    func write() throws { try check(git_index_write(pointer)) }
+}
+
+/// The stat data git keeps in its index for a file.
+struct FileStat {
+    var ctimeSeconds: Int
+    var ctimeNanoseconds: Int
+    var mtimeSeconds: Int
+    var mtimeNanoseconds: Int
+    var device: UInt64
+    var inode: UInt64
+    var uid: UInt32
+    var gid: UInt32
+    var size: Int64
+    var mode: UInt32
+
+    init?(path: String) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        ctimeSeconds = Int(info.st_ctim.tv_sec)
+        ctimeNanoseconds = Int(info.st_ctim.tv_nsec)
+        mtimeSeconds = Int(info.st_mtim.tv_sec)
+        mtimeNanoseconds = Int(info.st_mtim.tv_nsec)
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        uid = info.st_uid
+        gid = info.st_gid
+        size = Int64(info.st_size)
+        mode = info.st_mode
+    }
+
+    var isRegularFile: Bool { mode & S_IFMT == S_IFREG }
+    var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
+    var isSymbolicLink: Bool { mode & S_IFMT == S_IFLNK }
+    var isExecutable: Bool { mode & 0o100 != 0 }
+}
+
+/// A history walk.
+final class Revwalk {
+    let pointer: OpaquePointer
+
+    init(repository: Repository) throws {
+        var handle: OpaquePointer?
+        try check(git_revwalk_new(&handle, repository.pointer))
+        pointer = handle!
+    }
+
+    deinit { git_revwalk_free(pointer) }
+
+    func setSorting(_ mode: UInt32) { git_revwalk_sorting(pointer, mode) }
+
+    func push(_ id: ObjectID) throws {
+        var raw = id.raw
+        try check(git_revwalk_push(pointer, &raw))
+    }
+
+    func hide(_ id: ObjectID) throws {
+        var raw = id.raw
+        try check(git_revwalk_hide(pointer, &raw))
+    }
+
+    func next() throws -> ObjectID? {
+        var oid = git_oid()
+        let result = git_revwalk_next(&oid, pointer)
+        if result == GIT_ITEROVER.rawValue { return nil }
+        try check(result)
+        return ObjectID(oid)
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+internal import Clibgit2
+
+/// What a transfer needs to know between libgit2's callbacks: credential attempts made and
+/// the references the remote refused. Lives on the caller's stack for the call's duration.
+private struct TransferState {
+    var credentialAttempts = 0
+    var triedAgent = false
+    var keyFiles: [String] = []
+    var triedHelper = false
+    var credentialsExhausted = false
+    var rejected: [String: String] = [:]
+}
+
+/// Offers credentials in the order git users expect: ssh-agent, then the default key files,
+/// then git's credential helpers (`git credential fill`) for user and password.
+private let credentialCallback: git_credential_acquire_cb = { out, url, usernameFromURL, allowedTypes, payload in
+    guard let out, let payload else { return -1 }
+    let state = payload.assumingMemoryBound(to: TransferState.self)
+    state.pointee.credentialAttempts += 1
+    let user = usernameFromURL.map { String(cString: $0) } ?? "git"
+    if allowedTypes & GIT_CREDENTIAL_SSH_KEY.rawValue != 0 {
+        if !state.pointee.triedAgent {
+            state.pointee.triedAgent = true
+            if getenv("SSH_AUTH_SOCK") != nil, git_credential_ssh_key_from_agent(out, user) == 0 { return 0 }
+        }
+        while !state.pointee.keyFiles.isEmpty {
+            let key = state.pointee.keyFiles.removeFirst()
+            if git_credential_ssh_key_new(out, user, nil, key, nil) == 0 { return 0 }
+        }
+    }
+    if allowedTypes & GIT_CREDENTIAL_USERPASS_PLAINTEXT.rawValue != 0, !state.pointee.triedHelper {
+        state.pointee.triedHelper = true
+        if let url, let (name, password) = credentialFromHelper(url: String(cString: url)),
+           git_credential_userpass_plaintext_new(out, name, password) == 0 {
+            return 0
+        }
+    }
+    if allowedTypes & GIT_CREDENTIAL_USERNAME.rawValue != 0, state.pointee.credentialAttempts == 1 {
+        return git_credential_username_new(out, user)
+    }
+    state.pointee.credentialsExhausted = true
+    git_error_set_str(Int32(GIT_ERROR_NET.rawValue), "authentication failed: none of the available credentials (ssh-agent, ~/.ssh keys, git credential helpers) was accepted")
+    return GIT_EAUTH.rawValue
+}
+
+private let pushStatusCallback: git_push_update_reference_cb = { reference, status, payload in
+    guard let reference, let status, let payload else { return 0 }
+    payload.assumingMemoryBound(to: TransferState.self).pointee.rejected[String(cString: reference)] = String(cString: status)
+    return 0
+}
+
+/// Asks git's configured credential helpers, as `git` itself would.
+private func credentialFromHelper(url: String) -> (String, String)? {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["git", "credential", "fill"]
+    var environment = ProcessInfo.processInfo.environment
+    environment["GIT_TERMINAL_PROMPT"] = "0"
+    process.environment = environment
+    let input = Pipe(), output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    do { try process.run() } catch { return nil }
+    input.fileHandleForWriting.write(Data("url=\(url)\n\n".utf8))
+    try? input.fileHandleForWriting.close()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { return nil }
+    var fields: [String: String] = [:]
+    for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+        let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+        if parts.count == 2 { fields[parts[0]] = parts[1] }
+    }
+    guard let name = fields["username"], let password = fields["password"] else { return nil }
+    return (name, password)
+}
+
+private func defaultKeyFiles() -> [String] {
+    let home = ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()
+    return ["id_ed25519", "id_ecdsa", "id_rsa"].map { "\(home)/.ssh/\($0)" }
+        .filter { FileManager.default.fileExists(atPath: $0) }
+}
+
+/// A remote, named in the repository's config or anonymous (a URL).
+final class Remote {
+    let pointer: OpaquePointer
+    private let repository: Repository
+
+    private init(pointer: OpaquePointer, repository: Repository) {
+        self.pointer = pointer
+        self.repository = repository
+    }
+
+    deinit { git_remote_free(pointer) }
+
+    static func lookup(_ name: String, in repository: Repository) throws -> Remote? {
+        var handle: OpaquePointer?
+        let result = git_remote_lookup(&handle, repository.pointer, name)
+        if result == GIT_ENOTFOUND.rawValue || result == GIT_EINVALIDSPEC.rawValue { return nil }
+        try check(result)
+        return Remote(pointer: handle!, repository: repository)
+    }
+
+    /// Adds a named remote whose default fetch brings every device branch.
+    static func create(_ name: String, url: String, fetchSpec: String, in repository: Repository) throws -> Remote {
+        var handle: OpaquePointer?
+        try check(git_remote_create_with_fetchspec(&handle, repository.pointer, name, url, fetchSpec))
+        return Remote(pointer: handle!, repository: repository)
+    }
+
+    static func isValidName(_ name: String) -> Bool {
+        var valid: Int32 = 0
+        return git_remote_name_is_valid(&valid, name) == 0 && valid == 1
+    }
+
+    static func names(in repository: Repository) throws -> [String] {
+        var list = git_strarray()
+        try check(git_remote_list(&list, repository.pointer))
+        defer { git_strarray_dispose(&list) }
+        return (0..<list.count).compactMap { list.strings[$0].map { String(cString: $0) } }
+    }
+
+    var url: String { git_remote_url(pointer).map { String(cString: $0) } ?? "" }
+
+    /// Fetches with explicit refspecs.
+    func fetch(_ refspecs: [String]) throws {
+        var options = git_fetch_options()
+        try check(git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)))
+        var state = TransferState(keyFiles: defaultKeyFiles())
+        try withUnsafeMutablePointer(to: &state) { statePointer in
+            options.callbacks.credentials = credentialCallback
+            options.callbacks.payload = UnsafeMutableRawPointer(statePointer)
+            try withStrings(refspecs) { array in
+                _ = try check(git_remote_fetch(pointer, &array, &options, "docver: fetch"))
+            }
+        }
+    }
+
+    /// Pushes with explicit refspecs; returns the references the remote refused, with reasons.
+    func push(_ refspecs: [String]) throws -> [String: String] {
+        var options = git_push_options()
+        try check(git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)))
+        var state = TransferState(keyFiles: defaultKeyFiles())
+        try withUnsafeMutablePointer(to: &state) { statePointer in
+            options.callbacks.credentials = credentialCallback
+            options.callbacks.push_update_reference = pushStatusCallback
+            options.callbacks.payload = UnsafeMutableRawPointer(statePointer)
+            try withStrings(refspecs) { array in
+                _ = try check(git_remote_push(pointer, &array, &options))
+            }
+        }
+        return state.rejected
+    }
+}
+
+/// Lends a `git_strarray` view of Swift strings for the duration of `body`.
+func withStrings<T>(_ strings: [String], _ body: (inout git_strarray) throws -> T) rethrows -> T {
+    let copies = strings.map { strdup($0) }
+    defer { copies.forEach { free($0) } }
+    var pointers: [UnsafeMutablePointer<CChar>?] = copies
+    return try pointers.withUnsafeMutableBufferPointer { buffer in
+        var array = git_strarray(strings: buffer.baseAddress, count: buffer.count)
+        return try body(&array)
+    }
+}

@@ -1,0 +1,301 @@
+import Foundation
+
+/// A document as listed by ``Container/documents()``.
+public struct DocumentInfo: Sendable, Hashable {
+    public let document: DocumentPath
+    /// The type: the file extension.
+    public var type: String { document.type }
+    public let kind: DocumentKind
+    public let size: Int64
+    /// The current version (its device and date are the last save's).
+    public let current: DocumentVersion
+    /// True when unresolved conflict versions exist.
+    public let hasUnresolvedConflicts: Bool
+}
+
+/// One entry of ``Container/log(of:limit:)``: a save, an integration or a resolution.
+public struct LogEntry: Sendable, Hashable {
+    public enum Kind: String, Sendable, Codable { case save, integration, resolution }
+    public let id: String
+    public let kind: Kind
+    public let device: Device
+    public let date: Date
+    public let subject: String
+    public let changes: [DocumentChange]
+    /// Versions that this integration recorded as conflict versions.
+    public let conflicts: Int
+}
+
+extension Container {
+    // MARK: Versions
+
+    /// The commit that introduced the state (contents, or absence) a document has at `start`:
+    /// walks back while a parent has the same state, preferring the first such parent, as
+    /// git's history simplification does. Its cost is the distance to that commit.
+    func versionCommit(of path: String, from start: ObjectID, in repository: Repository) throws -> ObjectID {
+        var current = try repository.commit(start)
+        var entry = try repository.tree(current.treeID).entry(atPath: path)
+        while true {
+            var next: Commit?
+            for parentID in current.parentIDs {
+                let parent = try repository.commit(parentID)
+                let parentEntry = try repository.tree(parent.treeID).entry(atPath: path)
+                if parentEntry?.id == entry?.id && parentEntry?.mode == entry?.mode {
+                    next = parent
+                    entry = parentEntry
+                    break
+                }
+            }
+            guard let next else { return current.id }
+            current = next
+        }
+    }
+
+    /// The version a commit holds of a document.
+    func makeVersion(of document: DocumentPath, at commitID: ObjectID, in repository: Repository) throws -> DocumentVersion {
+        let commit = try repository.commit(commitID)
+        let entry = try repository.tree(commit.treeID).entry(atPath: document.path)
+        var kind = DocumentKind.flat
+        var size: Int64 = 0
+        if let entry {
+            kind = entry.mode.isTree ? .package : .flat
+            size = try entry.mode.isTree ? treeSize(entry.id, in: repository) : repository.blobSize(entry.id)
+        } else if let parent = commit.parentIDs.first,
+                  let previous = try repository.tree(repository.commit(parent).treeID).entry(atPath: document.path) {
+            kind = previous.mode.isTree ? .package : .flat
+        }
+        return DocumentVersion(id: commitID.hex, document: document, device: commit.device,
+                               modified: commit.author.time, size: size, kind: kind,
+                               isDeletion: entry == nil, commitID: commitID, entryID: entry?.id)
+    }
+
+    private func treeSize(_ id: ObjectID, in repository: Repository) throws -> Int64 {
+        try repository.tree(id).entries.reduce(0) { total, entry in
+            try total + (entry.mode.isTree ? treeSize(entry.id, in: repository) : repository.blobSize(entry.id))
+        }
+    }
+
+    func headCommit(_ repository: Repository) throws -> ObjectID? {
+        try repository.referenceTarget(device.branch)
+    }
+
+    /// The current version of a document: the version this device's branch holds now.
+    /// nil when the document has never been saved; a deletion version when it was deleted.
+    public func currentVersion(of document: DocumentPath) throws -> DocumentVersion? {
+        try withRepository { repository in try currentVersion(of: document, in: repository) }
+    }
+
+    func currentVersion(of document: DocumentPath, in repository: Repository) throws -> DocumentVersion? {
+        guard let head = try headCommit(repository) else { return nil }
+        let version = try makeVersion(of: document, at: versionCommit(of: document.path, from: head, in: repository), in: repository)
+        if version.isDeletion {
+            // Absent since the first commit: the document was never saved.
+            let isRoot = try repository.commit(version.commitID).parentIDs.isEmpty
+            if isRoot { return nil }
+        }
+        return version
+    }
+
+    /// Older versions of a document that led to its current version, newest first.
+    public func history(of document: DocumentPath, limit: Int? = nil) throws -> [DocumentVersion] {
+        try withRepository { repository in
+            guard let current = try currentVersion(of: document, in: repository) else {
+                throw DocverError.noSuchDocument(document.path)
+            }
+            return try history(of: document, after: current, limit: limit, in: repository)
+        }
+    }
+
+    func history(of document: DocumentPath, after current: DocumentVersion, limit: Int?,
+                 in repository: Repository) throws -> [DocumentVersion] {
+        var result: [DocumentVersion] = []
+        var commit = try repository.commit(current.commitID)
+        while limit.map({ result.count < $0 }) ?? true, let parent = commit.parentIDs.first {
+            let versionID = try versionCommit(of: document.path, from: parent, in: repository)
+            let version = try makeVersion(of: document, at: versionID, in: repository)
+            let versionCommit = try repository.commit(versionID)
+            // The root commit "introduces" the absence of a document that did not exist yet.
+            if version.isDeletion && versionCommit.parentIDs.isEmpty { break }
+            result.append(version)
+            commit = versionCommit
+        }
+        return result
+    }
+
+    /// Finds a version by a unique prefix of its id (at least four digits).
+    ///
+    /// With a document, the version must be a version of that document; without one, the
+    /// save must have recorded exactly one document.
+    public func version(_ id: String, of document: DocumentPath? = nil) throws -> DocumentVersion {
+        try withRepository { repository in try version(id, of: document, in: repository) }
+    }
+
+    func version(_ id: String, of document: DocumentPath?, in repository: Repository) throws -> DocumentVersion {
+        let lowered = id.lowercased()
+        guard (4...40).contains(lowered.count), lowered.allSatisfy(\.isHexDigit) else {
+            throw DocverError.noSuchVersion(id)
+        }
+        let commitID: ObjectID
+        do {
+            commitID = try repository.resolveCommitPrefix(lowered)
+        } catch let error as GitError where error.code == .ambiguous {
+            throw DocverError.ambiguousVersion(id)
+        } catch let error as GitError where error.code == .notFound || error.code == .invalid {
+            throw DocverError.noSuchVersion(id)
+        }
+        if let document {
+            guard try versionCommit(of: document.path, from: commitID, in: repository) == commitID else {
+                throw DocverError.versionOfAnotherDocument(version: id, document: document.path)
+            }
+            return try makeVersion(of: document, at: commitID, in: repository)
+        }
+        let commit = try repository.commit(commitID)
+        let parentTree = try commit.parentIDs.first.map { try repository.commit($0).treeID }
+        let documents = Set(try repository.changedPaths(from: parentTree, to: commit.treeID)
+            .map { DocumentPath.document(containingFile: $0) })
+        guard documents.count == 1, let only = documents.first else {
+            if documents.isEmpty { throw DocverError.noSuchVersion(id) }
+            throw DocverError.versionNeedsDocument(version: id)
+        }
+        return try makeVersion(of: only, at: commitID, in: repository)
+    }
+
+    /// The contents of a version.
+    public func contents(of version: DocumentVersion) throws -> DocumentContents {
+        try withRepository { repository in try contents(of: version, in: repository) }
+    }
+
+    func contents(of version: DocumentVersion, in repository: Repository) throws -> DocumentContents {
+        guard let entryID = version.entryID else { return .deleted }
+        if version.kind == .flat { return .flat(try repository.blob(entryID).data) }
+        var files: [String: Data] = [:]
+        func collect(_ tree: ObjectID, prefix: String) throws {
+            for entry in try repository.tree(tree).entries {
+                if entry.mode.isTree {
+                    try collect(entry.id, prefix: prefix + entry.name + "/")
+                } else if entry.mode.isBlob {
+                    files[prefix + entry.name] = try repository.blob(entry.id).data
+                }
+            }
+        }
+        try collect(entryID, prefix: "")
+        return .package(FilePackage(files: files))
+    }
+
+    /// Makes an old version current again, as a new save on this device's branch.
+    @discardableResult
+    public func restore(_ document: DocumentPath, to versionID: String) throws -> SaveResult {
+        try withWriteLock { repository in
+            let version = try version(versionID, of: document, in: repository)
+            let trailer = (Trailer.restored, "\(version.id) \(TrailerPath.encode(document.path))")
+            return try writeVersion(version, of: document, subject: "Restore \(document.path) to version \(version.shortID)",
+                                    trailers: [trailer], in: repository)
+        }
+    }
+
+    /// Saves a stored version's state of a document as the new current version and updates
+    /// the working tree. Unsaved edits of that document are saved first, so none is lost.
+    func writeVersion(_ version: DocumentVersion, of document: DocumentPath, subject: String,
+                      trailers: [(key: String, value: String)], allowEmpty: Bool = false,
+                      in repository: Repository) throws -> SaveResult {
+        _ = try save([document], message: nil, in: repository)
+        let old = try headCommit(repository)
+        let mode: FileMode? = try version.entryID.map { id in
+            try repository.tree(repository.commit(version.commitID).treeID).entry(atPath: document.path)?.mode ?? (version.kind == .package ? .tree : .blob)
+        }
+        let snapshot = DocumentSnapshot(document: document, entry: version.entryID.map { ($0, mode!) }, files: [])
+        guard let result = try commitSnapshots([snapshot], subject: subject, in: repository,
+                                               extraTrailers: trailers, allowEmpty: true) else {
+            throw DocverError.noSuchVersion(version.id)
+        }
+        let new = ObjectID(hex: result.id)!
+        let oldTree = try old.map { try repository.commit($0).treeID }
+        try repository.checkout(tree: repository.commit(new).treeID, baseline: oldTree,
+                                paths: [document.path, document.path + "/*"])
+        return result
+    }
+
+    // MARK: Listings
+
+    /// Every saved document with its current version, sorted by path.
+    public func documents() throws -> [DocumentInfo] {
+        try withRepository { repository in
+            guard let head = try headCommit(repository) else { return [] }
+            let conflicted = Set(try conflictState(in: repository).unresolvedByDocument().keys)
+            return try documentEntries(in: repository.commit(head).treeID, repository: repository).map { document, _ in
+                let version = try makeVersion(of: document, at: versionCommit(of: document.path, from: head, in: repository),
+                                              in: repository)
+                return DocumentInfo(document: document, kind: version.kind, size: version.size, current: version,
+                                    hasUnresolvedConflicts: conflicted.contains(document))
+            }
+        }
+    }
+
+    /// The documents of a tree: files, and directories with an extension (packages), below
+    /// plain folders.
+    func documentEntries(in tree: ObjectID, repository: Repository, prefix: String = "") throws -> [(DocumentPath, TreeEntry)] {
+        var result: [(DocumentPath, TreeEntry)] = []
+        for entry in try repository.tree(tree).entries {
+            let path = prefix + entry.name
+            if entry.mode.isTree && !DocumentPath.isPackageName(entry.name) {
+                result += try documentEntries(in: entry.id, repository: repository, prefix: path + "/")
+            } else if entry.mode.isTree || entry.mode.isBlob {
+                result.append((DocumentPath(trusted: path), entry))
+            }
+        }
+        return result
+    }
+
+    /// Saves, integrations and resolutions on this device's branch, newest first; with a
+    /// document, only those that changed it or recorded something about it.
+    public func log(of document: DocumentPath? = nil, limit: Int? = nil) throws -> [LogEntry] {
+        try withRepository { repository in
+            guard let head = try headCommit(repository) else { return [] }
+            let walk = try repository.revwalk(from: [head])
+            var result: [LogEntry] = []
+            while limit.map({ result.count < $0 }) ?? true, let id = try walk.next() {
+                let commit = try repository.commit(id)
+                if let document, !(try touches(commit, document: document, in: repository)) { continue }
+                result.append(try logEntry(commit, in: repository))
+            }
+            return result
+        }
+    }
+
+    private func touches(_ commit: Commit, document: DocumentPath, in repository: Repository) throws -> Bool {
+        let encoded = TrailerPath.encode(document.path)
+        if commit.trailers.contains(where: { $0.key.hasPrefix("Docver-") && $0.value.hasSuffix(" " + encoded) }) {
+            return true
+        }
+        let parents = commit.parentIDs
+        guard parents.count == 1 else {
+            guard parents.isEmpty else { return false }
+            return try repository.tree(commit.treeID).entry(atPath: document.path) != nil
+        }
+        let mine = try repository.tree(commit.treeID).entry(atPath: document.path)
+        let theirs = try repository.tree(repository.commit(parents[0]).treeID).entry(atPath: document.path)
+        return mine?.id != theirs?.id || mine?.mode != theirs?.mode
+    }
+
+    private func logEntry(_ commit: Commit, in repository: Repository) throws -> LogEntry {
+        let trailers = commit.trailers
+        let kind: LogEntry.Kind = trailers.contains { $0.key == Trailer.integration } ? .integration
+            : trailers.contains { [Trailer.resolved, Trailer.removed, Trailer.replaced].contains($0.key) } ? .resolution : .save
+        var changes: [DocumentChange] = []
+        if kind != .integration {
+            let parentTree = try commit.parentIDs.first.map { try repository.commit($0).treeID }
+            let parentTreeObject = try parentTree.map { try repository.tree($0) }
+            let tree = try repository.tree(commit.treeID)
+            let documents = Set(try repository.changedPaths(from: parentTree, to: commit.treeID)
+                .map { DocumentPath.document(containingFile: $0) })
+            changes = try documents.sorted().map { document in
+                let before = try parentTreeObject?.entry(atPath: document.path) != nil
+                let after = try tree.entry(atPath: document.path) != nil
+                return DocumentChange(document: document, change: !before ? .added : after ? .modified : .deleted)
+            }
+        }
+        let subject = commit.message.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
+        return LogEntry(id: commit.id.hex, kind: kind, device: commit.device, date: commit.author.time,
+                        subject: subject, changes: changes, conflicts: commit.records(Trailer.conflict).count)
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+
+/// The result of integrating other devices' saves.
+struct Integration {
+    /// The new head (unchanged when there was nothing to integrate).
+    var head: ObjectID?
+    /// Conflict versions recorded by this integration.
+    var conflicts: [ConflictRecord] = []
+}
+
+extension Container {
+    /// Integrates the given heads with this device's head into one commit.
+    ///
+    /// Heads already contained in another are dropped; if one head contains all the others the
+    /// result is that head (a fast-forward). Otherwise the result is an integration commit
+    /// that is a pure function of the heads: parents sorted by id, a fixed identity, the
+    /// newest parent's date, a tree and message computed from the heads alone. Every device
+    /// that integrates the same heads therefore writes the very same commit, which is what
+    /// makes devices converge.
+    func integrate(_ heads: [ObjectID], into ours: ObjectID?, in repository: Repository) throws -> Integration {
+        var candidates = Array(Set(heads + (ours.map { [$0] } ?? [])))
+        candidates = try candidates.filter { candidate in
+            try !candidates.contains { other in try other != candidate && repository.isDescendant(other, of: candidate) }
+        }.sorted()
+        guard candidates.count > 1 else { return Integration(head: candidates.first ?? ours) }
+
+        let base = try repository.mergeBase(of: candidates)
+        var merger = TreeMerger(container: self, repository: repository, heads: candidates, base: base)
+        let baseTree = try base.map { try repository.commit($0).treeID }
+        let sideTrees = try candidates.map { try repository.commit($0).treeID }
+        var tree = try merger.mergeFolder(base: baseTree, sides: sideTrees, prefix: "") ?? ObjectID.emptyTree
+        if !merger.renamedEdits.isEmpty {
+            tree = try repository.writeTree(base: tree, updates: merger.renamedEdits.map {
+                .init(path: $0.key, action: .upsert($0.value.id, $0.value.mode))
+            })
+        }
+
+        let records = merger.records.sorted { ($0.path, $0.version) < ($1.path, $1.version) }
+        var message = CommitMessage(subject: "Integrate saves from \(candidates.count) heads")
+        message.body = records.map { "conflict: \($0.path) (version \($0.version.prefix(12)) kept as a conflict version)" }
+        message.trailers = [(Trailer.integration, "1")] + records.map {
+            (Trailer.conflict, "\($0.version) \($0.base ?? "-") \(TrailerPath.encode($0.path))")
+        }
+        let date = try candidates.map { try repository.commit($0).committer.time }.max()!
+        let identity = Repository.Identity(name: "docver", email: "docver@docver", time: date, offsetMinutes: 0)
+        let commit = try repository.createCommit(tree: tree, parents: candidates, author: identity,
+                                                 committer: identity, message: message.render())
+        return Integration(head: commit, conflicts: records)
+    }
+}
+
+/// The N-way, document-level merge of several heads against their common base.
+///
+/// Folders are merged entry by entry, skipping any subtree that is the same on every side or
+/// changed on one side only, so the cost follows what changed, not the container's size.
+/// A document (a file, or a package directory as one unit) changed on several sides is
+/// decided by its versions: a version another side's version descends from is superseded;
+/// if the remaining versions differ, the latest modification date wins (then device id, then
+/// version id) and the others are recorded as conflict versions.
+struct TreeMerger {
+    let container: Container
+    let repository: Repository
+    let heads: [ObjectID]
+    let base: ObjectID?
+    var records: [ConflictRecord] = []
+    /// Edits that follow a rename made on another side: new path → entry.
+    var renamedEdits: [String: (id: ObjectID, mode: FileMode)] = [:]
+    private var renameCache: [Int: [String: String]] = [:]
+
+    init(container: Container, repository: Repository, heads: [ObjectID], base: ObjectID?) {
+        self.container = container
+        self.repository = repository
+        self.heads = heads
+        self.base = base
+    }
+
+    private typealias Slot = (id: ObjectID, mode: FileMode)?
+
+    private static func same(_ a: Slot, _ b: Slot) -> Bool { a?.id == b?.id && a?.mode == b?.mode }
+
+    /// Merges one plain folder; returns nil when the merged folder is empty.
+    mutating func mergeFolder(base: ObjectID?, sides: [ObjectID?], prefix: String) throws -> ObjectID? {
+        if let first = sides.first, sides.allSatisfy({ $0 == first }) { return first }
+        let changed = Set(sides.filter { $0 != base }.map { $0?.hex ?? "" })
+        if changed.count == 1, let side = sides.first(where: { $0 != base }) { return side }
+
+        let baseEntries = try entries(of: base)
+        let sideEntries = try sides.map { try entries(of: $0) }
+        var names = Set(baseEntries.keys)
+        for side in sideEntries { names.formUnion(side.keys) }
+
+        var result: [(name: String, id: ObjectID, mode: FileMode)] = []
+        for name in names.sorted() {
+            let baseSlot: Slot = baseEntries[name].map { ($0.id, $0.mode) }
+            let slots: [Slot] = sideEntries.map { $0[name].map { ($0.id, $0.mode) } }
+            let merged: Slot
+            if slots.allSatisfy({ Self.same($0, slots[0]) }) {
+                merged = slots[0]
+            } else if let only = Self.singleChange(base: baseSlot, slots: slots) {
+                merged = only.slot
+            } else if !DocumentPath.isPackageName(name),
+                      baseSlot.map({ $0.mode.isTree }) ?? true,
+                      slots.allSatisfy({ $0.map { $0.mode.isTree } ?? true }) {
+                merged = try mergeFolder(base: baseSlot?.id, sides: slots.map { $0?.id }, prefix: prefix + name + "/")
+                    .map { ($0, FileMode.tree) }
+            } else {
+                merged = try mergeDocument(prefix + name, base: baseSlot, slots: slots)
+            }
+            if let merged { result.append((name, merged.id, merged.mode)) }
+        }
+        guard !result.isEmpty else { return nil }
+        return try repository.writeTree(entries: result)
+    }
+
+    /// The one state all changed sides agree on, if they agree.
+    private static func singleChange(base: Slot, slots: [Slot]) -> (slot: Slot, Void)? {
+        let changed = slots.filter { !same($0, base) }
+        guard let first = changed.first else { return (base, ()) }
+        return changed.allSatisfy({ same($0, first) }) ? (first, ()) : nil
+    }
+
+    private func entries(of tree: ObjectID?) throws -> [String: TreeEntry] {
+        guard let tree else { return [:] }
+        return Dictionary(uniqueKeysWithValues: try repository.tree(tree).entries.map { ($0.name, $0) })
+    }
+
+    private mutating func mergeDocument(_ path: String, base baseSlot: Slot, slots: [Slot]) throws -> Slot {
+        // The versions each changed side holds, minus those another version descends from.
+        var versions: [ObjectID: Slot] = [:]
+        for (index, slot) in slots.enumerated() where !Self.same(slot, baseSlot) {
+            versions[try container.versionCommit(of: path, from: heads[index], in: repository)] = slot
+        }
+        let ids = Array(versions.keys)
+        let remaining = try ids.filter { id in try !ids.contains { other in try other != id && repository.isDescendant(other, of: id) } }
+        let states = remaining.map { versions[$0]! }
+        if let first = states.first, states.allSatisfy({ Self.same($0, first) }) { return first }
+
+        let present = remaining.filter { versions[$0]! != nil }
+        let deleting = remaining.filter { versions[$0]! == nil }
+
+        // Modify on one side, rename on another: the edit follows the rename.
+        if present.count == 1, !deleting.isEmpty, baseSlot != nil,
+           let newPath = try renameTarget(of: path, deletedIn: deleting, baseSlot: baseSlot) {
+            renamedEdits[newPath] = versions[present[0]]!
+            return nil
+        }
+
+        let ranked = try (present.isEmpty ? remaining : present).map { id -> (ObjectID, Date, String) in
+            let commit = try repository.commit(id)
+            return (id, commit.author.time, commit.device.id)
+        }.sorted { ($0.1, $0.2, $0.0.hex) > ($1.1, $1.2, $1.0.hex) }
+        let winner = ranked[0].0
+        let baseVersion = try base.flatMap { base -> String? in
+            guard baseSlot != nil else { return nil }
+            return try container.versionCommit(of: path, from: base, in: repository).hex
+        }
+        for loser in remaining where loser != winner {
+            records.append(ConflictRecord(path: path, version: loser.hex, base: baseVersion))
+        }
+        return versions[winner]!
+    }
+
+    /// Where a document went on a side that removed it, if libgit2 sees a pure rename there.
+    private mutating func renameTarget(of path: String, deletedIn versions: [ObjectID], baseSlot: Slot) throws -> String? {
+        guard let base, let baseSlot, !baseSlot.mode.isTree else { return nil }
+        let baseTree = try repository.commit(base).treeID
+        for (index, head) in heads.enumerated() {
+            guard let headTree = try? repository.commit(head).treeID,
+                  try repository.tree(headTree).entry(atPath: path) == nil else { continue }
+            if renameCache[index] == nil { renameCache[index] = try repository.renames(from: baseTree, to: headTree) }
+            if let target = renameCache[index]?[path],
+               let moved = try repository.tree(headTree).entry(atPath: target), moved.id == baseSlot.id {
+                _ = versions
+                return target
+            }
+        }
+        return nil
+    }
+}

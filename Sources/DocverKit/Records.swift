@@ -1,0 +1,115 @@
+import Foundation
+
+/// The git trailers docver writes into commit messages. They are docver's only metadata:
+/// saves, integrations and resolutions are all plain commits on device branches.
+enum Trailer {
+    static let device = "Docver-Device"
+    static let deviceName = "Docver-Device-Name"
+    static let integration = "Docver-Integration"
+    static let conflict = "Docver-Conflict"
+    static let resolved = "Docver-Resolved"
+    static let removed = "Docver-Removed"
+    static let restored = "Docver-Restored"
+    static let replaced = "Docver-Replaced"
+    static let strategy = "Docver-Strategy"
+}
+
+/// A commit message in docver's format: subject, body lines, then one paragraph of trailers.
+struct CommitMessage {
+    var subject: String
+    var body: [String] = []
+    var trailers: [(key: String, value: String)] = []
+
+    func render() -> String {
+        var text = subject + "\n"
+        if !body.isEmpty { text += "\n" + body.joined(separator: "\n") + "\n" }
+        if !trailers.isEmpty {
+            text += "\n" + trailers.map { "\($0.key): \($0.value)" }.joined(separator: "\n") + "\n"
+        }
+        return text
+    }
+
+    /// The trailers of a message: the `Key: value` lines of its last paragraph.
+    static func trailers(of message: String) -> [(key: String, value: String)] {
+        let paragraphs = message.trimmingCharacters(in: .whitespacesAndNewlines).components(separatedBy: "\n\n")
+        guard paragraphs.count > 1, let last = paragraphs.last else { return [] }
+        return last.split(separator: "\n").compactMap { line in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            let key = line[..<colon]
+            guard !key.isEmpty, !key.contains(" ") else { return nil }
+            return (String(key), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+    }
+
+    /// Rejects user messages that could forge docver's records.
+    static func validateUserMessage(_ message: String) throws {
+        if message.split(separator: "\n").contains(where: { $0.hasPrefix("Docver-") }) {
+            throw DocverError.invalidMessage("lines starting with 'Docver-' are reserved for docver's records")
+        }
+        if message.contains("\0") { throw DocverError.invalidMessage("it contains a NUL byte") }
+    }
+}
+
+/// Paths in trailers are percent-encoded so that spaces, `%` and odd bytes survive a line format.
+enum TrailerPath {
+    static func encode(_ path: String) -> String {
+        var bytes: [UInt8] = []
+        for byte in path.utf8 {
+            if byte <= 0x20 || byte == 0x25 || byte == 0x7F {
+                bytes.append(contentsOf: Array(String(format: "%%%02X", byte).utf8))
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func decode(_ text: String) -> String? {
+        var bytes: [UInt8] = []
+        var iterator = Array(text.utf8).makeIterator()
+        while let byte = iterator.next() {
+            if byte == 0x25 {
+                guard let high = iterator.next(), let low = iterator.next(),
+                      let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) else { return nil }
+                bytes.append(value)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// What a commit says about who saved it.
+extension Commit {
+    var trailers: [(key: String, value: String)] { CommitMessage.trailers(of: message) }
+
+    /// The saving device: from docver's trailers, or for commits without them, from the
+    /// author (a device id written as `ID@docver`, else the author's email and name).
+    var device: Device {
+        let trailers = self.trailers
+        if trailers.contains(where: { $0.key == Trailer.integration }) {
+            return Device(unchecked: "docver", name: "docver integration")
+        }
+        if let id = trailers.first(where: { $0.key == Trailer.device })?.value, Device.isValidID(id) {
+            let name = trailers.first(where: { $0.key == Trailer.deviceName })?.value ?? id
+            return Device(unchecked: id, name: name)
+        }
+        let author = self.author
+        if author.email.hasSuffix("@docver") {
+            let id = String(author.email.dropLast("@docver".count))
+            if Device.isValidID(id) { return Device(unchecked: id, name: author.name) }
+        }
+        return Device(unchecked: author.email, name: author.name)
+    }
+
+    /// `(version, path)` pairs of the trailers named `key`.
+    func records(_ key: String) -> [(version: String, path: String)] {
+        trailers.compactMap { trailer in
+            guard trailer.key == key else { return nil }
+            let fields = trailer.value.split(separator: " ", maxSplits: 1)
+            guard fields.count == 2, let path = TrailerPath.decode(String(fields[1])) else { return nil }
+            return (String(fields[0]), path)
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+
+/// What differs from the last save, and what is in conflict.
+public struct ContainerStatus: Sendable, Hashable {
+    /// Documents changed in the working tree since the last save.
+    public let changed: [DocumentChange]
+    /// Documents with unresolved conflict versions, and how many each has.
+    public let inConflict: [DocumentConflictCount]
+}
+
+/// A document and its number of unresolved conflict versions.
+public struct DocumentConflictCount: Sendable, Hashable {
+    public let document: DocumentPath
+    public let conflicts: Int
+}
+
+extension Container {
+    /// Documents changed since the last save, and documents in conflict.
+    public func status() throws -> ContainerStatus {
+        if FileManager.default.fileExists(atPath: metadataDirectory + "/checkout-pending") {
+            try withWriteLock { _ in } // finishes the interrupted update before reading the tree
+        }
+        return try withRepository { repository in
+            let head = try headCommit(repository)
+            let headTree = try head.map { try repository.commit($0).treeID }
+            let changed = try changedDocuments(since: headTree, in: repository)
+            let open = try conflictState(in: repository).unresolvedByDocument()
+            let counts = open.keys.sorted().map { DocumentConflictCount(document: $0, conflicts: open[$0]!.count) }
+            return ContainerStatus(changed: changed, inConflict: counts)
+        }
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+
+/// What a sync did.
+public struct SyncReport: Sendable, Hashable {
+    /// The save made first to record unsaved edits, if any.
+    public var savedBeforeSync: SaveResult?
+    /// True when other devices' saves were brought in.
+    public var integrated = false
+    /// Conflict versions this sync recorded, by document.
+    public var newConflicts: [DocumentPath: [String]] = [:]
+    /// Remotes this device's branch was pushed to.
+    public var pushed: [String] = []
+    /// Things the user should know that did not stop the sync.
+    public var warnings: [String] = []
+}
+
+/// A configured remote.
+public struct RemoteInfo: Sendable, Hashable, Codable {
+    public let name: String
+    public let url: String
+}
+
+extension Container {
+    static func trackingPrefix(_ remote: String) -> String { "refs/remotes/\(remote)/docver/" }
+    static func fetchSpec(_ remote: String) -> String { "+refs/heads/docver/*:\(trackingPrefix(remote))*" }
+
+    /// Adds a remote: any URL libgit2 understands (a path, file://, git://, ssh://, https://).
+    public func addRemote(_ name: String, url: String) throws {
+        guard Remote.isValidName(name) else { throw DocverError.invalidRemoteName(name) }
+        try withWriteLock { repository in
+            guard try Remote.lookup(name, in: repository) == nil else { throw DocverError.remoteExists(name) }
+            _ = try Remote.create(name, url: url, fetchSpec: Self.fetchSpec(name), in: repository)
+        }
+    }
+
+    /// The configured remotes.
+    public func remotes() throws -> [RemoteInfo] {
+        try withRepository { repository in
+            try Remote.names(in: repository).compactMap { name in
+                try Remote.lookup(name, in: repository).map { RemoteInfo(name: name, url: $0.url) }
+            }
+        }
+    }
+
+    /// A new device joins: creates a container at `destination` for `device` from the remote
+    /// at `url` (named `origin`) and brings in every device's saves.
+    @discardableResult
+    public static func clone(from url: String, to destination: URL, device: Device) throws -> (Container, SyncReport) {
+        let path = destination.standardizedFileURL.path
+        if let contents = try? FileManager.default.contentsOfDirectory(atPath: path), !contents.isEmpty {
+            throw DocverError.destinationNotEmpty(path)
+        }
+        let container = try DocverError.wrapping { () -> Container in
+            let repository = try Repository.create(at: path, initialHead: device.branch)
+            try configure(repository, for: device)
+            return try Container(at: destination)
+        }
+        do {
+            try container.addRemote("origin", url: url)
+            return (container, try container.sync(["origin"]))
+        } catch {
+            // Leave no half-made container behind.
+            try? FileManager.default.removeItem(atPath: path)
+            throw error
+        }
+    }
+
+    /// Saves unsaved edits, fetches every device's branch from the remotes (all when none are
+    /// named), integrates them, updates the working tree, and pushes this device's branch.
+    ///
+    /// Only this device's branch is ever pushed, and never forced: if the remote refuses it,
+    /// docver fetches again, integrates and retries.
+    @discardableResult
+    public func sync(_ remoteNames: [String]? = nil) throws -> SyncReport {
+        try withWriteLock { repository in
+            var report = SyncReport()
+            let names = try remoteNames ?? Remote.names(in: repository)
+            guard !names.isEmpty else { throw DocverError.noRemotes }
+            let remotes = try names.map { name -> (String, Remote) in
+                guard let remote = try Remote.lookup(name, in: repository) else { throw DocverError.noSuchRemote(name) }
+                return (name, remote)
+            }
+            report.savedBeforeSync = try save(nil, message: "Save before sync", in: repository)
+            for (name, remote) in remotes {
+                try fetch(remote, named: name, report: &report, in: repository)
+            }
+            try integrateFetched(report: &report, in: repository)
+            for (name, remote) in remotes {
+                try push(remote, named: name, report: &report, in: repository)
+            }
+            return report
+        }
+    }
+
+    private func fetch(_ remote: Remote, named name: String, report: inout SyncReport, in repository: Repository) throws {
+        let prefix = Self.trackingPrefix(name)
+        let before = Dictionary(uniqueKeysWithValues: try repository.references(matching: prefix + "*").map { ($0.name, $0.target) })
+        do {
+            try remote.fetch([Self.fetchSpec(name)])
+        } catch let error as GitError {
+            throw DocverError.remote(name: name, message: error.message)
+        }
+        let head = try headCommit(repository)
+        for (reference, target) in try repository.references(matching: prefix + "*") {
+            guard let old = before[reference], old != target, try !repository.isDescendant(target, of: old) else { continue }
+            // The remote's history of this device was rewritten. Keep what we had seen.
+            let device = String(reference.dropFirst(prefix.count))
+            report.warnings.append("the branch of device '\(device)' on '\(name)' was rewritten; the saves seen before are kept")
+            if let head, try repository.isAncestorOrSame(old, of: head) { continue }
+            try repository.forceReference("refs/docver/kept/\(name)/\(device)/\(old.hex)", to: old,
+                                          message: "docver: keep saves from a rewritten branch")
+        }
+    }
+
+    /// Integrates every fetched device head (and any kept one) into this device's branch.
+    private func integrateFetched(report: inout SyncReport, in repository: Repository) throws {
+        for _ in 0..<100 {
+            let heads = try repository.references(matching: "refs/remotes/*/docver/*").map(\.target)
+                + repository.references(matching: "refs/docver/kept/*").map(\.target)
+            let old = try headCommit(repository)
+            let integration = try integrate(heads, into: old, in: repository)
+            guard let new = integration.head, new != old else { return }
+            do {
+                try advanceBranch(to: new, from: old, message: "docver: integrate", in: repository)
+            } catch let error as GitError where [.modified, .exists].contains(error.code) {
+                continue // a plain git commit landed meanwhile: integrate again
+            }
+            report.integrated = true
+            for record in integration.conflicts {
+                report.newConflicts[DocumentPath(trusted: record.path), default: []].append(record.version)
+            }
+            return
+        }
+    }
+
+    private func push(_ remote: Remote, named name: String, report: inout SyncReport, in repository: Repository) throws {
+        guard try headCommit(repository) != nil else { return }
+        let spec = "\(device.branch):\(device.branch)"
+        for _ in 0..<5 {
+            let rejected: [String: String]
+            do {
+                rejected = try remote.push([spec])
+            } catch let error as GitError where error.code != .nonFastForward {
+                throw DocverError.remote(name: name, message: error.message)
+            } catch let error as GitError {
+                rejected = [device.branch: error.message]
+            }
+            guard let reason = rejected[device.branch] else {
+                report.pushed.append(name)
+                return
+            }
+            // Someone else moved this device's branch on the remote: bring it in and retry.
+            report.warnings.append("push to '\(name)' was refused (\(reason)); integrating and retrying")
+            try fetch(remote, named: name, report: &report, in: repository)
+            try integrateFetched(report: &report, in: repository)
+        }
+        throw DocverError.pushRejected(remote: name, message: "the remote kept refusing this device's branch")
+    }
+}

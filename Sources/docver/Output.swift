@@ -1,0 +1,66 @@
+import DocverKit
+import Foundation
+
+// The --json contract. Field names and meanings are stable; new fields may be added.
+// Documented in docs/CLI.md.
+
+struct VersionOutput: Encodable {
+    let id: String
+    let document: String
+    let displayName: String
+    let device: String
+    let deviceName: String
+    let modified: Date
+    let size: Int64
+    let kind: String
+    let deleted: Bool
+    let conflict: Bool
+    let resolved: Bool
+
+    init(_ version: DocumentVersion, conflict: Bool = false, resolved: Bool = false) {
+        id = version.id
+        document = version.document.path
+        displayName = version.displayName
+        device = version.device.id
+        deviceName = version.device.name
+        modified = version.modified
+        size = version.size
+        kind = version.kind.rawValue
+        deleted = version.isDeletion
+        self.conflict = conflict
+        self.resolved = resolved
+    }
+}
+
+struct ChangeOutput: Encodable {
+    let document: String
+    let change: String
+    init(_ change: DocumentChange) {
+        document = change.document.path
+        self.change = change.change.rawValue
+    }
+}
+
+struct ConflictOutput: Encodable {
+    let document: String
+    let current: VersionOutput
+    let conflicts: [VersionOutput]
+    let base: VersionOutput?
+
+    init(_ conflict: Conflict) {
+        document = conflict.document.path
+        current = VersionOutput(conflict.current)
+        conflicts = conflict.conflicts.map { VersionOutput($0, conflict: true) }
+        base = conflict.base.map { VersionOutput($0) }
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(document, forKey: .document)
+        try container.encode(current, forKey: .current)
+        try container.encode(conflicts, forKey: .conflicts)
+        try container.encode(base, forKey: .base) // null when there is no base, never missing
+    }
+
+    enum CodingKeys: String, CodingKey { case document, current, conflicts, base }
+}

@@ -1,0 +1,26 @@
+import ArgumentParser
+import DocverKit
+import Foundation
+
+extension Docver {
+    struct Clone: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Join as a new device: create a container from a remote (named 'origin').")
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The remote's URL.") var url: String
+        @Argument(help: "Where to create the container.") var path: String
+        @Option(help: "This device's id: letters, digits, '-' and '_'.") var device: String
+        @Option(help: "The device's display name (default: the id).") var deviceName: String?
+
+        func run() async throws {
+            try await reportingErrors {
+                let destination = URL(fileURLWithPath: path, relativeTo: global.url).standardizedFileURL
+                let (container, report) = try Container.clone(from: url, to: destination, device: Device(id: device, name: deviceName))
+                report.warnings.forEach(Terminal.warning)
+                print("cloned into \(container.root.path) as device '\(container.device.id)'")
+                Sync.printConflicts(report)
+            }
+        }
+    }
+}

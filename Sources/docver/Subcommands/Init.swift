@@ -1,0 +1,24 @@
+import ArgumentParser
+import DocverKit
+import Foundation
+
+extension Docver {
+    struct Init: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create a container, or adopt an existing git repository (its history is kept).")
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Where to create the container (default: the current directory).") var path: String?
+        @Option(help: "This device's id: letters, digits, '-' and '_'.") var device: String
+        @Option(help: "The device's display name (default: the id).") var deviceName: String?
+
+        func run() async throws {
+            try await reportingErrors {
+                let base = global.url
+                let url = path.map { URL(fileURLWithPath: $0, relativeTo: base).standardizedFileURL } ?? base
+                let container = try Container.create(at: url, device: Device(id: device, name: deviceName))
+                print("docver container at \(container.root.path) for device '\(container.device.id)' (\(container.device.name))")
+            }
+        }
+    }
+}

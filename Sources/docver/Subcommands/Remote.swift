@@ -1,0 +1,38 @@
+import ArgumentParser
+import DocverKit
+
+extension Docver {
+    struct RemoteCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "remote", abstract: "Manage the git remotes devices sync through.",
+            subcommands: [Add.self, ListRemotes.self], defaultSubcommand: ListRemotes.self)
+
+        struct Add: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Add a remote: a path, file://, git://, ssh:// or https:// URL.")
+            @OptionGroup var global: GlobalOptions
+            @Argument(help: "The remote's name.") var name: String
+            @Argument(help: "The remote's URL.") var url: String
+
+            func run() async throws {
+                try await reportingErrors {
+                    try global.container().addRemote(name, url: url)
+                    print("added remote '\(name)' (\(url))")
+                }
+            }
+        }
+
+        struct ListRemotes: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(commandName: "list", abstract: "List remotes.")
+            @OptionGroup var global: GlobalOptions
+            @OptionGroup var output: OutputOptions
+
+            func run() async throws {
+                try await reportingErrors {
+                    let remotes = try global.container().remotes()
+                    if output.json { return try Terminal.printJSON(remotes) }
+                    for remote in remotes { print("\(remote.name)\t\(remote.url)") }
+                }
+            }
+        }
+    }
+}

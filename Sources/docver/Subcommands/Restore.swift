@@ -1,0 +1,21 @@
+import ArgumentParser
+import DocverKit
+
+extension Docver {
+    struct Restore: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make an old version current again, as a new save (unsaved edits are saved first).")
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The document.") var document: String
+        @Argument(help: "The version to restore.") var version: String
+
+        func run() async throws {
+            try await reportingErrors {
+                let path = try DocumentPath(document)
+                let result = try global.container().restore(path, to: version)
+                print("restored \(path) as save \(result.id.prefix(12))")
+            }
+        }
+    }
+}

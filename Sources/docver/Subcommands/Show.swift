@@ -1,0 +1,32 @@
+import ArgumentParser
+import DocverKit
+import Foundation
+
+extension Docver {
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a version: a flat document's bytes, or a package's component listing.")
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The version id (a unique prefix of at least four digits).") var version: String
+        @Argument(help: "The document, when the save recorded several.") var document: String?
+
+        func run() async throws {
+            try await reportingErrors {
+                let path = try document.map(DocumentPath.init)
+                let container = try global.container()
+                let found = try container.version(version, of: path)
+                switch try container.contents(of: found) {
+                case let .flat(data):
+                    FileHandle.standardOutput.write(data)
+                case let .package(package):
+                    for (name, data) in package.files.sorted(by: { $0.key < $1.key }) {
+                        print("\(Terminal.size(Int64(data.count)).padding(toLength: 10, withPad: " ", startingAt: 0)) \(name)")
+                    }
+                case .deleted:
+                    Terminal.warning("version \(found.shortID) records the deletion of \(found.document)")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import ArgumentParser
+import DocverKit
+
+extension Docver {
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show documents changed since the last save and documents in conflict.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+
+        struct JSON: Encodable {
+            struct InConflict: Encodable { let document: String; let conflicts: Int }
+            let changed: [ChangeOutput]
+            let inConflict: [InConflict]
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                let status = try global.container().status()
+                if output.json {
+                    try Terminal.printJSON(JSON(changed: status.changed.map(ChangeOutput.init),
+                                                inConflict: status.inConflict.map { .init(document: $0.document.path, conflicts: $0.conflicts) }))
+                    return
+                }
+                if status.changed.isEmpty && status.inConflict.isEmpty {
+                    print("nothing changed since the last save; no conflicts")
+                    return
+                }
+                if !status.changed.isEmpty {
+                    print("changed since the last save:")
+                    for change in status.changed { print("  \(change.change.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(change.document)") }
+                }
+                if !status.inConflict.isEmpty {
+                    print("in conflict:")
+                    for entry in status.inConflict {
+                        print("  \(entry.document) (\(entry.conflicts) unresolved conflict version\(entry.conflicts == 1 ? "" : "s"))")
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import DocverKit
+import Foundation
+import Testing
+
+/// A fresh directory for one test, removed afterwards.
+final class Scratch {
+    let url: URL
+
+    init(_ name: String = #function) throws {
+        let safe = name.filter { $0.isLetter || $0.isNumber }
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("docver-tests-\(safe)-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    func path(_ relative: String) -> URL { url.appendingPathComponent(relative) }
+
+    /// A bare repository to sync through.
+    func bareRemote(_ name: String = "remote.git") throws -> URL {
+        let remote = path(name)
+        try runGit(["init", "-q", "--bare", remote.path], in: url)
+        return remote
+    }
+
+    /// A container for a new device.
+    func device(_ id: String, name: String? = nil, remote: URL? = nil) throws -> Container {
+        let container = try Container.create(at: path(id), device: Device(id: id, name: name))
+        if let remote { try container.addRemote("origin", url: remote.path) }
+        return container
+    }
+}
+
+extension Container {
+    /// Writes a document into the working tree (creating folders as needed).
+    func write(_ text: String, to document: String) throws {
+        let file = root.appendingPathComponent(document)
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: file)
+    }
+
+    func read(_ document: String) throws -> String {
+        try String(contentsOf: root.appendingPathComponent(document), encoding: .utf8)
+    }
+
+    func remove(_ document: String) throws {
+        try FileManager.default.removeItem(at: root.appendingPathComponent(document))
+    }
+
+    /// Writes and saves in one step; returns the save id.
+    @discardableResult
+    func saveText(_ text: String, to document: String, message: String? = nil) throws -> String {
+        try write(text, to: document)
+        let result = try #require(try save([DocumentPath(document)], message: message))
+        return result.id
+    }
+
+    func git(_ arguments: [String]) throws -> String { try runGit(arguments, in: root) }
+}
+
+/// The result of running a program.
+struct ProcessResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    var stdoutData: Data
+}
+
+/// Runs a program and waits for it, capturing both streams.
+@discardableResult
+func runProcess(_ executable: String, _ arguments: [String], in directory: URL? = nil,
+                environment: [String: String] = [:], input: Data? = nil) throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = directory }
+    var env = ProcessInfo.processInfo.environment
+    env.merge(environment) { $1 }
+    process.environment = env
+    let out = Pipe(), err = Pipe(), inPipe = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = inPipe
+    try process.run()
+    if let input { inPipe.fileHandleForWriting.write(input) }
+    try? inPipe.fileHandleForWriting.close()
+    // Read both pipes concurrently so a full pipe never blocks the child.
+    nonisolated(unsafe) var errData = Data()
+    let group = DispatchGroup()
+    group.enter()
+    DispatchQueue.global().async {
+        errData = err.fileHandleForReading.readDataToEndOfFile()
+        group.leave()
+    }
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    process.waitUntilExit()
+    return ProcessResult(status: process.terminationStatus,
+                         stdout: String(decoding: outData, as: UTF8.self),
+                         stderr: String(decoding: errData, as: UTF8.self),
+                         stdoutData: outData)
+}
+
+/// Runs the git CLI (the interop reference); fails the test on a non-zero exit.
+@discardableResult
+func runGit(_ arguments: [String], in directory: URL) throws -> String {
+    let result = try runProcess("/usr/bin/git", arguments, in: directory,
+                                environment: ["GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "tester@example.com",
+                                              "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "tester@example.com"])
+    guard result.status == 0 else {
+        throw GitCommandFailed(arguments: arguments, status: result.status, stderr: result.stderr)
+    }
+    return result.stdout
+}
+
+struct GitCommandFailed: Error, CustomStringConvertible {
+    var arguments: [String]
+    var status: Int32
+    var stderr: String
+    var description: String { "git \(arguments.joined(separator: " ")) exited \(status): \(stderr)" }
+}
+
+/// The docver executable built alongside the tests.
+var docverExecutable: String {
+    let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    for candidate in [directory, directory.deletingLastPathComponent()] {
+        let url = candidate.appendingPathComponent("docver")
+        if FileManager.default.isExecutableFile(atPath: url.path) { return url.path }
+    }
+    return Bundle.main.bundleURL.appendingPathComponent("docver").path
+}
+
+/// Runs the docver CLI.
+@discardableResult
+func docver(_ arguments: String..., in directory: URL? = nil, input: Data? = nil) throws -> ProcessResult {
+    try runProcess(docverExecutable, arguments, in: directory, input: input)
+}
+
+/// Every ref of a repository with its target: compare before and after to prove "no change".
+func refSnapshot(_ directory: URL) throws -> String {
+    try runGit(["for-each-ref", "--format=%(refname) %(objectname)"], in: directory)
+}
+
+/// `git fsck --strict` must stay clean.
+func expectFsckClean(_ directory: URL, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let result = try runProcess("/usr/bin/git", ["fsck", "--strict", "--no-progress"], in: directory)
+    #expect(result.status == 0, "git fsck --strict failed: \(result.stderr)\(result.stdout)", sourceLocation: sourceLocation)
+}
