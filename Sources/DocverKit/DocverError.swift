@@ -31,6 +31,8 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
     case notMergeable(document: String, reason: String)
     case choiceRequired(document: String, versions: [String])
     case cancelled(document: String)
+    case conflictChanged(document: String)
+    case noOtherVersions(document: String)
     case git(GitError)
 
     public var description: String {
@@ -63,6 +65,8 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .choiceRequired(document, versions):
             "\(document) needs a choice of version: " + versions.joined(separator: ", ")
         case let .cancelled(document): "resolution of \(document) was cancelled"
+        case let .conflictChanged(document): "the conflict in \(document) changed while it was being resolved; nothing was changed"
+        case let .noOtherVersions(document): "\(document) has no other versions to remove"
         case let .git(error): error.message
         }
     }
@@ -74,10 +78,12 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
         case .alreadyAContainer: "run init with the same device id and name to check it, or use the container as it is"
         case .ambiguousVersion: "give more digits of the version id"
         case .noSuchVersion: "list versions with 'docver versions DOC --all'"
-        case .versionNeedsDocument: "use 'docver show VERSION DOC'"
+        case .versionNeedsDocument: "name the document: docver show VERSION DOC, docver diff VERSION -d DOC"
         case .noRemotes: "add one with 'docver remote add NAME URL'"
         case .choiceRequired: "pass --version ID, or run on a terminal to choose interactively"
         case .mergeFailed: "resolve with --strategy choose, or save the merge with --markers"
+        case .conflictChanged: "run the command again to see the new versions"
+        case .notInConflict: "list documents in conflict with 'docver conflicts'"
         default: nil
         }
     }

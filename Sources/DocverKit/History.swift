@@ -196,21 +196,29 @@ extension Container {
     /// Saves a stored version's state of a document as the new current version and updates
     /// the working tree. Unsaved edits of that document are saved first, so none is lost.
     func writeVersion(_ version: DocumentVersion, of document: DocumentPath, subject: String,
-                      trailers: [(key: String, value: String)], allowEmpty: Bool = false,
-                      in repository: Repository) throws -> SaveResult {
+                      trailers: [(key: String, value: String)], in repository: Repository) throws -> SaveResult {
+        let mode: FileMode? = try version.entryID.map { _ in
+            try repository.tree(repository.commit(version.commitID).treeID).entry(atPath: document.path)?.mode
+                ?? (version.kind == .package ? .tree : .blob)
+        }
+        let entry = version.entryID.map { ($0, mode!) }
+        return try writeDocumentState(entry, of: document, subject: subject, trailers: trailers, in: repository)
+    }
+
+    /// Commits a document's new state (nil: deleted) on this device's branch, even when the
+    /// state is unchanged (a resolution is recorded like a save), then updates that document
+    /// in the working tree. Unsaved edits of the document are saved first.
+    func writeDocumentState(_ entry: (id: ObjectID, mode: FileMode)?, of document: DocumentPath, subject: String,
+                            trailers: [(key: String, value: String)], in repository: Repository) throws -> SaveResult {
         _ = try save([document], message: nil, in: repository)
         let old = try headCommit(repository)
-        let mode: FileMode? = try version.entryID.map { id in
-            try repository.tree(repository.commit(version.commitID).treeID).entry(atPath: document.path)?.mode ?? (version.kind == .package ? .tree : .blob)
+        let snapshot = DocumentSnapshot(document: document, entry: entry, files: [])
+        guard let result = try commitSnapshots([snapshot], subject: subject, in: repository, extraTrailers: trailers,
+                                               allowEmpty: true, updateIndex: false) else {
+            throw DocverError.noSuchDocument(document.path)
         }
-        let snapshot = DocumentSnapshot(document: document, entry: version.entryID.map { ($0, mode!) }, files: [])
-        guard let result = try commitSnapshots([snapshot], subject: subject, in: repository,
-                                               extraTrailers: trailers, allowEmpty: true) else {
-            throw DocverError.noSuchVersion(version.id)
-        }
-        let new = ObjectID(hex: result.id)!
         let oldTree = try old.map { try repository.commit($0).treeID }
-        try repository.checkout(tree: repository.commit(new).treeID, baseline: oldTree,
+        try repository.checkout(tree: repository.commit(ObjectID(hex: result.id)!).treeID, baseline: oldTree,
                                 paths: [document.path, document.path + "/*"])
         return result
     }

@@ -59,7 +59,7 @@ extension Container {
     /// Commits snapshots on top of the branch tip, retrying on a concurrent update.
     func commitSnapshots(_ snapshots: [DocumentSnapshot], subject: String?, in repository: Repository,
                          extraTrailers: [(key: String, value: String)] = [],
-                         allowEmpty: Bool = false) throws -> SaveResult? {
+                         allowEmpty: Bool = false, updateIndex: Bool = true) throws -> SaveResult? {
         for attempt in 0..<1000 {
             let parent = try repository.referenceTarget(device.branch)
             let parentTree = try parent.map { try repository.commit($0).treeID }
@@ -105,8 +105,8 @@ extension Container {
                 usleep(UInt32(min(attempt, 20)) * 500)
                 continue
             }
-            try recordInIndex(snapshots.filter { snapshot in changes.contains { $0.document == snapshot.document } },
-                              in: repository)
+            if updateIndex { try recordInIndex(snapshots.filter { snapshot in changes.contains { $0.document == snapshot.document } },
+                              in: repository) }
             return SaveResult(id: commit.hex, changes: changes)
         }
         throw DocverError.git(GitError(code: .locked, message: "the device branch kept changing; save abandoned", function: #function))

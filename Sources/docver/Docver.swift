@@ -14,7 +14,8 @@ struct Docver: AsyncParsableCommand {
         version: docverVersion,
         subcommands: [
             Init.self, Save.self, Status.self, List.self, Log.self, Versions.self, Show.self, Restore.self,
-            RemoteCommand.self, Clone.self, Sync.self, Conflicts.self,
+            RemoteCommand.self, Clone.self, Sync.self, Conflicts.self, Resolve.self, Replace.self, MarkResolved.self,
+            RemoveOtherVersions.self, Diff.self,
         ]
     )
 
@@ -87,6 +88,17 @@ enum Terminal {
     }()
 
     static func date(_ date: Date) -> String { dateFormatter.string(from: date) }
+
+    /// "2 hours ago", for people choosing between versions.
+    static func relative(_ date: Date, now: Date = Date()) -> String {
+        let seconds = Int(now.timeIntervalSince(date))
+        if seconds < 60 { return "just now" }
+        for (unit, size) in [("day", 86_400), ("hour", 3_600), ("minute", 60)] where seconds >= size {
+            let count = seconds / size
+            return "\(count) \(unit)\(count == 1 ? "" : "s") ago"
+        }
+        return "just now"
+    }
 
     static func size(_ bytes: Int64) -> String {
         ByteCountFormatter.string(fromByteCount: bytes, countStyle: .file)

@@ -1,0 +1,159 @@
+import ArgumentParser
+import DocverKit
+import Foundation
+
+extension Docver {
+    struct Resolve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Resolve conflicts with a strategy: latest-date, merge or choose.",
+            discussion: """
+            latest-date  the version with the latest modification date becomes current.
+            merge        three-way merge against the common base (text, JSON, packages, .gitattributes drivers).
+            choose       --version ID wins; without it, on a terminal, pick interactively.
+            Other versions are marked resolved and removed (kept with --keep-versions).
+            """)
+
+        enum StrategyName: String, ExpressibleByArgument, CaseIterable {
+            case latestDate = "latest-date", merge, choose
+        }
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "Documents to resolve.") var documents: [String] = []
+        @Flag(help: "Resolve every document in conflict.") var all = false
+        @Option(help: "latest-date, merge or choose.") var strategy: StrategyName
+        @Option(help: "With --strategy choose: the version to keep.") var version: String?
+        @Flag(help: "Mark the other versions resolved but keep them readable.") var keepVersions = false
+        @Flag(help: "Print what would happen and change nothing.") var dryRun = false
+        @Flag(help: "With --strategy merge: save overlapping text edits with conflict markers and leave the conflict open.")
+        var markers = false
+
+        func validate() throws {
+            if all == !documents.isEmpty { throw ValidationError("name documents or pass --all (not both)") }
+            if version != nil && strategy != .choose { throw ValidationError("--version goes with --strategy choose") }
+            if markers && strategy != .merge { throw ValidationError("--markers goes with --strategy merge") }
+        }
+
+        struct JSON: Encodable {
+            let document: String
+            let strategy: String
+            let outcome: String
+            let version: String?
+            let resolved: [String]
+            let removed: [String]
+            let save: String?
+            let dryRun: Bool
+            let error: String?
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                let container = try global.container()
+                let targets = all ? try container.conflicts().map(\.document) : try documents.map(DocumentPath.init)
+                if targets.isEmpty && all {
+                    if output.json { try Terminal.printJSON([JSON]()) } else { print("no conflicts") }
+                    return
+                }
+                var results: [JSON] = []
+                var failed = false
+                for document in targets {
+                    do {
+                        let outcome = try await resolveOne(document, in: container)
+                        var keptVersion: String?
+                        let kind: String
+                        switch outcome.resolution {
+                        case let .keep(version): kind = "keep"; keptVersion = version.id
+                        case .merged: kind = "merged"
+                        case .mergedWithMarkers: kind = "mergedWithMarkers"
+                        }
+                        results.append(JSON(document: document.path, strategy: outcome.strategy, outcome: kind, version: keptVersion,
+                                            resolved: outcome.resolved, removed: outcome.removed, save: outcome.save,
+                                            dryRun: dryRun, error: nil))
+                        if !output.json { print(outcome.summary) }
+                        if case .mergedWithMarkers = outcome.resolution { failed = true }
+                    } catch let error as DocverError {
+                        failed = true
+                        results.append(JSON(document: document.path, strategy: strategy.rawValue, outcome: "failed", version: nil,
+                                            resolved: [], removed: [], save: nil, dryRun: dryRun, error: error.description))
+                        if !output.json || targets.count == 1 { Terminal.error(error.description, hint: error.hint) }
+                    }
+                }
+                if output.json { try Terminal.printJSON(results) }
+                if failed { throw ExitCode.failure }
+            }
+        }
+
+        private func resolveOne(_ document: DocumentPath, in container: Container) async throws -> ResolutionOutcome {
+            switch strategy {
+            case .latestDate:
+                return try await container.resolve(document, using: LatestDateStrategy(), keepVersions: keepVersions, dryRun: dryRun)
+            case .merge:
+                return try await container.resolve(document, using: MergeStrategy(markers: markers), keepVersions: keepVersions, dryRun: dryRun)
+            case .choose:
+                if let version {
+                    return try await container.resolve(document, using: UserChoiceStrategy.version(version),
+                                                       keepVersions: keepVersions, dryRun: dryRun)
+                }
+                guard isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 else {
+                    let conflict = try container.conflicts(document).first
+                    let listing = ([conflict?.current].compactMap { $0 } + (conflict?.conflicts ?? [])).map {
+                        "\($0.shortID) (\($0.device.name), \(Terminal.date($0.modified)))"
+                    }
+                    guard conflict != nil else { throw DocverError.notInConflict(document.path) }
+                    throw DocverError.choiceRequired(document: document.path, versions: listing)
+                }
+                let strategy = UserChoiceStrategy { conflict in try InteractiveChooser(container: container).choose(conflict) }
+                return try await container.resolve(document, using: strategy, keepVersions: keepVersions, dryRun: dryRun)
+            }
+        }
+    }
+}
+
+/// The terminal chooser: lists the versions with device, age, size and a preview, shows diffs
+/// on request, and returns the version the user picks (nil when they quit).
+struct InteractiveChooser: Sendable {
+    let container: Container
+
+    func choose(_ conflict: Conflict) throws -> DocumentVersion? {
+        let versions = [conflict.current] + conflict.conflicts
+        print("\(conflict.document) is in conflict. Versions:")
+        for (index, version) in versions.enumerated() {
+            let role = index == 0 ? "current " : "conflict"
+            let size = version.isDeletion ? "deleted" : Terminal.size(version.size)
+            print("  \(index + 1)) \(role)  \(version.device.name)  \(Terminal.relative(version.modified)) (\(Terminal.date(version.modified)))  \(size)  \(try preview(version))")
+        }
+        if let base = conflict.base { print("  b) base      \(base.device.name)  \(Terminal.relative(base.modified))  \(try preview(base))") }
+        print("Type a number to keep that version, 'd N M' to diff two versions ('b' is the base), 'q' to cancel.")
+        while true {
+            print("choice> ", terminator: "")
+            fflush(nil) // flushes every stream; naming `stdout` is not concurrency-safe in Swift 6
+            guard let line = readLine()?.trimmingCharacters(in: .whitespaces) else { return nil }
+            let words = line.split(separator: " ").map(String.init)
+            func pick(_ word: String) -> DocumentVersion? {
+                if word == "b" { return conflict.base }
+                guard let number = Int(word), versions.indices.contains(number - 1) else { return nil }
+                return versions[number - 1]
+            }
+            if words.first == "q" { return nil }
+            if words.count == 1, words[0] != "b", let version = pick(words[0]) { return version }
+            if words.count == 3, words[0] == "d", let a = pick(words[1]), let b = pick(words[2]) {
+                print(try container.diff(from: a, to: b), terminator: "")
+                continue
+            }
+            print("not understood: '\(line)'")
+        }
+    }
+
+    private func preview(_ version: DocumentVersion) throws -> String {
+        switch try container.contents(of: version) {
+        case let .flat(data):
+            guard !data.contains(0) else { return "(binary)" }
+            let first = String(decoding: data.prefix(200), as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+            return "\"\(first.prefix(40))\""
+        case let .package(package):
+            return "\(package.files.count) components: " + package.files.keys.sorted().prefix(3).joined(separator: ", ")
+        case .deleted:
+            return "(deleted)"
+        }
+    }
+}
