@@ -1,0 +1,253 @@
+import DocverKit
+import Foundation
+import Testing
+
+// Helpers shared by the sync and conflict tests (SyncConflictTests, SyncPropertyTests,
+// SyncNetworkTests). Everything goes through the public DocverKit API or the git CLI.
+
+extension Container {
+    /// This device's branch tip as plain git sees it (nil before the first save).
+    func headID() throws -> String? {
+        let result = try runProcess("/usr/bin/git", ["rev-parse", "--verify", "-q", "refs/heads/docver/\(device.id)"], in: root)
+        guard result.status == 0 else { return nil }
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Unresolved conflict versions by document: the ids, devices and dates every device must agree on.
+    func conflictSummary() throws -> [String: [ConflictVersionSummary]] {
+        var result: [String: [ConflictVersionSummary]] = [:]
+        for conflict in try conflicts() {
+            result[conflict.document.path] = conflict.conflicts.map(ConflictVersionSummary.init)
+        }
+        return result
+    }
+
+    /// Every saved document's current contents, read through the library.
+    func currentContents() throws -> [String: DocumentContents] {
+        var result: [String: DocumentContents] = [:]
+        for info in try documents() {
+            result[info.document.path] = try contents(of: info.current)
+        }
+        return result
+    }
+
+    /// The working tree as flat files (relative path → bytes), `.git` excluded.
+    func workingTreeFiles() throws -> [String: Data] {
+        var result: [String: Data] = [:]
+        let base = root.standardizedFileURL.path
+        guard let enumerator = FileManager.default.enumerator(atPath: base) else { return [:] }
+        while let relative = enumerator.nextObject() as? String {
+            if relative == ".git" || relative.hasPrefix(".git/") {
+                enumerator.skipDescendants()
+                continue
+            }
+            var isDirectory: ObjCBool = false
+            let full = base + "/" + relative
+            if FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue {
+                result[relative] = try Data(contentsOf: URL(fileURLWithPath: full))
+            }
+        }
+        return result
+    }
+
+    /// The files the current versions stand for, as they should be in the working tree.
+    func expectedFiles() throws -> [String: Data] {
+        var result: [String: Data] = [:]
+        for (path, contents) in try currentContents() {
+            switch contents {
+            case let .flat(data): result[path] = data
+            case let .package(package): for (file, data) in package.files { result[path + "/" + file] = data }
+            case .deleted: break
+            }
+        }
+        return result
+    }
+
+    /// True when `commit` is `head` or one of its ancestors (plain git decides).
+    func isReachable(_ commit: String, from head: String? = nil) throws -> Bool {
+        guard let tip = try head ?? headID() else { return false }
+        let result = try runProcess("/usr/bin/git", ["merge-base", "--is-ancestor", commit, tip], in: root)
+        return result.status == 0
+    }
+
+    /// A save recording whatever changed in the working tree (nil when nothing did).
+    @discardableResult
+    func saveAll(message: String? = nil) throws -> String? {
+        try save(nil, message: message)?.id
+    }
+
+    /// Deletes a document from the working tree and saves the deletion; returns the save id.
+    @discardableResult
+    func deleteAndSave(_ document: String) throws -> String {
+        try remove(document)
+        let result = try #require(try save([DocumentPath(document)]))
+        return result.id
+    }
+}
+
+/// What every device must agree on about one conflict version.
+struct ConflictVersionSummary: Hashable, CustomStringConvertible {
+    var id: String
+    var device: String
+    var modified: Date
+    var isDeletion: Bool
+
+    init(_ version: DocumentVersion) {
+        id = version.id
+        device = version.device.id
+        modified = version.modified
+        isDeletion = version.isDeletion
+    }
+
+    var description: String { "\(id.prefix(12))@\(device)\(isDeletion ? "(deleted)" : "")" }
+}
+
+/// The order docver ranks competing versions: latest modification date, then greater device
+/// id, then greater version id. The first element is the one that must be current.
+func rankedByConflictRule(_ versions: [DocumentVersion]) -> [DocumentVersion] {
+    versions.sorted { ($0.modified, $0.device.id, $0.id) > ($1.modified, $1.device.id, $1.id) }
+}
+
+/// Waits until the wall clock is in a later second than `date`, so a following save is
+/// strictly newer at the 1-second resolution of commit dates.
+func waitForNextSecond(after date: Date = Date()) {
+    let target = date.timeIntervalSince1970.rounded(.down) + 1.05
+    let delay = target - Date().timeIntervalSince1970
+    if delay > 0 { Thread.sleep(forTimeInterval: delay) }
+}
+
+/// Asserts that several devices converged: same head commit, same current contents, same
+/// unresolved conflict versions, a working tree matching the current versions with nothing
+/// unsaved, and a clean `git fsck --strict`.
+func expectConverged(_ devices: [Container], context: String = "",
+                     sourceLocation: SourceLocation = #_sourceLocation) throws {
+    guard let first = devices.first else { return }
+    let head = try first.headID()
+    let contents = try first.currentContents()
+    let conflicts = try first.conflictSummary()
+    for device in devices {
+        let id = device.device.id
+        #expect(try device.headID() == head, "\(context) head of \(id) differs from \(first.device.id)", sourceLocation: sourceLocation)
+        #expect(try device.currentContents() == contents, "\(context) current contents of \(id) differ", sourceLocation: sourceLocation)
+        let theirs = try device.conflictSummary()
+        #expect(theirs == conflicts, "\(context) conflicts of \(id) differ: \(theirs) vs \(conflicts)", sourceLocation: sourceLocation)
+        #expect(try device.workingTreeFiles() == device.expectedFiles(),
+                "\(context) working tree of \(id) does not match its current versions", sourceLocation: sourceLocation)
+        #expect(try device.status().changed.isEmpty, "\(context) \(id) has unsaved changes after sync", sourceLocation: sourceLocation)
+        try expectFsckClean(device.root, sourceLocation: sourceLocation)
+    }
+}
+
+/// Parses a CLI `--json` output.
+func parseJSON(_ result: ProcessResult, sourceLocation: SourceLocation = #_sourceLocation) throws -> Any {
+    #expect(result.status == 0, "docver failed: \(result.stderr)", sourceLocation: sourceLocation)
+    return try JSONSerialization.jsonObject(with: result.stdoutData)
+}
+
+/// A free TCP port on 127.0.0.1 (bound to port 0, then released).
+func freeLocalPort() throws -> UInt16 {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { throw POSIXFailure(call: "socket") }
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = 0
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard bound == 0 else { throw POSIXFailure(call: "bind") }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let named = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+    }
+    guard named == 0 else { throw POSIXFailure(call: "getsockname") }
+    return UInt16(bigEndian: address.sin_port)
+}
+
+/// True when something accepts TCP connections on 127.0.0.1:`port`.
+func portAcceptsConnections(_ port: UInt16) -> Bool {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { return false }
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    } == 0
+}
+
+struct POSIXFailure: Error, CustomStringConvertible {
+    var call: String
+    var code = errno
+    var description: String { "\(call) failed: \(String(cString: strerror(code)))" }
+}
+
+/// A `git daemon` serving `base` on 127.0.0.1, with pushes enabled; stop it with ``stop()``.
+final class GitDaemon {
+    let port: UInt16
+    let log: URL
+
+    init(serving base: URL, logDirectory: URL) throws {
+        log = logDirectory.appendingPathComponent("git-daemon.log")
+        var lastError: Error?
+        // Another process may grab the port between probing and listening: try a few.
+        for _ in 0..<5 {
+            let port = try freeLocalPort()
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+            process.arguments = ["daemon", "--reuseaddr", "--export-all", "--enable=receive-pack",
+                                 "--base-path=\(base.path)", "--listen=127.0.0.1", "--port=\(port)", base.path]
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+            let handle = try FileHandle(forWritingTo: log)
+            process.standardOutput = handle
+            process.standardError = handle
+            try process.run()
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline, process.isRunning, !portAcceptsConnections(port) {
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            if process.isRunning, portAcceptsConnections(port) {
+                self.port = port
+                self.running = process
+                return
+            }
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+            lastError = DaemonDidNotStart(log: (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+        }
+        throw lastError ?? DaemonDidNotStart(log: "")
+    }
+
+    private var running: Process?
+
+    func url(_ repository: String) -> String { "git://127.0.0.1:\(port)/\(repository)" }
+
+    func stop() {
+        guard let running, running.isRunning else { return }
+        running.terminate()
+        running.waitUntilExit()
+    }
+
+    deinit { stop() }
+
+    struct DaemonDidNotStart: Error, CustomStringConvertible {
+        var log: String
+        var description: String { "git daemon did not start listening: \(log)" }
+    }
+}
+
+/// SplitMix64: a tiny seeded generator, so a failing interleaving can be replayed from its seed.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
