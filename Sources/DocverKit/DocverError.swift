@@ -32,6 +32,9 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
     case choiceRequired(document: String, versions: [String])
     case cancelled(document: String)
     case conflictChanged(document: String)
+    case documentExists(String)
+    case documentNotOpen(String)
+    case editingDisabled(String)
     case noOtherVersions(document: String)
     case git(GitError)
 
@@ -65,6 +68,9 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .choiceRequired(document, versions):
             "\(document) needs a choice of version: " + versions.joined(separator: ", ")
         case let .cancelled(document): "resolution of \(document) was cancelled"
+        case let .documentExists(document): "\(document) already exists"
+        case let .documentNotOpen(document): "\(document) is not open"
+        case let .editingDisabled(document): "\(document) is reloading a newer version; try the edit again"
         case let .conflictChanged(document): "the conflict in \(document) changed while it was being resolved; nothing was changed"
         case let .noOtherVersions(document): "\(document) has no other versions to remove"
         case let .git(error): error.message

@@ -1,18 +1,5 @@
 import Foundation
 
-/// A document as listed by ``Container/documents()``.
-public struct DocumentInfo: Sendable, Hashable {
-    public let document: DocumentPath
-    /// The type: the file extension.
-    public var type: String { document.type }
-    public let kind: DocumentKind
-    public let size: Int64
-    /// The current version (its device and date are the last save's).
-    public let current: DocumentVersion
-    /// True when unresolved conflict versions exist.
-    public let hasUnresolvedConflicts: Bool
-}
-
 /// One entry of ``Container/log(of:limit:)``: a save, an integration or a resolution.
 public struct LogEntry: Sendable, Hashable {
     public enum Kind: String, Sendable, Codable { case save, integration, resolution }
@@ -224,20 +211,6 @@ extension Container {
     }
 
     // MARK: Listings
-
-    /// Every saved document with its current version, sorted by path.
-    public func documents() throws -> [DocumentInfo] {
-        try withRepository { repository in
-            guard let head = try headCommit(repository) else { return [] }
-            let conflicted = Set(try conflictState(in: repository).unresolvedByDocument().keys)
-            return try documentEntries(in: repository.commit(head).treeID, repository: repository).map { document, _ in
-                let version = try makeVersion(of: document, at: versionCommit(of: document.path, from: head, in: repository),
-                                              in: repository)
-                return DocumentInfo(document: document, kind: version.kind, size: version.size, current: version,
-                                    hasUnresolvedConflicts: conflicted.contains(document))
-            }
-        }
-    }
 
     /// The documents of a tree: files, and directories with an extension (packages), below
     /// plain folders.

@@ -156,29 +156,6 @@ extension Container {
         case let .merged(merged), let .mergedWithMarkers(merged):
             contents = merged
         }
-        switch contents {
-        case .deleted:
-            return nil
-        case let .flat(data):
-            return (try repository.writeBlob(data), .blob)
-        case let .package(package):
-            return (try writePackage(package.files, in: repository), .tree)
-        }
-    }
-
-    private func writePackage(_ files: [String: Data], in repository: Repository) throws -> ObjectID {
-        var direct: [(name: String, id: ObjectID, mode: FileMode)] = []
-        var nested: [String: [String: Data]] = [:]
-        for (path, data) in files {
-            if let slash = path.firstIndex(of: "/") {
-                nested[String(path[..<slash]), default: [:]][String(path[path.index(after: slash)...])] = data
-            } else {
-                direct.append((path, try repository.writeBlob(data), .blob))
-            }
-        }
-        for (name, children) in nested {
-            direct.append((name, try writePackage(children, in: repository), .tree))
-        }
-        return try repository.writeTree(entries: direct)
+        return try writeContents(contents, in: repository)
     }
 }
