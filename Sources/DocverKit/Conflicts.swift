@@ -2,6 +2,7 @@ import Foundation
 
 /// A document in conflict: the NSFileVersion view of one document.
 public struct Conflict: Sendable, Hashable {
+    /// The document in conflict.
     public let document: DocumentPath
     /// The current version: the same on every device that has seen the same saves.
     public let current: DocumentVersion

@@ -37,6 +37,7 @@ public struct DocumentPath: Hashable, Comparable, Sendable, Codable, CustomStrin
     /// docver's reserved name at the top of the container.
     static let reservedArea = ".docver"
 
+    /// The path, as written in listings.
     public var description: String { path }
 
     /// The last path component.
@@ -51,6 +52,7 @@ public struct DocumentPath: Hashable, Comparable, Sendable, Codable, CustomStrin
         return String(name.dropLast(ext.count + 1))
     }
 
+    /// Orders paths byte by byte, as git orders them.
     public static func < (lhs: DocumentPath, rhs: DocumentPath) -> Bool {
         lhs.path.utf8.lexicographicallyPrecedes(rhs.path.utf8)
     }

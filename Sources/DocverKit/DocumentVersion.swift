@@ -51,6 +51,7 @@ public struct FilePackage: Hashable, Sendable {
     /// Component bytes keyed by slash-separated path inside the package.
     public var files: [String: Data]
 
+    /// Creates a package from its components.
     public init(files: [String: Data] = [:]) { self.files = files }
 
     /// Total size of all components.

@@ -38,7 +38,11 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
     case noOtherVersions(document: String)
     case git(GitError)
 
-    public var description: String {
+    /// The one-line message, with control characters made visible.
+    public var description: String { Self.printable(rawDescription) }
+
+    /// The description before control characters are made visible.
+    private var rawDescription: String {
         switch self {
         case let .notAContainer(path): "not a docver container: \(path)"
         case let .alreadyAContainer(path, device): "\(path) is already a docver container for device '\(device)'"
@@ -96,6 +100,27 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 extension DocverError {
+    /// Escapes control characters (names may contain them), so a description stays one line
+    /// and cannot drive the terminal.
+    static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": result += "\\n"
+            case "\t": result += "\\t"
+            case "\r": result += "\\r"
+            case _ where isControl(scalar): result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
     /// Runs a libgit2-backed body, turning a ``GitError`` into ``DocverError/git(_:)``.
     static func wrapping<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as GitError { throw DocverError.git(error) }

@@ -2,12 +2,19 @@ import Foundation
 
 /// One entry of ``Container/log(of:limit:)``: a save, an integration or a resolution.
 public struct LogEntry: Sendable, Hashable {
+    /// A save of documents, an integration of other devices' saves, or a resolution.
     public enum Kind: String, Sendable, Codable { case save, integration, resolution }
+    /// The commit id.
     public let id: String
+    /// What kind of entry this is.
     public let kind: Kind
+    /// The device that made it (`docver` for integrations).
     public let device: Device
+    /// When it was made.
     public let date: Date
+    /// The first line of its message.
     public let subject: String
+    /// The documents it changed (empty for integrations).
     public let changes: [DocumentChange]
     /// Versions that this integration recorded as conflict versions.
     public let conflicts: Int
@@ -134,7 +141,12 @@ extension Container {
             guard try versionCommit(of: document.path, from: commitID, in: repository) == commitID else {
                 throw DocverError.versionOfAnotherDocument(version: id, document: document.path)
             }
-            return try makeVersion(of: document, at: commitID, in: repository)
+            let version = try makeVersion(of: document, at: commitID, in: repository)
+            // A first commit without the document does not record its deletion (as in currentVersion).
+            if version.isDeletion, try repository.commit(commitID).parentIDs.isEmpty {
+                throw DocverError.versionOfAnotherDocument(version: id, document: document.path)
+            }
+            return version
         }
         let commit = try repository.commit(commitID)
         let parentTree = try commit.parentIDs.first.map { try repository.commit($0).treeID }
@@ -197,7 +209,11 @@ extension Container {
     /// in the working tree. Unsaved edits of the document are saved first.
     func writeDocumentState(_ entry: (id: ObjectID, mode: FileMode)?, of document: DocumentPath, subject: String,
                             trailers: [(key: String, value: String)], in repository: Repository) throws -> SaveResult {
-        _ = try save([document], message: nil, in: repository)
+        do {
+            _ = try save([document], message: nil, in: repository)
+        } catch DocverError.noSuchDocument {
+            // Neither in the working tree nor in the last save (its deletion is saved): no edits to keep.
+        }
         let old = try headCommit(repository)
         let snapshot = DocumentSnapshot(document: document, entry: entry, files: [])
         guard let result = try commitSnapshots([snapshot], subject: subject, in: repository, extraTrailers: trailers,

@@ -20,8 +20,11 @@ public protocol ResolutionStrategy: Sendable {
 
 /// What resolving one document did, or would do with a dry run.
 public struct ResolutionOutcome: Sendable, Hashable {
+    /// The document resolved.
     public let document: DocumentPath
+    /// The strategy's name.
     public let strategy: String
+    /// What the strategy decided.
     public let resolution: Resolution
     /// Conflict versions marked resolved.
     public let resolved: [String]

@@ -7,7 +7,9 @@ public enum ChangeKind: String, Sendable, Codable, Hashable {
 
 /// One document's change, in a save or in the working tree.
 public struct DocumentChange: Sendable, Hashable, Codable {
+    /// The document.
     public let document: DocumentPath
+    /// Added, modified or deleted.
     public let change: ChangeKind
 }
 

@@ -10,7 +10,9 @@ public struct ContainerStatus: Sendable, Hashable {
 
 /// A document and its number of unresolved conflict versions.
 public struct DocumentConflictCount: Sendable, Hashable {
+    /// The document in conflict.
     public let document: DocumentPath
+    /// How many unresolved conflict versions it has.
     public let conflicts: Int
 }
 

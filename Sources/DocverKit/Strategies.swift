@@ -3,9 +3,12 @@ import Foundation
 /// The version with the latest modification date becomes current (then the greater device
 /// id, then the greater version id, the same order integration uses).
 public struct LatestDateStrategy: ResolutionStrategy {
+    /// The latest-date strategy.
     public init() {}
+    /// Recorded as `latest-date`.
     public var name: String { "latest-date" }
 
+    /// Decides the resolution of `conflict`.
     public func resolve(_ conflict: Conflict, in container: Container) async throws -> Resolution {
         let all = [conflict.current] + conflict.conflicts
         return .keep(all.sorted(by: Container.newestFirst)[0])
@@ -19,9 +22,12 @@ public struct MergeStrategy: ResolutionStrategy {
     /// Save overlapping text edits with diff3-style conflict markers instead of failing.
     public var markers: Bool
 
+    /// A merge strategy; with `markers`, overlapping text edits are saved with conflict markers.
     public init(markers: Bool = false) { self.markers = markers }
+    /// Recorded as `merge`.
     public var name: String { "merge" }
 
+    /// Decides the resolution of `conflict`.
     public func resolve(_ conflict: Conflict, in container: Container) async throws -> Resolution {
         try container.merge(conflict, markers: markers)
     }
@@ -31,10 +37,13 @@ public struct MergeStrategy: ResolutionStrategy {
 /// ConflictResolverViewController role): the closure receives the conflict and returns the
 /// chosen version, or nil to cancel.
 public struct UserChoiceStrategy: ResolutionStrategy {
+    /// Shows the versions to the user and returns the chosen one, or nil to cancel.
     public typealias Chooser = @Sendable (Conflict) async throws -> DocumentVersion?
     private let choose: Chooser
 
+    /// A strategy that asks `choose`.
     public init(_ choose: @escaping Chooser) { self.choose = choose }
+    /// Recorded as `choose`.
     public var name: String { "choose" }
 
     /// A strategy that picks the version whose id starts with `id` (current or unresolved).
@@ -49,6 +58,7 @@ public struct UserChoiceStrategy: ResolutionStrategy {
         }
     }
 
+    /// Decides the resolution of `conflict`.
     public func resolve(_ conflict: Conflict, in container: Container) async throws -> Resolution {
         guard let version = try await choose(conflict) else { throw DocverError.cancelled(document: conflict.document.path) }
         guard ([conflict.current] + conflict.conflicts).contains(version) else {

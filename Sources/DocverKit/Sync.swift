@@ -16,7 +16,9 @@ public struct SyncReport: Sendable, Hashable {
 
 /// A configured remote.
 public struct RemoteInfo: Sendable, Hashable, Codable {
+    /// The remote's name.
     public let name: String
+    /// The remote's URL.
     public let url: String
 }
 

@@ -15,11 +15,14 @@ public protocol DocumentModel: Sendable {
 
 /// The states of a ``ManagedDocument``, as UIDocument.State.
 public struct DocumentState: OptionSet, Sendable, Hashable, CustomStringConvertible {
+    /// The bits of the set.
     public let rawValue: UInt
+    /// Creates a state from its bits.
     public init(rawValue: UInt) { self.rawValue = rawValue }
 
     /// Open, no conflict, no error: the empty set.
     public static let normal: DocumentState = []
+    /// Not open: nothing is loaded.
     public static let closed = DocumentState(rawValue: 1 << 0)
     /// Unresolved conflict versions exist.
     public static let inConflict = DocumentState(rawValue: 1 << 1)
@@ -30,6 +33,7 @@ public struct DocumentState: OptionSet, Sendable, Hashable, CustomStringConverti
     /// A long operation is under way.
     public static let progressAvailable = DocumentState(rawValue: 1 << 4)
 
+    /// The flags by name, such as `inConflict+savingError`.
     public var description: String {
         if isEmpty { return "normal" }
         let names: [(DocumentState, String)] = [(.closed, "closed"), (.inConflict, "inConflict"), (.savingError, "savingError"),
@@ -55,22 +59,30 @@ public enum DocumentEvent: Sendable, Hashable {
 
 /// Built-in models for the common cases.
 public struct TextModel: DocumentModel, Hashable {
+    /// The document's text.
     public var text: String
+    /// A model holding `text`.
     public init(text: String = "") { self.text = text }
+    /// Loads the model from stored contents.
     public init(contents: DocumentContents, type: String) throws {
         guard case let .flat(data) = contents else { throw DocverError.notMergeable(document: type, reason: "not a flat document") }
         text = String(decoding: data, as: UTF8.self)
     }
+    /// The contents to save.
     public func contents(forType type: String) throws -> DocumentContents { .flat(Data(text.utf8)) }
 }
 
 /// A package model that keeps components as they are.
 public struct PackageModel: DocumentModel, Hashable {
+    /// The package's components.
     public var package: FilePackage
+    /// A model holding `package`.
     public init(package: FilePackage = FilePackage()) { self.package = package }
+    /// Loads the model from stored contents.
     public init(contents: DocumentContents, type: String) throws {
         guard case let .package(package) = contents else { throw DocverError.notMergeable(document: type, reason: "not a package") }
         self.package = package
     }
+    /// The contents to save.
     public func contents(forType type: String) throws -> DocumentContents { .package(package) }
 }

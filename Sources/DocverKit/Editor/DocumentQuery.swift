@@ -2,6 +2,7 @@ import Foundation
 
 /// A predicate and sort over a container's documents: the NSMetadataQuery role.
 public struct DocumentQuery: Sendable, Hashable {
+    /// What results are sorted by.
     public enum SortKey: String, Sendable, CaseIterable, Codable {
         case path, name, modified, size, type
     }
@@ -16,9 +17,12 @@ public struct DocumentQuery: Sendable, Hashable {
     public var modifiedSince: Date?
     /// Only documents whose current version was saved by this device id.
     public var savedBy: String?
+    /// The sort key (ties are broken by path).
     public var sortKey: SortKey
+    /// Sort from the largest or latest down.
     public var descending: Bool
 
+    /// A query; every filter left nil or empty matches everything.
     public init(glob: String? = nil, types: Set<String> = [], hasUnresolvedConflicts: Bool? = nil, modifiedSince: Date? = nil,
                 savedBy: String? = nil, sortKey: SortKey = .path, descending: Bool = false) {
         self.glob = glob
@@ -62,12 +66,19 @@ public struct SyncStatus: Sendable, Hashable, Codable {
 
 /// One result of a ``DocumentQuery``, with the attributes NSMetadataItem offers.
 public struct MetadataItem: Sendable, Hashable {
+    /// The document's path in the container.
     public let document: DocumentPath
+    /// The document's path (the same as ``document``).
     public var path: DocumentPath { document }
+    /// The file name.
     public var name: String { document.name }
+    /// The file name without extension.
     public var displayName: String { document.displayName }
+    /// The document type: its extension.
     public var type: String { document.type }
+    /// Flat file or package.
     public var kind: DocumentKind { current.kind }
+    /// The current version's size in bytes.
     public var size: Int64 { current.size }
     /// When the document's first version was saved.
     public let created: Date
@@ -79,7 +90,9 @@ public struct MetadataItem: Sendable, Hashable {
     public var device: Device { current.device }
     /// The current version's id.
     public var version: String { current.id }
+    /// True when unresolved conflict versions exist.
     public let hasUnresolvedConflicts: Bool
+    /// Whether the current version has travelled, and whether more is waiting.
     public let syncStatus: SyncStatus
 }
 

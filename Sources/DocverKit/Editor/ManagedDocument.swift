@@ -21,6 +21,7 @@ public actor ManagedDocument<Model: DocumentModel> {
         /// The clock both run on.
         public var clock: any Clock<Duration>
 
+        /// Settings with the given timing (defaults: 2 s autosave delay, 1 s polling, the continuous clock).
         public init(autosaveDelay: Duration = .seconds(2), pollInterval: Duration = .seconds(1),
                     clock: any Clock<Duration> = ContinuousClock()) {
             self.autosaveDelay = autosaveDelay
@@ -51,6 +52,7 @@ public actor ManagedDocument<Model: DocumentModel> {
     private var stateContinuations: [UUID: AsyncStream<DocumentState>.Continuation] = [:]
     private var eventContinuations: [UUID: AsyncStream<DocumentEvent>.Continuation] = [:]
 
+    /// A closed document at `path`; call ``create(_:)`` or ``open()`` next.
     public init(container: Container, path: DocumentPath, configuration: Configuration = Configuration()) {
         self.container = container
         self.path = path
@@ -63,6 +65,7 @@ public actor ManagedDocument<Model: DocumentModel> {
     /// The file name without extension, unless the editor set another.
     public var displayName: String { customDisplayName ?? path.displayName }
 
+    /// Overrides the display name (nil restores the default).
     public func setDisplayName(_ name: String?) { customDisplayName = name }
 
     /// True when the model has changes not yet saved.

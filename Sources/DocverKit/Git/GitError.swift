@@ -3,7 +3,7 @@ internal import Clibgit2
 /// An error reported by libgit2, with libgit2's own message.
 ///
 /// Every non-zero return code of a libgit2 call made by docver is turned into a `GitError`
-/// by ``check(_:_:)``, which reads libgit2's thread-local error message at once.
+/// by docver's one checked-call function, which reads libgit2's thread-local error message at once.
 public struct GitError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The libgit2 error codes docver reacts to, by name; the rest keep their number.
     public enum Code: Sendable, Equatable {
@@ -47,6 +47,7 @@ public struct GitError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The libgit2 function that failed.
     public let function: String
 
+    /// libgit2's message.
     public var description: String { message }
 }
 
