@@ -94,6 +94,19 @@ extension Container {
         }
     }
 
+    /// Integrates the device branches already fetched (by an earlier sync, or by a plain
+    /// `git fetch` with docver's refspec) without contacting any remote. Unsaved edits are
+    /// saved first, as in ``sync(_:)``.
+    @discardableResult
+    public func integrate() throws -> SyncReport {
+        try withWriteLock { repository in
+            var report = SyncReport()
+            report.savedBeforeSync = try save(nil, message: "Save before integrating", in: repository)
+            try integrateFetched(report: &report, in: repository)
+            return report
+        }
+    }
+
     private func fetch(_ remote: Remote, named name: String, report: inout SyncReport, in repository: Repository) throws {
         let prefix = Self.trackingPrefix(name)
         let before = Dictionary(uniqueKeysWithValues: try repository.references(matching: prefix + "*").map { ($0.name, $0.target) })
