@@ -147,3 +147,27 @@ func expectFsckClean(_ directory: URL, sourceLocation: SourceLocation = #_source
     let result = try runProcess("/usr/bin/git", ["fsck", "--strict", "--no-progress"], in: directory)
     #expect(result.status == 0, "git fsck --strict failed: \(result.stderr)\(result.stdout)", sourceLocation: sourceLocation)
 }
+
+/// Runs the docver CLI with an argument array (for names built at run time).
+@discardableResult
+func docver(_ arguments: [String], in directory: URL? = nil, input: Data? = nil) throws -> ProcessResult {
+    try runProcess(docverExecutable, arguments, in: directory, input: input)
+}
+
+extension ProcessResult {
+    /// The non-empty lines of stderr.
+    var stderrLines: [String] {
+        stderr.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { !$0.isEmpty }
+    }
+}
+
+/// Parses JSON output (throws, failing the test, when it is not JSON).
+func parseJSON(_ data: Data) throws -> Any {
+    try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+}
+
+/// The number of commits reachable from `revision`.
+func commitCount(_ revision: String, in directory: URL) throws -> Int {
+    let text = try runGit(["rev-list", "--count", revision], in: directory)
+    return Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+}

@@ -1,0 +1,128 @@
+import DocverKit
+import Foundation
+import Testing
+
+/// Names that must never be accepted, whatever the entry point.
+enum HostileName {
+    /// Rejected by their spelling alone.
+    static let lexical: [String] = [
+        "",                       // empty
+        "/etc/passwd",            // absolute
+        "/",                      // absolute, the root
+        "..",                     // parent
+        "../outside.txt",         // leaves the container
+        "folder/../../outside.txt",
+        ".git",                   // git's own area
+        ".git/config",
+        ".GIT/config",            // case-insensitive filesystems
+        "folder/.git/config",     // a nested repository's area
+        ".docver/state",          // reserved
+        ".docver",
+        ".",                      // the container itself
+        "./",
+        "a\nb.txt",               // control characters
+        "tab\there.txt",
+        "esc\u{1B}[31m.txt",
+        "del\u{7F}.txt",
+        "nul\u{01}.txt",
+    ]
+
+    /// Names that are well-formed but leave the container (or enter .git) through a symbolic
+    /// link set up by ``makeLinks(in:outside:)``.
+    static let throughLinks: [String] = [
+        "out/secret.txt",        // a folder link to a directory outside
+        "out",                   // the link itself points outside
+        "passwd",                // a file link to a file outside
+        "gitdir/config",         // a link into .git
+        "gitdir",
+        "dangling/x.txt",        // a link that cannot be resolved, used as a folder
+        "trip.pkg",              // a package with a link inside that leads out
+    ]
+
+    static func makeLinks(in container: Container, outside: URL) throws {
+        let fm = FileManager.default
+        try fm.createDirectory(at: outside, withIntermediateDirectories: true)
+        try Data("secret\n".utf8).write(to: outside.appendingPathComponent("secret.txt"))
+        let root = container.root.path
+        try fm.createSymbolicLink(atPath: root + "/out", withDestinationPath: outside.path)
+        try fm.createSymbolicLink(atPath: root + "/passwd", withDestinationPath: outside.appendingPathComponent("secret.txt").path)
+        try fm.createSymbolicLink(atPath: root + "/gitdir", withDestinationPath: ".git")
+        try fm.createSymbolicLink(atPath: root + "/dangling", withDestinationPath: "/nonexistent-docver-dir/sub")
+        try fm.createDirectory(atPath: root + "/trip.pkg", withIntermediateDirectories: true)
+        try Data("text".utf8).write(to: URL(fileURLWithPath: root + "/trip.pkg/text.txt"))
+        try fm.createSymbolicLink(atPath: root + "/trip.pkg/leak", withDestinationPath: "../../")
+    }
+}
+
+/// A description of the repository state that a rejected operation must not change.
+func unchangedState(_ container: Container) throws -> String {
+    try refSnapshot(container.root) + "HEAD " + runGit(["symbolic-ref", "HEAD"], in: container.root)
+}
+
+@Suite struct CoreDocumentNameTests {
+    @Test(arguments: HostileName.lexical)
+    func lexicallyHostileNamesAreRejected(_ name: String) throws {
+        do {
+            _ = try DocumentPath(name)
+            Issue.record("accepted \(name.debugDescription)")
+        } catch let error as DocverError {
+            guard case let .invalidDocumentName(reported, reason) = error else {
+                Issue.record("unexpected error \(error)")
+                return
+            }
+            #expect(reported == name)
+            #expect(!reason.isEmpty)
+            #expect(!error.description.contains("\n"), "not one line: \(error.description.debugDescription)")
+            #expect(!error.description.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F },
+                    "control characters reach the terminal: \(error.description.debugDescription)")
+        }
+    }
+
+    @Test(arguments: HostileName.throughLinks)
+    func namesLeavingThroughSymbolicLinksAreRejected(_ name: String) throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("keep", to: "keep.txt")
+        try HostileName.makeLinks(in: alice, outside: scratch.path("outside"))
+        let before = try unchangedState(alice)
+        let document = try DocumentPath(name)
+        do {
+            _ = try alice.save([document])
+            Issue.record("saved \(name)")
+        } catch let error as DocverError {
+            guard case .invalidDocumentName = error else { Issue.record("unexpected error \(error)"); return }
+            #expect(!error.description.contains("\n"))
+        }
+        // Saving every changed document meets the same links and must refuse as well.
+        #expect(throws: DocverError.self) { try alice.save(nil) }
+        #expect(try unchangedState(alice) == before)
+        // Nothing outside the container was read into the object database.
+        let secret = try runGit(["hash-object", scratch.path("outside/secret.txt").path], in: alice.root)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let probe = try runProcess("/usr/bin/git", ["cat-file", "-e", secret], in: alice.root)
+        #expect(probe.status != 0, "a file outside the container was stored")
+        try expectFsckClean(alice.root)
+    }
+
+    @Test func normalisedNamesAreAccepted() throws {
+        #expect(try DocumentPath("./a.txt").path == "a.txt")
+        #expect(try DocumentPath("folder//b.txt/").path == "folder/b.txt")
+        #expect(try DocumentPath("folder/./c.txt").path == "folder/c.txt")
+        #expect(try DocumentPath("..hidden").path == "..hidden")
+        #expect(try DocumentPath(".gitignore").path == ".gitignore")
+        #expect(try DocumentPath("notes/.docver").path == "notes/.docver")
+        #expect(try DocumentPath("Ünïcødé ✓.txt").path == "Ünïcødé ✓.txt")
+    }
+
+    @Test func aLinkInsideTheContainerIsStoredAsALink() throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.write("target", to: "target.txt")
+        try FileManager.default.createSymbolicLink(atPath: alice.root.path + "/alias.txt", withDestinationPath: "target.txt")
+        let result = try #require(try alice.save(nil))
+        #expect(Set(result.changes.map(\.document.path)) == ["alias.txt", "target.txt"])
+        let mode = try runGit(["ls-tree", "HEAD", "alias.txt"], in: alice.root)
+        #expect(mode.hasPrefix("120000 "))
+        try expectFsckClean(alice.root)
+    }
+}
