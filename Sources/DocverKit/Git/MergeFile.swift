@@ -53,19 +53,21 @@ enum TextMerge {
 
     /// A unified diff between two contents (nil: absent), labelled with paths.
     static func unifiedDiff(old: Data?, oldPath: String, new: Data?, newPath: String) throws -> String {
-        var patch: OpaquePointer?
+        // A patch made from buffers points into them (libgit2 does not copy): render it
+        // while the buffers are still alive.
         try (old ?? Data()).withUnsafeBytes { oldPointer in
             try (new ?? Data()).withUnsafeBytes { newPointer in
+                var patch: OpaquePointer?
                 _ = try check(git_patch_from_buffers(&patch, old == nil ? nil : oldPointer.baseAddress, oldPointer.count, oldPath,
                                                      new == nil ? nil : newPointer.baseAddress, newPointer.count, newPath, nil))
+                defer { git_patch_free(patch) }
+                var buffer = git_buf()
+                try check(git_patch_to_buf(&buffer, patch))
+                defer { git_buf_dispose(&buffer) }
+                guard let pointer = buffer.ptr else { return "" }
+                return String(decoding: Data(bytes: pointer, count: buffer.size), as: UTF8.self)
             }
         }
-        defer { git_patch_free(patch) }
-        var buffer = git_buf()
-        try check(git_patch_to_buf(&buffer, patch))
-        defer { git_buf_dispose(&buffer) }
-        guard let pointer = buffer.ptr else { return "" }
-        return String(decoding: Data(bytes: pointer, count: buffer.size), as: UTF8.self)
     }
 }
 
