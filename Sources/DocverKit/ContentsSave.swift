@@ -32,7 +32,11 @@ extension Container {
         if let message { try CommitMessage.validateUserMessage(message) }
         try checkInsideContainer(document)
         return try withWriteLock { repository in
-            _ = try save([document], message: "Save edits made outside the editor", in: repository)
+            do {
+                _ = try save([document], message: "Save edits made outside the editor", in: repository)
+            } catch let error as DocverError where error == .noSuchDocument(document.path) {
+                // Neither in the working tree nor saved: a new document, nothing to save first.
+            }
             let entry = try writeContents(contents, in: repository)
             let head = try headCommit(repository)
             let base = basedOn.flatMap(ObjectID.init(hex:))
