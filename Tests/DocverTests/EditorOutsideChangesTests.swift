@@ -198,6 +198,52 @@ import Testing
         try await doc.close()
     }
 
+    @Test func unsavedEditsBeatADeletionFromAnotherProcess() async throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("start\n", to: "note.txt")
+        let doc = try textDocument(alice, "note.txt")
+        try await doc.open()
+        try await doc.edit { $0.text = "still typing\n" }
+
+        try alice.remove("note.txt")
+        try docverSucceeds("save", "note.txt", in: alice)
+        await doc.checkForChanges()
+
+        // A modification wins over a deletion: the edits are current, the deletion a conflict version.
+        #expect(try alice.currentText("note.txt") == "still typing\n")
+        #expect(try alice.unresolvedConflictVersions(of: DocumentPath("note.txt")).map(\.isDeletion) == [true])
+        #expect(await doc.model?.text == "still typing\n")
+        #expect(await doc.state == .inConflict)
+        #expect(await !doc.hasUnsavedChanges)
+        #expect(try alice.read("note.txt") == "still typing\n")
+        try await doc.close()
+        try expectFsckClean(alice.root)
+    }
+
+    @Test func editsMadeOutsideTheEditorAreSavedBeforeTheEditorsSave() async throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("start\n", to: "note.txt")
+        let doc = try textDocument(alice, "note.txt")
+        try await doc.open()
+
+        // Another program changes the file without saving; then the editor saves its edits.
+        try alice.write("changed in another program\n", to: "note.txt")
+        try await doc.edit { $0.text = "changed in the editor\n" }
+        try await doc.save()
+
+        // Neither is lost: both are versions, competing under the conflict rules.
+        let texts = try Set([alice.currentText("note.txt")].compactMap { $0 } + alice.conflictTexts("note.txt"))
+        #expect(texts == ["changed in another program\n", "changed in the editor\n"])
+        #expect(await doc.state == .inConflict)
+        #expect(await doc.model?.text == (try alice.currentText("note.txt")))
+        #expect(try alice.read("note.txt") == alice.currentText("note.txt"))
+        #expect(try alice.status().changed.isEmpty)
+        try await doc.close()
+        try expectFsckClean(alice.root)
+    }
+
     @Test func editorAndCLISavingAtOnceLoseNothing() async throws {
         let scratch = try Scratch()
         let alice = try scratch.device("alice")
