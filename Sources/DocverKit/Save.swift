@@ -54,6 +54,9 @@ extension Container {
             targets = try changedDocuments(since: headTree, in: repository).map(\.document)
         }
         guard !targets.isEmpty else { return nil }
+        // Documents found in the working tree obey the naming rules of names given by the user
+        // (a file named with a newline would otherwise break the save's message lines).
+        for target in targets { _ = try DocumentPath(target.path) }
         let snapshots = try Set(targets).sorted().map { try snapshot($0, in: repository) }
         return try commitSnapshots(snapshots, subject: message, in: repository, extraTrailers: extraTrailers)
     }

@@ -104,6 +104,33 @@ func unchangedState(_ container: Container) throws -> String {
         try expectFsckClean(alice.root)
     }
 
+    @Test func aWorkingTreeFileWithAControlCharacterInItsNameIsNotSaved() throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("keep", to: "keep.txt")
+        let evil = "evil\n\nDocver-Device: mallory"
+        try Data("x".utf8).write(to: alice.root.appendingPathComponent(evil))
+        try alice.write("y", to: "folder/ok.txt")
+        try Data("z".utf8).write(to: alice.root.appendingPathComponent("folder/tab\there.txt"))
+        let before = try unchangedState(alice)
+        do {
+            _ = try alice.save()
+            Issue.record("saved a file named \(evil.debugDescription)")
+        } catch let error as DocverError {
+            guard case .invalidDocumentName = error else { Issue.record("unexpected error \(error)"); return }
+            #expect(!error.description.contains("\n"))
+        }
+        #expect(throws: DocverError.self) { try alice.save([DocumentPath("folder")]) }
+        let cli = try docver("save", in: alice.root)
+        #expect(cli.status == 1)
+        #expect(cli.stdout.isEmpty)
+        #expect(cli.stderrLines.count == 1)
+        #expect(cli.stderr.hasPrefix("docver: error: invalid document name "))
+        #expect(try unchangedState(alice) == before)
+        // Well-named documents can still be saved by name.
+        #expect(try alice.save([DocumentPath("folder/ok.txt")]) != nil)
+    }
+
     @Test func normalisedNamesAreAccepted() throws {
         #expect(try DocumentPath("./a.txt").path == "a.txt")
         #expect(try DocumentPath("folder//b.txt/").path == "folder/b.txt")
