@@ -1,0 +1,130 @@
+import DocverKit
+import Foundation
+import Testing
+
+/// The resolver as people use it: the interactive chooser on a terminal, diffs, the log, and
+/// undoing a resolution with restore.
+@Suite struct ResolveCLITests {
+    @Test func theInteractiveChooserShowsVersionsAndADiffAndKeepsTheChoice() throws {
+        let scratch = try Scratch()
+        let fixture = try ConflictFixture.text(scratch, names: ["Alice's Laptop", "Bob's Phone"],
+                                               base: "title\nbase line\n", edits: ["title\nalice's line\n", "title\nbob's line\n"])
+        let bob = fixture.devices[1]
+        let loser = fixture.losers[0]
+
+        let session = try docverOnTerminal(["resolve", "note.txt", "--strategy", "choose"], in: bob.root, answers: ["d 1 2", "2"])
+        #expect(session.status == 0, "\(session.output)")
+        let output = session.output
+        #expect(output.contains("note.txt is in conflict. Versions:"))
+        #expect(output.contains("1) current   Bob's Phone"), "\(output)")
+        #expect(output.contains("2) conflict  Alice's Laptop"), "\(output)")
+        #expect(output.contains("\"bob's line\"") || output.contains("\"title\""), "a preview of each version")
+        #expect(output.contains("b) base"))
+        #expect(output.components(separatedBy: "choice> ").count - 1 == 2, "asked twice: \(output)")
+        // The diff from version 1 (current) to version 2.
+        #expect(output.contains("--- a/note.txt (\(fixture.winner.prefix(12)), Bob's Phone)"), "\(output)")
+        #expect(output.contains("+++ b/note.txt (\(loser.prefix(12)), Alice's Laptop)"), "\(output)")
+        #expect(output.contains("\n-bob's line\n"))
+        #expect(output.contains("\n+alice's line\n"))
+        #expect(output.contains("note.txt: keep version \(loser.prefix(12)) from Alice's Laptop as current"))
+
+        #expect(try bob.read("note.txt") == "title\nalice's line\n")
+        #expect(try currentFlatText(fixture.document, in: bob) == "title\nalice's line\n")
+        #expect(try bob.conflicts().isEmpty)
+        let recorded = try commitTrailers(of: #require(try bob.headID()), in: bob)
+        #expect(recorded.contains("Docver-Strategy: choose"))
+        #expect(recorded.contains("Docver-Resolved: \(loser) note.txt"))
+    }
+
+    @Test func quittingTheInteractiveChooserChangesNothing() throws {
+        let scratch = try Scratch()
+        let fixture = try ConflictFixture.text(scratch, base: "base\n", edits: ["alice\n", "bob\n"])
+        let alice = fixture.devices[0]
+        let before = try ResolveSnapshot(alice)
+        let session = try docverOnTerminal(["resolve", "note.txt", "--strategy", "choose"], in: alice.root,
+                                           answers: ["d b 2", "what", "q"])
+        #expect(session.status == 1, "\(session.output)")
+        // The diff from the base to version 2.
+        #expect(session.output.contains("--- a/note.txt (\(fixture.base.prefix(12)), alice)"), "\(session.output)")
+        #expect(session.output.contains("\n-base\n"))
+        #expect(session.output.contains("\n+alice\n"))
+        #expect(session.output.contains("not understood: 'what'"))
+        #expect(session.output.contains("resolution of note.txt was cancelled"))
+        try expectContainerUnchanged(alice, since: before, "quitting the chooser")
+        #expect(try alice.unresolvedConflictVersions(of: fixture.document).map(\.id) == fixture.losers)
+    }
+
+    @Test func diffComparesVersionsTheBaseAndTheCurrentVersion() throws {
+        let scratch = try Scratch()
+        let fixture = try ConflictFixture.text(scratch, base: "same\nbase\n", edits: ["same\nalice\n", "same\nbob\n"])
+        let alice = fixture.devices[0]
+        let (loser, winner) = (fixture.losers[0], fixture.winner)
+        let doc = fixture.document
+
+        let library = try alice.diff(from: alice.version(loser, of: doc), to: alice.version(winner, of: doc))
+        #expect(library.contains("--- a/note.txt (\(loser.prefix(12)), alice)"))
+        #expect(library.contains("+++ b/note.txt (\(winner.prefix(12)), bob)"))
+        #expect(library.contains("\n-alice\n"))
+        #expect(library.contains("\n+bob\n"))
+        #expect(library.contains(" same\n"))
+        #expect(try alice.diff(from: alice.version(winner, of: doc), to: alice.version(winner, of: doc)).isEmpty)
+
+        let twoVersions = try docver(["diff", String(loser.prefix(8)), String(winner.prefix(8)), "-d", "note.txt"], in: alice.root)
+        #expect(twoVersions.status == 0, "\(twoVersions.stderr)")
+        #expect(twoVersions.stdout == library)
+        let againstCurrent = try docver(["diff", String(loser.prefix(8)), "-d", "note.txt"], in: alice.root)
+        #expect(againstCurrent.stdout == library, "the second version defaults to the current one")
+        let againstBase = try docver(["diff", loser, "--base", "-d", "note.txt"], in: alice.root)
+        #expect(againstBase.status == 0, "\(againstBase.stderr)")
+        #expect(againstBase.stdout.contains("--- a/note.txt (\(fixture.base.prefix(12)), alice)"))
+        #expect(againstBase.stdout.contains("\n-base\n"))
+        #expect(againstBase.stdout.contains("\n+alice\n"))
+
+        // After the resolution there is no base to compare with.
+        #expect(try docver(["resolve", "note.txt", "--strategy", "latest-date"], in: alice.root).status == 0)
+        let noBase = try docver(["diff", loser, "--base", "-d", "note.txt"], in: alice.root)
+        #expect(noBase.status == 1)
+        #expect(noBase.stderr.contains("note.txt is not in conflict"))
+    }
+
+    @Test func theLogShowsTheResolutionAndRestoreUndoesIt() throws {
+        let scratch = try Scratch()
+        let fixture = try ConflictFixture.text(scratch, base: "base\n", edits: ["alice\n", "bob\n"])
+        let bob = fixture.devices[1]
+        let (loser, winner) = (fixture.losers[0], fixture.winner)
+
+        let resolve = try docver(["resolve", "note.txt", "--strategy", "choose", "--version", loser], in: bob.root)
+        #expect(resolve.status == 0, "\(resolve.stderr)")
+        let resolution = try #require(try bob.headID())
+        #expect(try bob.read("note.txt") == "alice\n")
+
+        let log = try docver(["log", "note.txt", "-n", "1"], in: bob.root)
+        #expect(log.status == 0)
+        #expect(log.stdout.hasPrefix(String(resolution.prefix(12))))
+        #expect(log.stdout.contains("Resolve conflict in note.txt (choose)"))
+        let entries = try #require(try parseJSON(docver(["log", "note.txt", "--json"], in: bob.root).stdoutData) as? [[String: Any]])
+        let first = try #require(entries.first)
+        #expect(first["id"] as? String == resolution)
+        #expect(first["kind"] as? String == "resolution")
+        #expect(first["device"] as? String == "bob")
+        #expect((first["changes"] as? [[String: Any]])?.map { $0["document"] as? String } == ["note.txt"])
+        #expect(entries.contains { $0["kind"] as? String == "integration" && $0["conflicts"] as? Int == 1 })
+        #expect(try bob.log(of: fixture.document, limit: 1).first?.kind == .resolution)
+
+        // Restoring the version that was current before the resolution undoes it, as a new save.
+        let restore = try docver(["restore", "note.txt", String(winner.prefix(10))], in: bob.root)
+        #expect(restore.status == 0, "\(restore.stderr)")
+        #expect(try bob.read("note.txt") == "bob\n")
+        let current = try #require(try bob.currentVersion(of: fixture.document))
+        #expect(current.id != resolution)
+        #expect(try flatText(of: current, in: bob) == "bob\n")
+        #expect(try commitTrailers(of: current.id, in: bob).contains("Docver-Restored: \(winner) note.txt"))
+        #expect(try bob.history(of: fixture.document).first?.id == resolution, "the resolution stays in history")
+        let afterRestore = try docver(["log", "note.txt", "-n", "2"], in: bob.root).stdout
+        #expect(afterRestore.contains("Restore note.txt to version \(winner.prefix(12))"))
+        #expect(afterRestore.contains("Resolve conflict in note.txt (choose)"))
+        #expect(try bob.conflicts().isEmpty, "the resolved version is not raised again")
+        #expect(try bob.status().changed.isEmpty)
+        try expectFsckClean(bob.root)
+    }
+}
