@@ -26,22 +26,69 @@ extension Container {
     /// The commit that introduced the state (contents, or absence) a document has at `start`:
     /// walks back while a parent has the same state, preferring the first such parent, as
     /// git's history simplification does. Its cost is the distance to that commit.
+    ///
+    /// The absence of a document is the one state that several lines can hold for unrelated
+    /// reasons: one line deleted the document, another never had it (a device that saved on
+    /// from before the document existed). When an integration joins such lines, the first
+    /// parent may be the one that never had it, and the walk would end at a root as if the
+    /// document had never been saved, losing its deletion. So when the walk through an absence
+    /// passed a commit with several parents lacking the document, every such line is searched,
+    /// and the deletion no other deletion found descends from is the version.
     func versionCommit(of path: String, from start: ObjectID, in repository: Repository) throws -> ObjectID {
         var current = try repository.commit(start)
         var entry = try repository.tree(current.treeID).entry(atPath: path)
+        var ambiguousAbsence = false
         while true {
             var next: Commit?
+            var nextEntry: TreeEntry?
             for parentID in current.parentIDs {
                 let parent = try repository.commit(parentID)
                 let parentEntry = try repository.tree(parent.treeID).entry(atPath: path)
                 if parentEntry?.id == entry?.id && parentEntry?.mode == entry?.mode {
-                    next = parent
-                    entry = parentEntry
-                    break
+                    if next == nil {
+                        next = parent
+                        nextEntry = parentEntry
+                        if entry != nil { break }
+                    } else {
+                        ambiguousAbsence = true
+                        break
+                    }
                 }
             }
-            guard let next else { return current.id }
+            guard let next else { break }
             current = next
+            entry = nextEntry
+        }
+        guard ambiguousAbsence else { return current.id }
+        return try latestDeletion(of: path, from: start, in: repository) ?? current.id
+    }
+
+    /// The deletions of `path` reachable from `start` through commits lacking it, in the order
+    /// of a first-parent-first search; the first one that no other found deletion descends
+    /// from. nil when no line from `start` ever had the document.
+    private func latestDeletion(of path: String, from start: ObjectID, in repository: Repository) throws -> ObjectID? {
+        var lacks: [ObjectID: Bool] = [:]
+        func lacksDocument(_ id: ObjectID) throws -> Bool {
+            if let known = lacks[id] { return known }
+            let result = try repository.tree(repository.commit(id).treeID).entry(atPath: path) == nil
+            lacks[id] = result
+            return result
+        }
+        var deletions: [ObjectID] = []
+        var visited: Set<ObjectID> = []
+        var stack = [start]
+        while let id = stack.popLast() {
+            guard visited.insert(id).inserted else { continue }
+            let parents = try repository.commit(id).parentIDs
+            let lacking = try parents.filter(lacksDocument)
+            if lacking.isEmpty {
+                if !parents.isEmpty { deletions.append(id) } // a root: that line never had it
+            } else {
+                stack.append(contentsOf: lacking.reversed())
+            }
+        }
+        return try deletions.first { deletion in
+            try !deletions.contains { other in try other != deletion && repository.isDescendant(other, of: deletion) }
         }
     }
 
