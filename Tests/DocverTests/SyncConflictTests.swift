@@ -41,7 +41,7 @@ import Testing
 
         try expectConverged([alice, bob])
         let doc = try DocumentPath("note.txt")
-        let conflict = try #require(try alice.conflicts().only)
+        let conflict = try #require(try alice.conflicts().soleElement)
         #expect(conflict.document == doc)
         let competing = [try alice.version(aliceSave, of: doc), try bob.version(bobSave, of: doc)]
         let ranked = rankedByConflictRule(competing)
@@ -70,7 +70,7 @@ import Testing
         let aliceJSON = try docver("conflicts", "--json", in: alice.root)
         let bobJSON = try docver("conflicts", "--json", in: bob.root)
         #expect(aliceJSON.stdout == bobJSON.stdout)
-        let array = try #require(try parseJSON(aliceJSON) as? [[String: Any]])
+        let array = try #require(try parseCLIJSON(aliceJSON) as? [[String: Any]])
         #expect(array.count == 1)
         #expect(array.first?["document"] as? String == "note.txt")
         #expect((array.first?["current"] as? [String: Any])?["id"] as? String == ranked[0].id)
@@ -78,13 +78,13 @@ import Testing
         #expect(listed.map { $0["id"] as? String } == [ranked[1].id])
         #expect((array.first?["base"] as? [String: Any])?["id"] as? String == base)
 
-        let status = try #require(try parseJSON(docver("status", "--json", in: bob.root)) as? [String: Any])
+        let status = try #require(try parseCLIJSON(docver("status", "--json", in: bob.root)) as? [String: Any])
         #expect((status["changed"] as? [Any])?.isEmpty == true)
         let inConflict = try #require(status["inConflict"] as? [[String: Any]])
         #expect(inConflict.map { $0["document"] as? String } == ["note.txt"])
         #expect(inConflict.map { $0["conflicts"] as? Int } == [1])
 
-        let versions = try #require(try parseJSON(docver("versions", "note.txt", "--json", in: alice.root)) as? [String: Any])
+        let versions = try #require(try parseCLIJSON(docver("versions", "note.txt", "--json", in: alice.root)) as? [String: Any])
         let versionConflicts = try #require(versions["conflicts"] as? [[String: Any]])
         #expect(versionConflicts.map { $0["id"] as? String } == [ranked[1].id])
         #expect(versionConflicts.map { $0["conflict"] as? Bool } == [true])
@@ -102,7 +102,7 @@ import Testing
         let newer = try amy.saveText("newer\n", to: "note.txt")
         for device in [zed, amy, zed] { try device.sync() }
         try expectConverged([zed, amy])
-        let conflict = try #require(try amy.conflicts().only)
+        let conflict = try #require(try amy.conflicts().soleElement)
         #expect(conflict.current.id == newer)
         #expect(conflict.conflicts.map(\.id) == [older])
         #expect(try zed.read("note.txt") == "newer\n")
@@ -125,7 +125,7 @@ import Testing
         try #require(try amy.version(amySave, of: doc).modified == zed.version(zedSave, of: doc).modified)
         for device in [amy, zed, amy] { try device.sync() }
         try expectConverged([amy, zed])
-        let conflict = try #require(try amy.conflicts().only)
+        let conflict = try #require(try amy.conflicts().soleElement)
         #expect(conflict.current.id == zedSave)
         #expect(conflict.conflicts.map(\.id) == [amySave])
     }
@@ -143,7 +143,7 @@ import Testing
         let doc = try DocumentPath("note.txt")
         let ranked = rankedByConflictRule(try saves.map { try devices[0].version($0, of: doc) })
         for device in devices {
-            let conflict = try #require(try device.conflicts(doc).only)
+            let conflict = try #require(try device.conflicts(doc).soleElement)
             #expect(conflict.current.id == ranked[0].id)
             #expect(Set(conflict.conflicts.map(\.id)) == Set(ranked.dropFirst().map(\.id)))
             #expect(conflict.conflicts.map(\.id) == ranked.dropFirst().map(\.id), "conflict versions are listed newest first")
@@ -173,7 +173,7 @@ import Testing
             #expect([aliceSave, bobSave].contains(current.id))
             #expect(try device.isReachable(aliceSave) && device.isReachable(bobSave))
         }
-        let cli = try #require(try parseJSON(docver("conflicts", "--json", in: devices[1].root)) as? [Any])
+        let cli = try #require(try parseCLIJSON(docver("conflicts", "--json", in: devices[1].root)) as? [Any])
         #expect(cli.isEmpty)
     }
 
@@ -213,9 +213,64 @@ import Testing
             #expect(try conflicts.first.map { try device.contents(of: $0) } == .deleted)
             #expect(try device.read("other.txt") == "other\n")
         }
-        let listed = try #require(try parseJSON(docver("versions", "note.txt", "--json", in: remover.root)) as? [String: Any])
+        let listed = try #require(try parseCLIJSON(docver("versions", "note.txt", "--json", in: remover.root)) as? [String: Any])
         let conflictVersions = try #require(listed["conflicts"] as? [[String: Any]])
         #expect(conflictVersions.map { $0["deleted"] as? Bool } == [true])
+    }
+
+    /// A deletion integrated with a line of saves that never had the document (a device that
+    /// branched off before the document was created) is still the document's current version,
+    /// and still a conflict version when it meets a concurrent edit. The integration's parents
+    /// are sorted by id, so both orders are forced: the old line first and last.
+    @Test(arguments: [true, false])
+    func deletionIntegratedWithALineThatNeverHadTheDocumentIsKept(oldLineFirst: Bool) throws {
+        let scratch = try Scratch()
+        let (_, devices, _) = try self.devices(["alice", "bob", "carol"], in: scratch, base: ["other.txt": "other\n"])
+        let (alice, bob, carol) = (devices[0], devices[1], devices[2])
+        // bob saves and pushes before the document exists.
+        try bob.saveText("bob 0\n", to: "bob.txt")
+        try bob.sync()
+        // alice creates the document (integrating bob's save), carol picks it up, alice deletes it.
+        let created = try alice.saveText("v1\n", to: "note.txt")
+        try alice.sync()
+        try carol.sync()
+        #expect(try carol.read("note.txt") == "v1\n")
+        let deletion = try alice.deleteAndSave("note.txt")
+        try alice.sync()
+        // bob goes on saving on his old line, until his head sorts on the wanted side of the deletion.
+        var attempt = 0
+        repeat {
+            attempt += 1
+            try bob.saveText("bob \(attempt)\n", to: "bob.txt")
+        } while try (bob.headID()! < deletion) != oldLineFirst && attempt < 200
+        try bob.sync()
+        let doc = try DocumentPath("note.txt")
+        let integration = try #require(try bob.headID())
+        let parents = try bob.git(["log", "-1", "--format=%P", integration]).split(separator: " ").map {
+            $0.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(parents.count == 2 && parents.contains(deletion))
+        #expect((parents.first == deletion) != oldLineFirst)
+        // The integration holds alice's deletion, not "never saved".
+        let current = try bob.currentVersion(of: doc)
+        #expect(current?.id == deletion, "a deleted document's current version is its deletion, not 'never saved'")
+        #expect(current?.isDeletion == true)
+        if current != nil { #expect(try bob.history(of: doc).map(\.id) == [created]) }
+
+        // carol edited the document concurrently with the deletion: her edit stays current and
+        // the deletion becomes a conflict version.
+        let edit = try carol.saveText("carol's edit\n", to: "note.txt")
+        let report = try carol.sync()
+        #expect(report.newConflicts[doc] == [deletion])
+        for device in [alice, bob] { try device.sync() }
+        try expectConverged(devices)
+        for device in devices {
+            #expect(try device.currentVersion(of: doc)?.id == edit)
+            #expect(try device.read("note.txt") == "carol's edit\n")
+            let conflicts = try device.unresolvedConflictVersions(of: doc)
+            #expect(conflicts.map(\.id) == [deletion])
+            #expect(conflicts.first?.isDeletion == true)
+        }
     }
 
     // MARK: 5. Rename vs edit
@@ -273,7 +328,7 @@ import Testing
         let ranked = rankedByConflictRule([try alice.version(aliceSave, of: doc), try bob.version(bobSave, of: doc)])
         for device in devices {
             #expect(try device.documentsInConflict().map(\.document.path) == ["trip.imagenotes"])
-            let conflict = try #require(try device.conflicts().only)
+            let conflict = try #require(try device.conflicts().soleElement)
             #expect(conflict.document == doc)
             #expect(conflict.current.kind == .package)
             #expect(conflict.current.id == ranked[0].id)
@@ -315,7 +370,7 @@ import Testing
         let doc = try DocumentPath("note.txt")
         let ranked = rankedByConflictRule(try [annSave, benSave, catSave].map { try ann.version($0, of: doc) })
         for device in devices {
-            let conflict = try #require(try device.conflicts(doc).only)
+            let conflict = try #require(try device.conflicts(doc).soleElement)
             #expect(conflict.current.id == ranked[0].id)
             #expect(Set(conflict.conflicts.map(\.id)) == Set(ranked.dropFirst().map(\.id)))
             // Conflict versions are always devices' saves, never integration commits.
@@ -331,7 +386,7 @@ import Testing
         let first = [try alice.saveText("alice 1\n", to: "note.txt"), try bob.saveText("bob 1\n", to: "note.txt")]
         for device in [alice, bob, alice] { try device.sync() }
         let doc = try DocumentPath("note.txt")
-        let firstLoser = try #require(try alice.unresolvedConflictVersions(of: doc).only)
+        let firstLoser = try #require(try alice.unresolvedConflictVersions(of: doc).soleElement)
         #expect(first.contains(firstLoser.id))
 
         // Both edit the (conflicted) document again, from the converged state.
@@ -339,7 +394,7 @@ import Testing
         for device in [bob, alice, bob] { try device.sync() }
         try expectConverged(devices)
         let ranked = rankedByConflictRule(try second.map { try alice.version($0, of: doc) })
-        let conflict = try #require(try bob.conflicts(doc).only)
+        let conflict = try #require(try bob.conflicts(doc).soleElement)
         #expect(conflict.current.id == ranked[0].id)
         #expect(Set(conflict.conflicts.map(\.id)) == [firstLoser.id, ranked[1].id])
         #expect(try bob.status().inConflict.map(\.conflicts) == [2])
@@ -391,7 +446,7 @@ import Testing
 
         let doc = try DocumentPath("note.txt")
         for device in devices {
-            let conflict = try #require(try device.conflicts(doc).only)
+            let conflict = try #require(try device.conflicts(doc).soleElement)
             // bob's unsaved edit became a version: current or kept as a conflict version.
             #expect(Set([conflict.current.id] + conflict.conflicts.map(\.id)) == [aliceSave, saved.id])
             #expect(try device.read("new.txt") == "a new unsaved document\n")
@@ -425,5 +480,5 @@ import Testing
 
 extension Array {
     /// The single element, or nil when there are none or several.
-    var only: Element? { count == 1 ? first : nil }
+    var soleElement: Element? { count == 1 ? first : nil }
 }

@@ -139,7 +139,7 @@ func expectConverged(_ devices: [Container], context: String = "",
 }
 
 /// Parses a CLI `--json` output.
-func parseJSON(_ result: ProcessResult, sourceLocation: SourceLocation = #_sourceLocation) throws -> Any {
+func parseCLIJSON(_ result: ProcessResult, sourceLocation: SourceLocation = #_sourceLocation) throws -> Any {
     #expect(result.status == 0, "docver failed: \(result.stderr)", sourceLocation: sourceLocation)
     return try JSONSerialization.jsonObject(with: result.stdoutData)
 }

@@ -1,0 +1,203 @@
+import DocverKit
+import Foundation
+import Testing
+
+/// Random interleavings of saves and syncs over several devices sharing one bare remote.
+///
+/// Environment knobs for digging into a failure:
+/// `DOCVER_SYNC_SEED=<n>` replays one seed; `DOCVER_SYNC_SEEDS=<count>` and
+/// `DOCVER_SYNC_STEPS=<count>` scale the run.
+@Suite struct SyncPropertyTests {
+    static let seeds: [UInt64] = {
+        let environment = ProcessInfo.processInfo.environment
+        if let seed = environment["DOCVER_SYNC_SEED"].flatMap(UInt64.init) { return [seed] }
+        let count = environment["DOCVER_SYNC_SEEDS"].flatMap(Int.init) ?? 14
+        return (0..<UInt64(count)).map { 0x5EED_0000 &+ $0 &* 7919 }
+    }()
+
+    static let steps = ProcessInfo.processInfo.environment["DOCVER_SYNC_STEPS"].flatMap(Int.init) ?? 30
+
+    /// A handful of documents: flat files, one in a folder, and one file package.
+    static let documents = ["a.txt", "b.txt", "c.txt", "notes/d.txt", "e.imagenotes"]
+
+    /// One save as the test saw it: its id and the documents it changed.
+    struct Save {
+        var id: String
+        var device: String
+        var documents: [String]
+    }
+
+    @Test(arguments: seeds)
+    func randomInterleavingsConvergeAndLoseNothing(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let scratch = try Scratch("property\(seed)")
+        let remote = try scratch.bareRemote()
+        let deviceCount = Int.random(in: 3...5, using: &random)
+        let devices = try (0..<deviceCount).map { try scratch.device("device\($0)", remote: remote) }
+        var saves: [Save] = []
+        var trace: [String] = ["seed \(seed): \(deviceCount) devices, \(Self.steps) steps"]
+
+        func record(_ result: SaveResult?, _ device: Container, _ what: String) {
+            guard let result else { return }
+            saves.append(Save(id: result.id, device: device.device.id, documents: result.changes.map(\.document.path)))
+            trace.append("  \(device.device.id) \(what) -> \(result.id.prefix(10)) \(result.changes.map { "\($0.change.rawValue) \($0.document)" })")
+        }
+
+        func fail(_ message: String) {
+            if let keep = ProcessInfo.processInfo.environment["DOCVER_SYNC_KEEP"] {
+                // Keep the devices for inspection with plain git.
+                let copy = URL(fileURLWithPath: keep).appendingPathComponent("seed-\(seed)")
+                if !FileManager.default.fileExists(atPath: copy.path) {
+                    try? FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true)
+                    try? FileManager.default.copyItem(at: scratch.url, to: copy)
+                }
+            }
+            Issue.record("seed \(seed) (replay with DOCVER_SYNC_SEED=\(seed)): \(message)\n\(trace.joined(separator: "\n"))")
+        }
+
+        // Every step: one device saves (a new document, an edit or a deletion), leaves an edit
+        // unsaved for its next sync, or syncs.
+        for step in 0..<Self.steps {
+            let device = devices[Int.random(in: 0..<deviceCount, using: &random)]
+            let roll = Int.random(in: 0..<100, using: &random)
+            let document = Self.documents[Int.random(in: 0..<Self.documents.count, using: &random)]
+            let exists = FileManager.default.fileExists(atPath: device.root.appendingPathComponent(document).path)
+            do {
+                if roll < 40 {
+                    let report = try device.sync()
+                    record(report.savedBeforeSync, device, "sync (save before sync)")
+                    trace.append("  \(device.device.id) sync integrated=\(report.integrated) conflicts=\(report.newConflicts.mapValues(\.count)) warnings=\(report.warnings)")
+                    if !report.warnings.isEmpty { fail("sync warned: \(report.warnings)") }
+                } else if exists && roll >= 88 {
+                    try device.remove(document)
+                    do {
+                        record(try device.save([DocumentPath(document)]), device, "delete \(document)")
+                    } catch DocverError.noSuchDocument {
+                        // A new document that was never saved: removing it leaves nothing to save.
+                        trace.append("  \(device.device.id) removed unsaved new \(document)")
+                    }
+                } else {
+                    // Mostly unique contents; sometimes one of two shared ones (identical edits).
+                    let shared = Int.random(in: 0..<10, using: &random) == 0
+                    let text = shared ? "shared \(document) \(Int.random(in: 0..<2, using: &random))\n"
+                        : "\(document) by \(device.device.id) at step \(step) of seed \(seed)\n"
+                    try write(text, to: document, in: device)
+                    if roll < 48 {
+                        trace.append("  \(device.device.id) unsaved edit of \(document)")
+                    } else {
+                        record(try device.save([DocumentPath(document)]), device, "\(exists ? "edit" : "new") \(document)")
+                    }
+                }
+            } catch {
+                fail("step \(step) on \(device.device.id) threw: \(error)")
+                return
+            }
+        }
+
+        // Quiesce: every device syncs twice, with nothing new saved.
+        for round in 0..<2 {
+            for device in devices {
+                let report = try device.sync()
+                record(report.savedBeforeSync, device, "final sync \(round) (save before sync)")
+                trace.append("  \(device.device.id) final sync \(round) integrated=\(report.integrated) conflicts=\(report.newConflicts.mapValues(\.count))")
+                if round == 1, report.savedBeforeSync != nil { fail("\(device.device.id) saved in the second final round") }
+                // The second round only fast-forwards to what the last device of the first made.
+                if round == 1, !report.newConflicts.isEmpty { fail("\(device.device.id) recorded conflicts in the second final round") }
+            }
+        }
+
+        let head = try #require(try devices[0].headID())
+        let contents = try devices[0].currentContents()
+        let conflicts = try devices[0].conflictSummary()
+        for device in devices {
+            let id = device.device.id
+            if try device.headID() != head { fail("\(id) ends at \(try device.headID() ?? "nil"), device0 at \(head)") }
+            if try device.currentContents() != contents { fail("\(id) has different current contents") }
+            let theirs = try device.conflictSummary()
+            if theirs != conflicts { fail("\(id) has different conflicts: \(theirs) vs \(conflicts)") }
+            if try device.workingTreeFiles() != device.expectedFiles() {
+                fail("\(id)'s working tree does not match its current versions")
+            }
+            if try !device.status().changed.isEmpty { fail("\(id) has unsaved changes: \(try device.status().changed)") }
+            let fsck = try runProcess("/usr/bin/git", ["fsck", "--strict", "--no-progress"], in: device.root)
+            if fsck.status != 0 { fail("git fsck --strict failed on \(id): \(fsck.stderr)") }
+        }
+
+        // No version lost: every save is in the final history...
+        let graph = try CommitGraph(head: head, in: devices[0].root)
+        for save in saves where !graph.contains(save.id) {
+            fail("save \(save.id) of \(save.device) is not reachable from the final head")
+        }
+        // ... and every document's versions that no later version of it supersedes are the
+        // current version or an unresolved conflict version, on every device.
+        try checkFrontier(saves: saves, graph: graph, device: devices[0], fail: fail)
+    }
+
+    private func write(_ text: String, to document: String, in device: Container) throws {
+        if document.hasSuffix(".imagenotes") {
+            try device.write(text, to: document + "/text.txt")
+            try device.write(String(text.reversed()), to: document + "/img.png")
+        } else {
+            try device.write(text, to: document)
+        }
+    }
+
+    /// For each document, the versions (saves that changed it) not an ancestor of another of its
+    /// versions must still be visible: as the current version, or as an unresolved conflict
+    /// version. Versions whose state another save also produced (shared contents, deletions)
+    /// are left out: an identical state is not a conflict, and a deletion of a document only
+    /// this device had seen can legitimately meet a re-creation as a plain change.
+    private func checkFrontier(saves: [Save], graph: CommitGraph, device: Container, fail: (String) -> Void) throws {
+        var statesSeen: [String: [DocumentContents: Int]] = [:]
+        var versions: [String: [(id: String, state: DocumentContents)]] = [:]
+        for save in saves {
+            for document in save.documents {
+                let version = try device.version(save.id, of: DocumentPath(document))
+                let state = try device.contents(of: version)
+                statesSeen[document, default: [:]][state, default: 0] += 1
+                versions[document, default: []].append((save.id, state))
+            }
+        }
+        for (document, list) in versions {
+            let path = try DocumentPath(document)
+            let current = try device.currentVersion(of: path)
+            let conflictIDs = Set(try device.unresolvedConflictVersions(of: path).map(\.id))
+            let allIDs = Set(list.map(\.id))
+            for conflict in conflictIDs where !allIDs.contains(conflict) {
+                fail("conflict version \(conflict) of \(document) is not one of the saves of \(document)")
+            }
+            for version in list {
+                let superseded = list.contains { $0.id != version.id && graph.isAncestor(version.id, of: $0.id) }
+                guard !superseded, version.state != .deleted, statesSeen[document]?[version.state] == 1 else { continue }
+                if version.id != current?.id && !conflictIDs.contains(version.id) {
+                    fail("version \(version.id) of \(document) was lost: current is \(current?.id ?? "none"), conflicts \(conflictIDs.sorted())")
+                }
+            }
+        }
+    }
+}
+
+/// The commit graph reachable from one head, read once with `git rev-list --parents`.
+struct CommitGraph {
+    private var parents: [String: [String]] = [:]
+
+    init(head: String, in directory: URL) throws {
+        for line in try runGit(["rev-list", "--parents", head], in: directory).split(separator: "\n") {
+            let ids = line.split(separator: " ").map(String.init)
+            parents[ids[0]] = Array(ids.dropFirst())
+        }
+    }
+
+    func contains(_ id: String) -> Bool { parents[id] != nil }
+
+    /// True when `ancestor` is a strict ancestor of `commit`.
+    func isAncestor(_ ancestor: String, of commit: String) -> Bool {
+        var stack = parents[commit] ?? []
+        var seen: Set<String> = []
+        while let next = stack.popLast() {
+            if next == ancestor { return true }
+            if seen.insert(next).inserted { stack += parents[next] ?? [] }
+        }
+        return false
+    }
+}
