@@ -3,6 +3,7 @@
 # then let a second device join through a bare git remote and sync.
 set -euo pipefail
 DOCVER="${DOCVER:-docver}"
+case "$DOCVER" in */*) DOCVER="$(cd "$(dirname "$DOCVER")" && pwd)/$(basename "$DOCVER")" ;; esac
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/docver-demo.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
 run() { echo "\$ docver $*"; "$DOCVER" "$@"; echo; }

@@ -108,9 +108,10 @@ extension Container {
                 try ObjectID(hex: record.version).map { try makeVersion(of: document, at: $0, in: repository) }
             }.sorted(by: Self.newestFirst)
             guard !versions.isEmpty else { return nil }
-            let base = try records.compactMap(\.base).sorted().last.flatMap(ObjectID.init(hex:)).map {
+            // Records from different integrations may name different bases: take the newest.
+            let base = try Set(records.compactMap(\.base)).compactMap(ObjectID.init(hex:)).map {
                 try makeVersion(of: document, at: $0, in: repository)
-            }
+            }.sorted(by: Self.newestFirst).first
             return Conflict(document: document, current: current, conflicts: versions, base: base)
         }
     }

@@ -11,6 +11,8 @@ public struct Container: Sendable {
     public let root: URL
     /// This device: every save is a commit on its own branch.
     public let device: Device
+    /// The repository's git directory (usually `root/.git`; elsewhere for worktrees).
+    let gitDirectory: String
 
     /// Opens the container at `url`, or the nearest one above it (like git).
     public init(at url: URL) throws {
@@ -27,6 +29,7 @@ public struct Container: Sendable {
         let name = (try? repository.configString(ConfigKey.deviceName)) ?? nil
         self.root = URL(fileURLWithPath: String(workdir.dropLast()), isDirectory: true)
         self.device = Device(unchecked: id, name: name ?? id)
+        self.gitDirectory = String(repository.gitDirectory.dropLast())
     }
 
     /// Creates a container at `url` for `device`, or adopts the git repository already there
@@ -91,7 +94,7 @@ public struct Container: Sendable {
         id=$(git config docver.device) || exit 0
         name=$(git config docver.deviceName || echo "$id")
         grep -q '^\(Trailer.device):' "$1" && exit 0
-        git interpret-trailers --in-place --trailer "\(Trailer.device): $id" --trailer "\(Trailer.deviceName): $name" "$1"
+        git interpret-trailers --in-place --if-exists add --trailer "\(Trailer.device): $id" --trailer "\(Trailer.deviceName): $name" "$1"
 
         """
         try script.write(toFile: hook, atomically: true, encoding: .utf8)
@@ -119,14 +122,15 @@ public struct Container: Sendable {
     /// compare-and-swap update of the branch instead.
     func withWriteLock<T>(_ body: (Repository) throws -> T) throws -> T {
         try withRepository { repository in
-            let lock = try FileLock(path: repository.gitDirectory + "docver/lock")
+            let lock = try FileLock(path: metadataDirectory + "/lock")
             defer { lock.unlock() }
             try finishInterruptedCheckout(repository)
             return try body(repository)
         }
     }
 
-    var metadataDirectory: String { root.path + "/.git/docver" }
+    /// docver's local files (lock, caches, markers), never shared: `.git/docver`.
+    var metadataDirectory: String { gitDirectory + "/docver" }
 }
 
 /// An exclusive advisory lock on a file (flock), released on unlock or process exit.

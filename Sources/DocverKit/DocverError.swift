@@ -102,7 +102,7 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
 extension DocverError {
     /// Escapes control characters (names may contain them), so a description stays one line
     /// and cannot drive the terminal.
-    static func printable(_ text: String) -> String {
+    public static func printable(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var result = ""
         for scalar in text.unicodeScalars {

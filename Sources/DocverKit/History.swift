@@ -308,7 +308,8 @@ extension Container {
 
     private func touches(_ commit: Commit, document: DocumentPath, in repository: Repository) throws -> Bool {
         let encoded = TrailerPath.encode(document.path)
-        if commit.trailers.contains(where: { $0.key.hasPrefix("Docver-") && $0.value.hasSuffix(" " + encoded) }) {
+        let recordKeys = [Trailer.conflict, Trailer.resolved, Trailer.removed, Trailer.replaced, Trailer.restored]
+        if commit.trailers.contains(where: { recordKeys.contains($0.key) && $0.value.hasSuffix(" " + encoded) }) {
             return true
         }
         let parents = commit.parentIDs

@@ -1,7 +1,8 @@
 import Foundation
 
 /// The version with the latest modification date becomes current (then the greater device
-/// id, then the greater version id, the same order integration uses).
+/// id, then the greater version id, the same order integration uses). As in integration, a
+/// modification beats a deletion: a deletion wins only when every version is one.
 public struct LatestDateStrategy: ResolutionStrategy {
     /// The latest-date strategy.
     public init() {}
@@ -11,7 +12,8 @@ public struct LatestDateStrategy: ResolutionStrategy {
     /// Decides the resolution of `conflict`.
     public func resolve(_ conflict: Conflict, in container: Container) async throws -> Resolution {
         let all = [conflict.current] + conflict.conflicts
-        return .keep(all.sorted(by: Container.newestFirst)[0])
+        let candidates = all.contains { !$0.isDeletion } ? all.filter { !$0.isDeletion } : all
+        return .keep(candidates.sorted(by: Container.newestFirst)[0])
     }
 }
 

@@ -35,6 +35,15 @@ struct GlobalOptions: ParsableArguments {
     }
 
     func container() throws -> Container { try Container(at: url) }
+
+    /// A remote given as a relative path is made absolute against the working directory
+    /// (after -C), so it keeps working from anywhere; URLs and scp-style addresses are kept.
+    func remoteURL(_ given: String) -> String {
+        let isURL = given.contains("://")
+        let isScpLike = given.firstIndex(of: ":").map { colon in !given[..<colon].contains("/") } ?? false
+        guard !isURL, !isScpLike, !given.hasPrefix("/") else { return given }
+        return URL(fileURLWithPath: given, relativeTo: url).standardizedFileURL.path
+    }
 }
 
 /// Options of listings.
@@ -53,6 +62,14 @@ extension AsyncParsableCommand {
             throw ExitCode.failure
         } catch let error as GitError {
             Terminal.error(error.message, hint: nil)
+            throw ExitCode.failure
+        } catch let error as ExitCode {
+            throw error
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            // Anything else (a file-system error, say) still gets the documented one-line form.
+            Terminal.error(DocverError.printable(error.localizedDescription), hint: nil)
             throw ExitCode.failure
         }
     }

@@ -16,7 +16,7 @@ extension Docver {
         func run() async throws {
             try await reportingErrors {
                 let destination = URL(fileURLWithPath: path, relativeTo: global.url).standardizedFileURL
-                let (container, report) = try Container.clone(from: url, to: destination, device: Device(id: device, name: deviceName))
+                let (container, report) = try Container.clone(from: global.remoteURL(url), to: destination, device: Device(id: device, name: deviceName))
                 report.warnings.forEach(Terminal.warning)
                 print("cloned into \(container.root.path) as device '\(container.device.id)'")
                 Sync.printConflicts(report)

@@ -12,6 +12,12 @@ struct QueryOptions: ParsableArguments {
     @Option(help: "Sort by path, name, modified, size or type.") var sort: DocumentQuery.SortKey = .path
     @Flag(help: "Sort in descending order.") var reverse = false
 
+    func validate() throws {
+        if let modifiedSince, ISO8601DateFormatter().date(from: modifiedSince) == nil {
+            throw ValidationError("--modified-since needs an ISO-8601 date such as 2026-11-01T00:00:00Z")
+        }
+    }
+
     func query() throws -> DocumentQuery {
         var since: Date?
         if let modifiedSince {

@@ -15,8 +15,8 @@ extension Docver {
 
             func run() async throws {
                 try await reportingErrors {
-                    try global.container().addRemote(name, url: url)
-                    print("added remote '\(name)' (\(url))")
+                    try global.container().addRemote(name, url: global.remoteURL(url))
+                    print("added remote '\(name)' (\(global.remoteURL(url)))")
                 }
             }
         }
