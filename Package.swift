@@ -30,10 +30,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Example apps on the editor library (see Examples/TextNotes and Examples/ImageNotes).
+        .executableTarget(name: "TextNotes", dependencies: ["DocverKit"], path: "Examples/TextNotes/Sources"),
+        .executableTarget(name: "ImageNotes", dependencies: ["DocverKit"], path: "Examples/ImageNotes/Sources"),
         .testTarget(
             name: "DocverTests",
-            // "docver" is a build dependency only: the CLI tests run the built binary.
-            dependencies: ["DocverKit", "docver"]
+            // "docver", "TextNotes" and "ImageNotes" are build dependencies only: the tests run the built binaries.
+            dependencies: ["DocverKit", "docver", "TextNotes", "ImageNotes"]
         ),
     ]
 )
