@@ -243,6 +243,33 @@ struct DeliberatingStrategy: ResolutionStrategy {
         try expectContainerUnchanged(alice, since: before, "choose without a terminal")
     }
 
+    /// With several documents, each is resolved on its own: one failing does not undo or stop
+    /// the others, and the exit status says something failed.
+    @Test func resolvingAllGoesOnPastADocumentThatFails() throws {
+        let scratch = try Scratch()
+        let fixture = try ConflictFixture.make(
+            scratch, document: "easy.txt",
+            base: ["easy.txt": Data(Self.nineLines.utf8), "hard.txt": Data(Self.nineLines.utf8)],
+            edits: [["easy.txt": Data(Self.nineLines(changing: [1: "alice 1"]).utf8),
+                     "hard.txt": Data(Self.nineLines(changing: [5: "alice 5"]).utf8)],
+                    ["easy.txt": Data(Self.nineLines(changing: [9: "bob 9"]).utf8),
+                     "hard.txt": Data(Self.nineLines(changing: [5: "bob 5"]).utf8)]])
+        let alice = fixture.devices[0]
+        let hardBefore = try alice.read("hard.txt")
+
+        let (result, json) = try docverJSON(["resolve", "--all", "--strategy", "merge", "--json"], in: alice.root)
+        #expect(result.status == 1)
+        let entries = try #require(json as? [[String: Any]])
+        #expect(entries.map { $0["document"] as? String } == ["easy.txt", "hard.txt"])
+        #expect(entries.map { $0["outcome"] as? String } == ["merged", "failed"])
+        #expect(entries[0]["save"] is String)
+        #expect((entries[1]["error"] as? String)?.hasPrefix("cannot merge hard.txt: both devices changed the same lines") == true)
+        #expect(try alice.read("easy.txt") == Self.nineLines(changing: [1: "alice 1", 9: "bob 9"]))
+        #expect(try alice.read("hard.txt") == hardBefore)
+        #expect(try alice.documentsInConflict().map(\.document.path) == ["hard.txt"])
+        #expect(try alice.status().changed.isEmpty)
+    }
+
     // MARK: Strategies that give up
 
     @Test func aStrategyThatThrowsOrCancelsChangesNothing() async throws {

@@ -34,6 +34,25 @@ import Testing
         #expect((cli.json as? [Any])?.isEmpty == true)
     }
 
+    /// Resolution records name documents whatever their names hold (spaces, non-ASCII).
+    @Test func aResolutionOfADocumentWithAnOddNameTravels() throws {
+        let scratch = try Scratch()
+        let name = "my notes/Reise plan (v2) – café.txt"
+        let fixture = try ConflictFixture.text(scratch, document: name, base: "base\n", edits: ["ann\n", "ben\n"],
+                                               staggered: true)
+        let (ann, ben) = (fixture.devices[0], fixture.devices[1])
+        let result = try docver(["resolve", name, "--strategy", "choose", "--version", fixture.losers[0]], in: ann.root)
+        #expect(result.status == 0, "\(result.stderr)")
+        let recorded = try commitTrailers(of: #require(try ann.headID()), in: ann)
+        #expect(recorded.contains("Docver-Resolved: \(fixture.losers[0]) my%20notes/Reise%20plan%20(v2)%20–%20café.txt"))
+        for device in [ann, ben] { try device.sync() }
+        try expectConverged([ann, ben])
+        for device in [ann, ben] {
+            #expect(try device.conflicts().isEmpty)
+            #expect(try device.read(name) == "ann\n")
+        }
+    }
+
     /// ben edits the document before he sees ann's resolution. When the resolution changed the
     /// contents, ben's edit and the resolution compete: a new conflict, nothing lost. When it
     /// kept the current contents, ben's edit simply follows it.
