@@ -266,6 +266,15 @@ public actor ManagedDocument<Model: DocumentModel> {
                 refreshConflictState(base: state)
                 return
             }
+            if current?.isDeletion ?? true, !hasUnsavedChanges {
+                // Deleted elsewhere: report it once, not at every poll. The model stays; saving
+                // it makes the document again.
+                baseHead = head
+                loadedVersion = current?.id
+                refreshConflictState(base: state)
+                errorHandler?(DocverError.noSuchDocument(path.path))
+                return
+            }
             setState(state.union(.editingDisabled))
             if hasUnsavedChanges, let model {
                 // Never throw edits away: save them against the version they were made on.
