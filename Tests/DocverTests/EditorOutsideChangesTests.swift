@@ -244,6 +244,62 @@ import Testing
         try expectFsckClean(alice.root)
     }
 
+    @Test func saveOnAStaleBaseCompetesInsteadOfOverwriting() async throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("start\n", to: "note.txt")
+        let doc = try textDocument(alice, "note.txt")
+        try await doc.open()
+
+        // Another process saves a newer version; the editor saves before its next poll.
+        try alice.write("theirs\n", to: "note.txt")
+        try docverSucceeds("save", "note.txt", in: alice)
+        try await doc.edit { $0.text = "mine\n" }
+        try await doc.save()
+
+        let texts = try Set([alice.currentText("note.txt")].compactMap { $0 } + alice.conflictTexts("note.txt"))
+        #expect(texts == ["theirs\n", "mine\n"], "the newer version was not silently replaced")
+        #expect(await doc.state == .inConflict)
+        #expect(await doc.model?.text == (try alice.currentText("note.txt")))
+        #expect(await !doc.hasUnsavedChanges)
+        try await doc.close()
+        try expectFsckClean(alice.root)
+    }
+
+    @Test func deletionByAnotherProcessIsReportedOnceAndSavingMakesTheDocumentAgain() async throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("start\n", to: "note.txt")
+        let clock = ManualClock()
+        let poll = Duration.seconds(1)
+        let doc = try textDocument(alice, "note.txt", clock: clock, pollInterval: poll)
+        try await doc.open()
+        let errors = ErrorLog()
+        await doc.setErrorHandler(errors.handler)
+
+        try alice.remove("note.txt")
+        try docverSucceeds("save", "note.txt", in: alice)
+        // Several polls see the same deletion: the editor hears of it once.
+        for _ in 0..<3 {
+            try await clock.waitForSleeper(until: clock.now.advanced(by: poll))
+            clock.advance(by: poll)
+        }
+        try await clock.waitForSleeper(until: clock.now.advanced(by: poll)) // the third check is done
+        await doc.checkForChanges()
+        #expect(errors.all == ["no such document: note.txt"])
+        #expect(await doc.state == .normal)
+        #expect(await doc.model?.text == "start\n", "the editor keeps what it shows")
+
+        // Saving makes the document again.
+        try await doc.edit { $0.text = "kept after all\n" }
+        try await doc.save()
+        #expect(try alice.currentText("note.txt") == "kept after all\n")
+        #expect(try alice.read("note.txt") == "kept after all\n")
+        #expect(errors.all.count == 1)
+        try await doc.close()
+        try expectFsckClean(alice.root)
+    }
+
     @Test func editorAndCLISavingAtOnceLoseNothing() async throws {
         let scratch = try Scratch()
         let alice = try scratch.device("alice")
