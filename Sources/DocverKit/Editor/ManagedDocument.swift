@@ -246,11 +246,20 @@ public actor ManagedDocument<Model: DocumentModel> {
 
     /// Resolves the document's conflict with a strategy (for user choice, pass a
     /// ``UserChoiceStrategy`` whose closure shows the editor's own interface), then reloads.
+    /// Unsaved changes are saved first; while the strategy runs the state includes
+    /// ``DocumentState/editingDisabled`` and edits are refused.
     public func resolve(using strategy: some ResolutionStrategy, keepVersions: Bool = false) async throws -> ResolutionOutcome {
         if hasUnsavedChanges { try await save() }
-        let outcome = try await container.resolve(path, using: strategy, keepVersions: keepVersions)
-        try load()
-        return outcome
+        // The strategy may wait for the user; edits made meanwhile would be dropped by the reload.
+        setState(state.union(.editingDisabled))
+        do {
+            let outcome = try await container.resolve(path, using: strategy, keepVersions: keepVersions)
+            try load()
+            return outcome
+        } catch {
+            setState(state.subtracting(.editingDisabled))
+            throw error
+        }
     }
 
     // MARK: Outside changes (the file-presenter role)
