@@ -108,6 +108,75 @@ import Testing
         try expectFsckClean(alice.root)
     }
 
+    @Test func editsWhileTheUserChoosesAreRefusedNotLost() async throws {
+        let scratch = try Scratch()
+        let (alice, bob) = try twoDevices(scratch)
+        let doc = try textDocument(alice, "note.txt")
+        try await doc.open()
+        try await doc.edit { $0.text = "alice\n" }
+        try await doc.save()
+        try bob.saveText("bob\n", to: "note.txt")
+        try bob.sync()
+        try docverSucceeds("sync", in: alice)
+        await doc.checkForChanges()
+        #expect(await doc.state.contains(.inConflict))
+
+        // While the resolver's interface is up, the editor (reentrant across the wait) gets an edit.
+        let editAccepted = ErrorLog() // records "accepted" when the edit goes through
+        let strategy = UserChoiceStrategy { conflict in
+            let stateDuringChoice = await doc.state
+            #expect(stateDuringChoice.contains(.editingDisabled), "editing is disabled while resolving")
+            do {
+                try await doc.edit { $0.text = "typed while choosing\n" }
+                editAccepted.handler(CancellationError())
+            } catch let error as DocverError {
+                #expect(error == .editingDisabled("note.txt"))
+            }
+            return conflict.conflicts.first
+        }
+        _ = try await doc.resolve(using: strategy)
+
+        // The edit was either refused or kept: never accepted and then silently dropped.
+        if !editAccepted.all.isEmpty {
+            let model = await doc.model?.text
+            let versions = try [alice.currentVersion(of: DocumentPath("note.txt"))!]
+                + alice.unresolvedConflictVersions(of: DocumentPath("note.txt")) + alice.history(of: DocumentPath("note.txt"))
+            let texts = try versions.compactMap { version -> String? in
+                guard case let .flat(data) = try alice.contents(of: version) else { return nil }
+                return String(decoding: data, as: UTF8.self)
+            }
+            #expect(model == "typed while choosing\n" || texts.contains("typed while choosing\n"),
+                    "an accepted edit was lost by the resolution")
+        }
+        #expect(await doc.state == .normal)
+        #expect(try alice.currentText("note.txt") == "alice\n", "the chosen version is current")
+        try await doc.close()
+    }
+
+    @Test func cancelledResolutionKeepsTheConflictAndEditing() async throws {
+        let scratch = try Scratch()
+        let (alice, bob) = try twoDevices(scratch)
+        let doc = try textDocument(alice, "note.txt")
+        try await doc.open()
+        let states = Recorder(await doc.stateChanges())
+        try await doc.edit { $0.text = "alice\n" }
+        try await doc.save()
+        try bob.saveText("bob\n", to: "note.txt")
+        try bob.sync()
+        try docverSucceeds("sync", in: alice)
+        await doc.checkForChanges()
+        let refs = try refSnapshot(alice.root)
+
+        await expectDocverError(.cancelled(document: "note.txt")) {
+            try await doc.resolve(using: UserChoiceStrategy { _ in nil })
+        }
+        #expect(await doc.state == .inConflict)
+        #expect(try refSnapshot(alice.root) == refs, "a cancelled resolution changes nothing")
+        try await states.wait { $0.suffix(2) == [[.inConflict, .editingDisabled], .inConflict] }
+        try await doc.edit { $0.text += "more\n" }
+        try await doc.close()
+    }
+
     @Test func newerVersionFromAnotherProcessIsReloaded() async throws {
         let scratch = try Scratch()
         let alice = try scratch.device("alice")
