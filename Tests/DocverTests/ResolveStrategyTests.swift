@@ -76,9 +76,9 @@ struct MergeSettings: Codable, Equatable {
         try expectFsckClean(ann.root)
     }
 
-    /// The one conflict whose current version is not the newest: a modification beats a newer
-    /// deletion when devices integrate, but latest-date then picks the deletion, as it says.
-    @Test func latestDatePicksANewerDeletionOverTheCurrentEdit() async throws {
+    /// As in integration, a modification beats a deletion: latest-date keeps the edit even
+    /// when the deletion is newer, and nothing is deleted.
+    @Test func latestDateNeverPrefersANewerDeletionOverAnEdit() async throws {
         let scratch = try Scratch()
         let remote = try scratch.bareRemote()
         let editor = try scratch.device("editor", remote: remote)
@@ -90,18 +90,19 @@ struct MergeSettings: Codable, Equatable {
         let deletion = try remover.deleteAndSave("note.txt")
         for device in [editor, remover, editor] { try device.sync() }
         let doc = try DocumentPath("note.txt")
-        let conflict = try #require(try editor.conflicts(doc).first)
+        let conflict = try #require(try remover.conflicts(doc).first)
         #expect(conflict.current.id == edit)
         #expect(conflict.conflicts.map(\.id) == [deletion])
+        #expect(conflict.conflicts[0].modified > conflict.current.modified, "the deletion is the newer version")
 
-        let outcome = try await editor.resolve(doc, using: LatestDateStrategy())
-        #expect(outcome.resolution == .keep(conflict.conflicts[0]))
-        #expect(!FileManager.default.fileExists(atPath: editor.root.appendingPathComponent("note.txt").path))
-        #expect(try editor.currentVersion(of: doc)?.isDeletion == true)
-        #expect(try editor.conflicts().isEmpty)
-        // Nothing is lost: the edit is history and can be restored.
-        #expect(try editor.history(of: doc).map(\.id).contains(edit))
-        try editor.restore(doc, to: edit)
+        let outcome = try await remover.resolve(doc, using: LatestDateStrategy())
+        #expect(outcome.resolution == .keep(conflict.current))
+        #expect(outcome.removed == [deletion])
+        #expect(try remover.read("note.txt") == "edited\n")
+        #expect(try remover.currentVersion(of: doc)?.isDeletion == false)
+        #expect(try remover.conflicts().isEmpty)
+        for device in [remover, editor] { try device.sync() }
+        try expectConverged([editor, remover])
         #expect(try editor.read("note.txt") == "edited\n")
     }
 
