@@ -186,12 +186,19 @@ struct POSIXFailure: Error, CustomStringConvertible {
 }
 
 /// A `git daemon` serving `base` on 127.0.0.1, with pushes enabled; stop it with ``stop()``.
+///
+/// Processes started from the test runner's threads inherit a signal mask that blocks
+/// SIGTERM, so the daemon is stopped with SIGKILL, by the pid it writes itself (`git daemon`
+/// runs `git-daemon` as a child).
 final class GitDaemon {
     let port: UInt16
     let log: URL
+    private let wrapper: Process
+    private let pidFile: URL
 
     init(serving base: URL, logDirectory: URL) throws {
         log = logDirectory.appendingPathComponent("git-daemon.log")
+        pidFile = logDirectory.appendingPathComponent("git-daemon.pid")
         var lastError: Error?
         // Another process may grab the port between probing and listening: try a few.
         for _ in 0..<5 {
@@ -199,11 +206,13 @@ final class GitDaemon {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
             process.arguments = ["daemon", "--reuseaddr", "--export-all", "--enable=receive-pack",
-                                 "--base-path=\(base.path)", "--listen=127.0.0.1", "--port=\(port)", base.path]
+                                 "--pid-file=\(pidFile.path)", "--base-path=\(base.path)",
+                                 "--listen=127.0.0.1", "--port=\(port)", base.path]
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             let handle = try FileHandle(forWritingTo: log)
             process.standardOutput = handle
             process.standardError = handle
+            try? FileManager.default.removeItem(at: pidFile)
             try process.run()
             let deadline = Date().addingTimeInterval(10)
             while Date() < deadline, process.isRunning, !portAcceptsConnections(port) {
@@ -211,24 +220,36 @@ final class GitDaemon {
             }
             if process.isRunning, portAcceptsConnections(port) {
                 self.port = port
-                self.running = process
+                self.wrapper = process
                 return
             }
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
+            Self.kill(process, pidFile: pidFile)
             lastError = DaemonDidNotStart(log: (try? String(contentsOf: log, encoding: .utf8)) ?? "")
         }
         throw lastError ?? DaemonDidNotStart(log: "")
     }
 
-    private var running: Process?
-
     func url(_ repository: String) -> String { "git://127.0.0.1:\(port)/\(repository)" }
 
+    /// Stops the daemon and waits until it is gone and its port is closed.
     func stop() {
-        guard let running, running.isRunning else { return }
-        running.terminate()
-        running.waitUntilExit()
+        Self.kill(wrapper, pidFile: pidFile)
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, portAcceptsConnections(port) { Thread.sleep(forTimeInterval: 0.05) }
+    }
+
+    private static func kill(_ wrapper: Process, pidFile: URL) {
+        guard wrapper.isRunning else { return }
+        let deadline = Date().addingTimeInterval(3)
+        while Date() < deadline, !FileManager.default.fileExists(atPath: pidFile.path) {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        if let text = try? String(contentsOf: pidFile, encoding: .utf8),
+           let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 1 {
+            Glibc.kill(pid, SIGKILL)
+        }
+        Glibc.kill(wrapper.processIdentifier, SIGKILL)
+        wrapper.waitUntilExit()
     }
 
     deinit { stop() }
