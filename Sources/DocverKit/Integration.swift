@@ -171,7 +171,14 @@ struct TreeMerger {
             if let target = renameCache[index]?[path],
                let moved = try repository.tree(headTree).entry(atPath: target), moved.id == baseSlot.id {
                 _ = versions
-                return target
+                // Follow only onto a free name: if another side put something else there, the
+                // edit would overwrite it unrecorded. Then the edit stays where it was, against
+                // the deletion, and the two documents at the new name meet as usual.
+                let free = try heads.allSatisfy { other in
+                    let entry = try repository.tree(repository.commit(other).treeID).entry(atPath: target)
+                    return entry == nil || (entry?.id == baseSlot.id && entry?.mode == baseSlot.mode)
+                }
+                return free ? target : nil
             }
         }
         return nil
