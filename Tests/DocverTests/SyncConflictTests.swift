@@ -300,6 +300,43 @@ import Testing
         }
     }
 
+    /// alice renames a document onto a name bob used meanwhile for a new document of his, and
+    /// bob also edits the original. Nothing may vanish: bob's new document and his edit are
+    /// each a current version or a conflict version somewhere.
+    @Test(arguments: [false, true])
+    func renameOntoANameTakenMeanwhileLosesNoVersion(bobSyncsFirst: Bool) throws {
+        let scratch = try Scratch()
+        let text = (1...40).map { "line \($0) of a document long enough to be recognised when it moves\n" }.joined()
+        let (_, devices, _) = try self.devices(["alice", "bob"], in: scratch, base: ["plan.txt": text])
+        let (alice, bob) = (devices[0], devices[1])
+        try FileManager.default.moveItem(at: alice.root.appendingPathComponent("plan.txt"),
+                                         to: alice.root.appendingPathComponent("final.txt"))
+        let rename = try #require(try alice.saveAll(message: "rename"))
+        let edit = try bob.saveText(text + "bob's extra line\n", to: "plan.txt")
+        let created = try bob.saveText("bob's own final notes\n", to: "final.txt")
+
+        for device in bobSyncsFirst ? [bob, alice, bob] : [alice, bob, alice] { try device.sync() }
+        try expectConverged(devices)
+
+        // Every state either device saved last is still visible as a current or conflict version.
+        var visible: Set<DocumentContents> = []
+        for path in ["plan.txt", "final.txt"] {
+            let doc = try DocumentPath(path)
+            if let current = try alice.currentVersion(of: doc) { visible.insert(try alice.contents(of: current)) }
+            for version in try alice.unresolvedConflictVersions(of: doc) { visible.insert(try alice.contents(of: version)) }
+        }
+        #expect(visible.contains(.flat(Data("bob's own final notes\n".utf8))), "bob's new document vanished")
+        #expect(visible.contains(.flat(Data((text + "bob's extra line\n").utf8))), "bob's edit vanished")
+        for save in [rename, edit, created] { #expect(try alice.isReachable(save)) }
+        // The edit cannot follow onto a taken name: it stays current at the old name against
+        // the rename's deletion, and the two documents at the new name are in conflict.
+        let plan = try DocumentPath("plan.txt")
+        #expect(try alice.currentVersion(of: plan)?.id == edit)
+        #expect(try alice.unresolvedConflictVersions(of: plan).map(\.id) == [rename])
+        let final = try #require(try alice.conflicts(DocumentPath("final.txt")).soleElement)
+        #expect(Set([final.current.id] + final.conflicts.map(\.id)) == [rename, created])
+    }
+
     // MARK: 6. Packages
 
     @Test func packageChangedOnTwoDevicesIsOneConflict() throws {
