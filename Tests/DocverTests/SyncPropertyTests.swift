@@ -36,7 +36,7 @@ import Testing
         let deviceCount = Int.random(in: 3...5, using: &random)
         let devices = try (0..<deviceCount).map { try scratch.device("device\($0)", remote: remote) }
         var saves: [Save] = []
-        var renames: [(from: String, to: String)] = []
+        var renames: [(from: String, to: String, save: String?)] = []
         var trace: [String] = ["seed \(seed): \(deviceCount) devices, \(Self.steps) steps"]
 
         func record(_ result: SaveResult?, _ device: Container, _ what: String) {
@@ -80,10 +80,12 @@ import Testing
                     let destination = device.root.appendingPathComponent(target)
                     try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
                     try FileManager.default.moveItem(at: device.root.appendingPathComponent(document), to: destination)
-                    renames.append((document, target))
                     do {
-                        record(try device.save([DocumentPath(document), DocumentPath(target)]), device, "rename \(document) -> \(target)")
+                        let result = try device.save([DocumentPath(document), DocumentPath(target)])
+                        renames.append((document, target, result?.id))
+                        record(result, device, "rename \(document) -> \(target)")
                     } catch DocverError.noSuchDocument {
+                        renames.append((document, target, nil))
                         record(try device.save([DocumentPath(target)]), device, "rename unsaved new \(document) -> \(target)")
                     }
                 } else if exists && roll >= 82 {
@@ -164,11 +166,12 @@ import Testing
     /// For each document, the versions (saves that changed it) not an ancestor of another
     /// version of it must still be visible: their contents are the current contents or an
     /// unresolved conflict version's contents of some document (an edit may have followed a
-    /// rename). Documents linked by renames count as one for what supersedes what. Versions
+    /// rename). Documents linked by renames count as one for what supersedes what, and a
+    /// rename's own state at the new name is not checked (a followed edit replaces it). Versions
     /// whose state another save of the document also produced (shared contents, deletions)
     /// are left out: an identical state is not a conflict, and a deletion of a document only
     /// this device had seen can legitimately meet a re-creation as a plain change.
-    private func checkFrontier(saves: [Save], renames: [(from: String, to: String)], graph: CommitGraph,
+    private func checkFrontier(saves: [Save], renames: [(from: String, to: String, save: String?)], graph: CommitGraph,
                                device: Container, fail: (String) -> Void) throws {
         var family: [String: String] = [:]
         func root(_ document: String) -> String {
@@ -176,7 +179,10 @@ import Testing
             while let parent = family[current], parent != current { current = parent }
             return current
         }
-        for (from, to) in renames where root(from) != root(to) { family[root(from)] = root(to) }
+        for (from, to, _) in renames where root(from) != root(to) { family[root(from)] = root(to) }
+        // A rename's state at the new name is the old name's state: an edit of the old name
+        // made meanwhile follows the rename and legitimately replaces it.
+        let renameTargets = Set(renames.compactMap { rename in rename.save.map { "\($0) \(rename.to)" } })
 
         var statesSeen: [String: [DocumentContents: Int]] = [:]
         var versions: [(document: String, id: String, state: DocumentContents)] = []
@@ -208,7 +214,8 @@ import Testing
             let superseded = versions.contains {
                 $0.id != version.id && root($0.document) == root(version.document) && graph.isAncestor(version.id, of: $0.id)
             }
-            guard !superseded, version.state != .deleted, statesSeen[version.document]?[version.state] == 1 else { continue }
+            guard !superseded, version.state != .deleted, statesSeen[version.document]?[version.state] == 1,
+                  !renameTargets.contains("\(version.id) \(version.document)") else { continue }
             if !visible.contains(version.state) {
                 let path = try DocumentPath(version.document)
                 fail("version \(version.id) of \(version.document) was lost: current is \(try device.currentVersion(of: path)?.id ?? "none"), conflicts \(try device.unresolvedConflictVersions(of: path).map(\.id))")
