@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "docver",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "DocverKit", targets: ["DocverKit"]),
         .executable(name: "docver", targets: ["docver"]),

@@ -16,6 +16,9 @@ public struct Conflict: Sendable, Hashable {
 struct ConflictRecord: Codable, Hashable {
     var path: String
     var version: String
+    /// The common ancestor commit of the integration that recorded it (nil: the document did
+    /// not exist there). Records written before version 0.2 name the base version itself,
+    /// which reads the same: a version commit is its own version.
     var base: String?
 }
 
@@ -95,23 +98,42 @@ extension Container {
 
     /// Every document with unresolved conflict versions (or just `document`), sorted by path.
     public func conflicts(_ document: DocumentPath? = nil) throws -> [Conflict] {
-        try withRepository { repository in try conflicts(document, in: repository) }
+        try withRepository { repository in
+            guard let head = try headCommit(repository) else { return [] }
+            // The listing is a function of the head commit: cache it under that id.
+            let cache = metadataDirectory + "/conflict-listing.json"
+            if let data = FileManager.default.contents(atPath: cache),
+               let listing = try? JSONDecoder().decode(ConflictListing.self, from: data), listing.head == head.hex {
+                let all = listing.conflicts.compactMap(\.conflict)
+                return document.map { document in all.filter { $0.document == document } } ?? all
+            }
+            let all = try conflicts(nil, in: repository)
+            if let data = try? JSONEncoder().encode(ConflictListing(head: head.hex, conflicts: all.map(ConflictListing.Item.init))),
+               let text = String(data: data, encoding: .utf8) {
+                try? writeAtomically(text, to: cache)
+            }
+            return document.map { document in all.filter { $0.document == document } } ?? all
+        }
     }
 
     func conflicts(_ document: DocumentPath?, in repository: Repository) throws -> [Conflict] {
         let open = try conflictState(in: repository).unresolvedByDocument()
         let documents = document.map { open[$0] == nil ? [] : [$0] } ?? open.keys.sorted()
+        let memo = VersionMemo(directory: metadataDirectory)
+        defer { memo.save() }
         return try documents.compactMap { document in
-            guard let current = try currentVersion(of: document, in: repository) else { return nil }
+            guard let current = try currentVersion(of: document, in: repository, memo: memo) else { return nil }
             let records = open[document] ?? []
             let versions = try records.filter { $0.version != current.id }.compactMap { record in
                 try ObjectID(hex: record.version).map { try makeVersion(of: document, at: $0, in: repository) }
             }.sorted(by: Self.newestFirst)
             guard !versions.isEmpty else { return nil }
-            // Records from different integrations may name different bases: take the newest.
+            // A record names the integration's common ancestor; the base version is the
+            // document's version there. Records from several integrations: take the newest.
             let base = try Set(records.compactMap(\.base)).compactMap(ObjectID.init(hex:)).map {
-                try makeVersion(of: document, at: $0, in: repository)
-            }.sorted(by: Self.newestFirst).first
+                try makeVersion(of: document, at: versionCommit(of: document.path, from: $0, in: repository, memo: memo),
+                                in: repository)
+            }.filter { !$0.isDeletion }.sorted(by: Self.newestFirst).first
             return Conflict(document: document, current: current, conflicts: versions, base: base)
         }
     }
@@ -138,4 +160,51 @@ extension Container {
     static func newestFirst(_ a: DocumentVersion, _ b: DocumentVersion) -> Bool {
         (a.modified, a.device.id, a.id) > (b.modified, b.device.id, b.id)
     }
+}
+
+/// The conflict listing of one head, as cached in `.git/docver/conflict-listing.json`.
+private struct ConflictListing: Codable {
+    struct Version: Codable {
+        var id: String, document: String, device: String, deviceName: String
+        var modified: Double, size: Int64, kind: String, deletion: Bool, entry: String?
+
+        init(_ version: DocumentVersion) {
+            id = version.id
+            document = version.document.path
+            device = version.device.id
+            deviceName = version.device.name
+            modified = version.modified.timeIntervalSince1970
+            size = version.size
+            kind = version.kind.rawValue
+            deletion = version.isDeletion
+            entry = version.entryID?.hex
+        }
+
+        var version: DocumentVersion? {
+            guard let commit = ObjectID(hex: id), let kind = DocumentKind(rawValue: kind) else { return nil }
+            return DocumentVersion(id: id, document: DocumentPath(trusted: document), device: Device(unchecked: device, name: deviceName),
+                                   modified: Date(timeIntervalSince1970: modified), size: size, kind: kind, isDeletion: deletion,
+                                   commitID: commit, entryID: entry.flatMap(ObjectID.init(hex:)))
+        }
+    }
+
+    struct Item: Codable {
+        var document: String, current: Version, conflicts: [Version], base: Version?
+
+        init(_ conflict: Conflict) {
+            document = conflict.document.path
+            current = Version(conflict.current)
+            conflicts = conflict.conflicts.map(Version.init)
+            base = conflict.base.map(Version.init)
+        }
+
+        var conflict: Conflict? {
+            guard let current = current.version else { return nil }
+            return Conflict(document: DocumentPath(trusted: document), current: current,
+                            conflicts: conflicts.compactMap(\.version), base: base?.version)
+        }
+    }
+
+    var head: String
+    var conflicts: [Item]
 }

@@ -34,39 +34,43 @@ extension Container {
     /// document had never been saved, losing its deletion. So when the walk through an absence
     /// passed a commit with several parents lacking the document, every such line is searched,
     /// and the deletion no other deletion found descends from is the version.
-    func versionCommit(of path: String, from start: ObjectID, in repository: Repository) throws -> ObjectID {
+    func versionCommit(of path: String, from start: ObjectID, in repository: Repository,
+                       memo: VersionMemo? = nil) throws -> ObjectID {
+        let components = path.split(separator: "/").map(String.init)
         var current = try repository.commit(start)
-        var entry = try repository.tree(current.treeID).entry(atPath: path)
-        var ambiguousAbsence = false
-        while true {
+        // Absence needs the search below once the walk meets a commit with several parents
+        // lacking the document (see SyncConflictTests.deletionIntegratedWithALineThatNeverHadTheDocumentIsKept).
+        let absent = try repository.tree(current.treeID).entry(atPath: path) == nil
+        var result: ObjectID?
+        while result == nil {
+            // Up to here the walk had a single way back, so the answer there is the answer here.
+            if let known = memo?.version(of: path, at: current.id) { result = known; break }
             var next: Commit?
-            var nextEntry: TreeEntry?
+            var ambiguousAbsence = false
             for parentID in current.parentIDs {
                 let parent = try repository.commit(parentID)
-                let parentEntry = try repository.tree(parent.treeID).entry(atPath: path)
-                if parentEntry?.id == entry?.id && parentEntry?.mode == entry?.mode {
+                if try repository.sameEntry(components, current.treeID, parent.treeID) {
                     if next == nil {
                         next = parent
-                        nextEntry = parentEntry
-                        if entry != nil { break }
+                        if !absent { break }
                     } else {
                         ambiguousAbsence = true
                         break
                     }
                 }
             }
-            guard let next else { break }
+            if ambiguousAbsence { result = try latestDeletion(of: path, from: current.id, in: repository); break }
+            guard let next else { result = current.id; break }
             current = next
-            entry = nextEntry
         }
-        guard ambiguousAbsence else { return current.id }
-        return try latestDeletion(of: path, from: start, in: repository) ?? current.id
+        memo?.remember(result!, of: path, at: start)
+        return result!
     }
 
-    /// The deletions of `path` reachable from `start` through commits lacking it, in the order
-    /// of a first-parent-first search; the first one that no other found deletion descends
-    /// from. nil when no line from `start` ever had the document.
-    private func latestDeletion(of path: String, from start: ObjectID, in repository: Repository) throws -> ObjectID? {
+    /// Where the absence of `path` at `start` comes from, searching every line lacking it:
+    /// the first deletion (in first-parent-first order) that no other deletion found descends
+    /// from; the first root reached when no line from `start` ever had the document.
+    private func latestDeletion(of path: String, from start: ObjectID, in repository: Repository) throws -> ObjectID {
         var lacks: [ObjectID: Bool] = [:]
         func lacksDocument(_ id: ObjectID) throws -> Bool {
             if let known = lacks[id] { return known }
@@ -75,6 +79,7 @@ extension Container {
             return result
         }
         var deletions: [ObjectID] = []
+        var firstRoot: ObjectID?
         var visited: Set<ObjectID> = []
         var stack = [start]
         while let id = stack.popLast() {
@@ -82,14 +87,51 @@ extension Container {
             let parents = try repository.commit(id).parentIDs
             let lacking = try parents.filter(lacksDocument)
             if lacking.isEmpty {
-                if !parents.isEmpty { deletions.append(id) } // a root: that line never had it
+                if parents.isEmpty { firstRoot = firstRoot ?? id } else { deletions.append(id) }
             } else {
                 stack.append(contentsOf: lacking.reversed())
             }
         }
-        return try deletions.first { deletion in
+        let latest = try deletions.first { deletion in
             try !deletions.contains { other in try other != deletion && repository.isDescendant(other, of: deletion) }
         }
+        return latest ?? firstRoot ?? start
+    }
+
+    /// ``versionCommit(of:from:in:memo:)`` for many documents at once: one pass down the
+    /// head's history while it is a single line, comparing only the pending documents at each
+    /// step, so each commit's trees are read once however many documents are asked about.
+    func versionCommits(of paths: Set<String>, from head: ObjectID, in repository: Repository,
+                        memo: VersionMemo? = nil) throws -> [String: ObjectID] {
+        var pending = Dictionary(uniqueKeysWithValues: paths.map { ($0, $0.split(separator: "/").map(String.init)) })
+        var result: [String: ObjectID] = [:]
+        var current = try repository.commit(head)
+        while !pending.isEmpty {
+            for path in Array(pending.keys) {
+                if let known = memo?.version(of: path, at: current.id) {
+                    result[path] = known
+                    pending[path] = nil
+                }
+            }
+            let parents = current.parentIDs
+            guard parents.count == 1 else {
+                // A root commit introduced whatever is left; through a merge each document may
+                // follow a different parent, so walk them one by one.
+                for path in pending.keys {
+                    result[path] = parents.isEmpty ? current.id
+                        : try versionCommit(of: path, from: current.id, in: repository, memo: memo)
+                }
+                break
+            }
+            let parent = try repository.commit(parents[0])
+            for (path, components) in pending where try !repository.sameEntry(components, current.treeID, parent.treeID) {
+                result[path] = current.id
+                pending[path] = nil
+            }
+            current = parent
+        }
+        for (path, version) in result { memo?.remember(version, of: path, at: head) }
+        return result
     }
 
     /// The version a commit holds of a document.
@@ -126,9 +168,11 @@ extension Container {
         try withRepository { repository in try currentVersion(of: document, in: repository) }
     }
 
-    func currentVersion(of document: DocumentPath, in repository: Repository) throws -> DocumentVersion? {
+    func currentVersion(of document: DocumentPath, in repository: Repository,
+                        memo: VersionMemo? = nil) throws -> DocumentVersion? {
         guard let head = try headCommit(repository) else { return nil }
-        let version = try makeVersion(of: document, at: versionCommit(of: document.path, from: head, in: repository), in: repository)
+        let version = try makeVersion(of: document, at: versionCommit(of: document.path, from: head, in: repository, memo: memo),
+                                      in: repository)
         if version.isDeletion {
             // Absent since the first commit: the document was never saved.
             let isRoot = try repository.commit(version.commitID).parentIDs.isEmpty
@@ -295,7 +339,8 @@ extension Container {
     public func log(of document: DocumentPath? = nil, limit: Int? = nil) throws -> [LogEntry] {
         try withRepository { repository in
             guard let head = try headCommit(repository) else { return [] }
-            let walk = try repository.revwalk(from: [head])
+            // Time order streams; a topological sort would read all history before the first entry.
+            let walk = try repository.revwalk(from: [head], topological: false)
             var result: [LogEntry] = []
             while limit.map({ result.count < $0 }) ?? true, let id = try walk.next() {
                 let commit = try repository.commit(id)
@@ -317,9 +362,8 @@ extension Container {
             guard parents.isEmpty else { return false }
             return try repository.tree(commit.treeID).entry(atPath: document.path) != nil
         }
-        let mine = try repository.tree(commit.treeID).entry(atPath: document.path)
-        let theirs = try repository.tree(repository.commit(parents[0]).treeID).entry(atPath: document.path)
-        return mine?.id != theirs?.id || mine?.mode != theirs?.mode
+        let components = document.path.split(separator: "/").map(String.init)
+        return try !repository.sameEntry(components, commit.treeID, repository.commit(parents[0]).treeID)
     }
 
     private func logEntry(_ commit: Commit, in repository: Repository) throws -> LogEntry {

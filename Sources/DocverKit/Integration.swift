@@ -28,6 +28,20 @@ extension Container {
         var merger = TreeMerger(container: self, repository: repository, heads: candidates, base: base)
         let baseTree = try base.map { try repository.commit($0).treeID }
         let sideTrees = try candidates.map { try repository.commit($0).treeID }
+        // Documents changed on two or more sides are the only ones whose versions matter:
+        // find them by tree diffs, then each side's versions of them in one pass per side.
+        let changedBySide = try sideTrees.map { tree in
+            Set(try repository.changedPaths(from: baseTree, to: tree).map { DocumentPath.document(containingFile: $0).path })
+        }
+        var changedOn: [String: Int] = [:]
+        for documents in changedBySide { for document in documents { changedOn[document, default: 0] += 1 } }
+        let contested = Set(changedOn.filter { $0.value > 1 }.keys)
+        if !contested.isEmpty {
+            // A side's version of a document it did not change is never asked for: skip it.
+            merger.versionTable = try candidates.indices.map { index in
+                try versionCommits(of: contested.intersection(changedBySide[index]), from: candidates[index], in: repository)
+            }
+        }
         var tree = try merger.mergeFolder(base: baseTree, sides: sideTrees, prefix: "") ?? ObjectID.emptyTree
         if !merger.renamedEdits.isEmpty {
             tree = try repository.writeTree(base: tree, updates: merger.renamedEdits.map {
@@ -63,6 +77,8 @@ struct TreeMerger {
     let heads: [ObjectID]
     let base: ObjectID?
     var records: [ConflictRecord] = []
+    /// Per head (same order as `heads`), the version commits of the contested documents.
+    var versionTable: [[String: ObjectID]] = []
     /// Edits that follow a rename made on another side: new path → entry.
     var renamedEdits: [String: (id: ObjectID, mode: FileMode)] = [:]
     private var renameCache: [Int: [String: String]] = [:]
@@ -128,7 +144,8 @@ struct TreeMerger {
         // The versions each changed side holds, minus those another version descends from.
         var versions: [ObjectID: Slot] = [:]
         for (index, slot) in slots.enumerated() where !Self.same(slot, baseSlot) {
-            versions[try container.versionCommit(of: path, from: heads[index], in: repository)] = slot
+            let known = versionTable.isEmpty ? nil : versionTable[index][path]
+            versions[try known ?? container.versionCommit(of: path, from: heads[index], in: repository)] = slot
         }
         let ids = Array(versions.keys)
         let remaining = try ids.filter { id in try !ids.contains { other in try other != id && repository.isDescendant(other, of: id) } }
@@ -150,10 +167,9 @@ struct TreeMerger {
             return (id, commit.author.time, commit.device.id)
         }.sorted { ($0.1, $0.2, $0.0.hex) > ($1.1, $1.2, $1.0.hex) }
         let winner = ranked[0].0
-        let baseVersion = try base.flatMap { base -> String? in
-            guard baseSlot != nil else { return nil }
-            return try container.versionCommit(of: path, from: base, in: repository).hex
-        }
+        // The record names the common ancestor; the base version is found from it when needed,
+        // so integrating never walks back through old history.
+        let baseVersion = baseSlot == nil ? nil : base?.hex
         for loser in remaining where loser != winner {
             records.append(ConflictRecord(path: path, version: loser.hex, base: baseVersion))
         }

@@ -30,15 +30,35 @@ struct CommitMessage {
     }
 
     /// The trailers of a message: the `Key: value` lines of its last paragraph.
+    ///
+    /// Scans UTF-8 bytes directly: integration messages can carry many records and this runs
+    /// for every version listed, so it avoids Foundation's string machinery.
     static func trailers(of message: String) -> [(key: String, value: String)] {
-        let paragraphs = message.trimmingCharacters(in: .whitespacesAndNewlines).components(separatedBy: "\n\n")
-        guard paragraphs.count > 1, let last = paragraphs.last else { return [] }
-        return last.split(separator: "\n").compactMap { line in
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            let key = line[..<colon]
-            guard !key.isEmpty, !key.contains(" ") else { return nil }
-            return (String(key), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        var bytes = Array(message.utf8)
+        while let last = bytes.last, last == 0x0A || last == 0x20 || last == 0x0D || last == 0x09 { bytes.removeLast() }
+        // The last paragraph starts after the last blank line; a message of one paragraph has none.
+        var start: Int?
+        var index = bytes.count - 1
+        while index > 0 {
+            if bytes[index] == 0x0A && bytes[index - 1] == 0x0A { start = index + 1; break }
+            index -= 1
         }
+        guard let start else { return [] }
+        var result: [(key: String, value: String)] = []
+        var lineStart = start
+        for position in start...bytes.count where position == bytes.count || bytes[position] == 0x0A {
+            let line = bytes[lineStart..<position]
+            lineStart = position + 1
+            guard let colon = line.firstIndex(of: 0x3A), colon > line.startIndex,
+                  !line[line.startIndex..<colon].contains(0x20) else { continue }
+            var valueStart = colon + 1
+            while valueStart < line.endIndex, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
+            var valueEnd = line.endIndex
+            while valueEnd > valueStart, [0x20, 0x09, 0x0D].contains(line[valueEnd - 1]) { valueEnd -= 1 }
+            result.append((String(decoding: line[line.startIndex..<colon], as: UTF8.self),
+                           String(decoding: line[valueStart..<valueEnd], as: UTF8.self)))
+        }
+        return result
     }
 
     /// Rejects user messages that could forge docver's records.

@@ -51,7 +51,8 @@ extension Container {
         if let documents {
             targets = try documents.flatMap { try expand($0, headTree: headTree, in: repository) }
         } else {
-            targets = try changedDocuments(since: headTree, in: repository).map(\.document)
+            // Under the writer lock: let the check refresh the index's stat data.
+            targets = try changedDocuments(since: headTree, in: repository, refreshIndex: true).map(\.document)
         }
         guard !targets.isEmpty else { return nil }
         // Documents found in the working tree obey the naming rules of names given by the user
@@ -255,8 +256,10 @@ extension Container {
     }
 
     /// Documents whose working-tree state differs from `tree`.
-    func changedDocuments(since tree: ObjectID?, in repository: Repository, under folder: String? = nil) throws -> [DocumentChange] {
-        let fileChanges = try repository.changesFromTreeToWorkdir(tree, paths: folder.map { [$0 + "/"] } ?? [])
+    func changedDocuments(since tree: ObjectID?, in repository: Repository, under folder: String? = nil,
+                          refreshIndex: Bool = false) throws -> [DocumentChange] {
+        let fileChanges = try repository.changesFromTreeToWorkdir(tree, paths: folder.map { [$0 + "/"] } ?? [],
+                                                                  refreshIndex: refreshIndex)
         var byDocument: [DocumentPath: Set<Repository.WorkdirChange.Kind>] = [:]
         for change in fileChanges {
             let document = DocumentPath.document(containingFile: change.path)

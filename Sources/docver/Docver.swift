@@ -89,7 +89,7 @@ enum Terminal {
     static func printJSON<T: Encodable>(_ value: T) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = Terminal.iso8601Strategy
         print(String(decoding: try encoder.encode(value), as: UTF8.self))
     }
 
@@ -97,14 +97,36 @@ enum Terminal {
         try DocumentPath(name)
     }
 
-    static let dateFormatter: DateFormatter = {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        return formatter
-    }()
+    // Dates and sizes are formatted by hand: Foundation's formatters load ICU, which costs
+    // more than the rest of a listing (measured with perf on 100 conflicts).
 
-    static func date(_ date: Date) -> String { dateFormatter.string(from: date) }
+    /// Local time as `yyyy-MM-dd HH:mm:ss`.
+    static func date(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        return format(parts, utc: false)
+    }
+
+    /// UTC as ISO 8601, `yyyy-MM-ddTHH:mm:ssZ`: the JSON contract's date format.
+    static func iso8601(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        return format(parts, utc: true)
+    }
+
+    private static func format(_ parts: tm, utc: Bool) -> String {
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let day = "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))"
+        let time = "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
+        return utc ? day + "T" + time + "Z" : day + " " + time
+    }
+
+    static let iso8601Strategy = JSONEncoder.DateEncodingStrategy.custom { date, encoder in
+        var container = encoder.singleValueContainer()
+        try container.encode(iso8601(date))
+    }
 
     /// "2 hours ago", for people choosing between versions.
     static func relative(_ date: Date, now: Date = Date()) -> String {
@@ -118,6 +140,12 @@ enum Terminal {
     }
 
     static func size(_ bytes: Int64) -> String {
-        ByteCountFormatter.string(fromByteCount: bytes, countStyle: .file)
+        if bytes < 1000 { return bytes == 1 ? "1 byte" : "\(bytes) bytes" }
+        let units = ["KB", "MB", "GB", "TB"]
+        var value = Double(bytes) / 1000
+        var unit = 0
+        while value >= 999.95 && unit < units.count - 1 { value /= 1000; unit += 1 }
+        let tenths = Int((value * 10).rounded())
+        return tenths % 10 == 0 || value >= 100 ? "\(Int(value.rounded())) \(units[unit])" : "\(tenths / 10).\(tenths % 10) \(units[unit])"
     }
 }

@@ -67,6 +67,13 @@ final class Tree {
         }
     }
 
+    /// The direct entry with this name, or nil. The entry is borrowed from the tree.
+    func entry(named name: String) -> TreeEntry? {
+        guard let entry = git_tree_entry_byname(pointer, name) else { return nil }
+        return TreeEntry(name: name, id: ObjectID(git_tree_entry_id(entry).pointee),
+                         mode: FileMode(raw: git_tree_entry_filemode(entry)))
+    }
+
     /// The entry at a slash-separated path below this tree, or nil.
     func entry(atPath path: String) throws -> TreeEntry? {
         var entry: OpaquePointer?

@@ -303,6 +303,27 @@ final class Repository {
         return ObjectID(oid)
     }
 
+    /// True when two trees hold the same entry (id and mode, or absence) at a path.
+    ///
+    /// Descends one level at a time and stops as soon as the subtrees are the same object,
+    /// so walking history usually touches only the top of each tree.
+    func sameEntry(_ components: [String], _ a: ObjectID, _ b: ObjectID) throws -> Bool {
+        var treeA = a, treeB = b
+        for (depth, name) in components.enumerated() {
+            if treeA == treeB { return true }
+            let entryA = try tree(treeA).entry(named: name)
+            let entryB = try tree(treeB).entry(named: name)
+            guard let entryA, let entryB else { return entryA == nil && entryB == nil }
+            if depth == components.count - 1 || entryA.id == entryB.id {
+                return entryA.id == entryB.id && entryA.mode == entryB.mode
+            }
+            guard entryA.mode.isTree, entryB.mode.isTree else { return false }
+            treeA = entryA.id
+            treeB = entryB.id
+        }
+        return treeA == treeB
+    }
+
     // MARK: Graph
 
     func mergeBase(_ a: ObjectID, _ b: ObjectID) throws -> ObjectID? {
@@ -326,7 +347,7 @@ final class Repository {
 
     func revwalk(from tips: [ObjectID], hiding hidden: [ObjectID] = [], topological: Bool = true) throws -> Revwalk {
         let walk = try Revwalk(repository: self)
-        walk.setSorting(topological ? (GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_TIME.rawValue) : GIT_SORT_TIME.rawValue)
+        walk.setSorting(topological ? (GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_TIME.rawValue) : GIT_SORT_NONE.rawValue)
         for tip in tips { try walk.push(tip) }
         for hide in hidden { try walk.hide(hide) }
         return walk
@@ -348,11 +369,16 @@ final class Repository {
 
     /// Files whose working-tree state differs from `tree` (untracked ones included, ignored
     /// ones not), using the index's stat data to avoid hashing unchanged files.
-    func changesFromTreeToWorkdir(_ treeID: ObjectID?, paths: [String] = []) throws -> [WorkdirChange] {
+    ///
+    /// With `refreshIndex`, files found unchanged after hashing get fresh stat data written to
+    /// the index (as `git status` does), so the next check need not hash them again. Only for
+    /// callers holding the container's writer lock.
+    func changesFromTreeToWorkdir(_ treeID: ObjectID?, paths: [String] = [], refreshIndex: Bool = false) throws -> [WorkdirChange] {
         var options = git_diff_options()
         try check(git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION)))
         options.flags = GIT_DIFF_INCLUDE_UNTRACKED.rawValue | GIT_DIFF_RECURSE_UNTRACKED_DIRS.rawValue
             | GIT_DIFF_INCLUDE_TYPECHANGE.rawValue | GIT_DIFF_DISABLE_PATHSPEC_MATCH.rawValue
+        if refreshIndex { options.flags |= GIT_DIFF_UPDATE_INDEX.rawValue }
         let treeObject = try treeID.map { try tree($0) }
         let cPaths = paths.map { strdup($0) }
         defer { cPaths.forEach { free($0) } }

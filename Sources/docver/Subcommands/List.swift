@@ -124,7 +124,7 @@ extension Docver {
                     if output.json {
                         let encoder = JSONEncoder()
                         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                        encoder.dateEncodingStrategy = .iso8601
+                        encoder.dateEncodingStrategy = Terminal.iso8601Strategy
                         print(String(decoding: try encoder.encode(Line(event: count == 0 ? "initial" : "update", items: items)), as: UTF8.self))
                     } else {
                         print(count == 0 ? "== \(items.count) documents" : "== update: \(items.count) documents")
