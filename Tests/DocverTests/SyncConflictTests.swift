@@ -70,6 +70,7 @@ import Testing
         let aliceJSON = try docver("conflicts", "--json", in: alice.root)
         let bobJSON = try docver("conflicts", "--json", in: bob.root)
         #expect(aliceJSON.stdout == bobJSON.stdout)
+        #expect(try docver("conflicts", "note.txt", "--json", in: bob.root).stdout == aliceJSON.stdout)
         let array = try #require(try parseCLIJSON(aliceJSON) as? [[String: Any]])
         #expect(array.count == 1)
         #expect(array.first?["document"] as? String == "note.txt")
@@ -175,6 +176,8 @@ import Testing
         }
         let cli = try #require(try parseCLIJSON(docver("conflicts", "--json", in: devices[1].root)) as? [Any])
         #expect(cli.isEmpty)
+        let one = try #require(try parseCLIJSON(docver("conflicts", "note.txt", "--json", in: devices[0].root)) as? [Any])
+        #expect(one.isEmpty)
     }
 
     // MARK: 4. Modify vs delete
