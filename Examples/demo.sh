@@ -27,5 +27,17 @@ run sync
 cd "$WORK"
 run clone "$WORK/remote.git" phone --device alice-phone --device-name "Alice's Phone"
 run -C phone versions list.txt
-echo "# Plain git sees every device's branch:"
-git -C phone log --all --oneline
+
+echo "# Both devices edit the list before seeing each other's change"
+sed -i 's/^Shopping list$/Shopping list for Saturday/' phone/list.txt
+printf -- '- butter\n' >> notes/list.txt
+run -C phone sync
+run -C notes sync
+run -C notes conflicts
+run -C notes resolve list.txt --strategy merge
+run -C notes sync
+run -C phone sync
+cat phone/list.txt
+echo
+echo "# Plain git sees every device's branch and every version:"
+git -C notes log --all --oneline --graph
