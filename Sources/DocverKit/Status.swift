@@ -22,13 +22,12 @@ extension Container {
         if FileManager.default.fileExists(atPath: metadataDirectory + "/checkout-pending") {
             try withWriteLock { _ in } // finishes the interrupted update before reading the tree
         }
-        return try withRepository { repository in
-            let head = try headCommit(repository)
-            let headTree = try head.map { try repository.commit($0).treeID }
-            let changed = try changedDocuments(since: headTree, in: repository)
-            let open = try conflictState(in: repository).unresolvedByDocument()
-            let counts = open.keys.sorted().map { DocumentConflictCount(document: $0, conflicts: open[$0]!.count) }
-            return ContainerStatus(changed: changed, inConflict: counts)
+        let changed = try withRepository { repository in
+            let headTree = try headCommit(repository).map { try repository.commit($0).treeID }
+            return try changedDocuments(since: headTree, in: repository)
         }
+        // The same listing `conflicts()` gives (cached per head), so the two never disagree.
+        let counts = try conflicts().map { DocumentConflictCount(document: $0.document, conflicts: $0.conflicts.count) }
+        return ContainerStatus(changed: changed, inConflict: counts)
     }
 }
