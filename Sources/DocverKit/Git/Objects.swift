@@ -196,14 +196,16 @@ struct FileStat {
     var isExecutable: Bool { mode & 0o100 != 0 }
 }
 
-/// A history walk.
+/// A history walk. Keeps its repository alive.
 final class Revwalk {
     let pointer: OpaquePointer
+    private let repository: Repository
 
     init(repository: Repository) throws {
         var handle: OpaquePointer?
         try check(git_revwalk_new(&handle, repository.pointer))
         pointer = handle!
+        self.repository = repository
     }
 
     deinit { git_revwalk_free(pointer) }

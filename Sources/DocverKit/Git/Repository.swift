@@ -264,7 +264,11 @@ final class Repository {
             }
             return entry
         }
-        try check(git_tree_create_updated(&oid, pointer, baseTree?.pointer, cUpdates.count, &cUpdates))
+        // Every wrapper whose pointer goes to C is kept alive across the call: Swift may end a
+        // local's lifetime at its last Swift use, which would free the object too early.
+        try withExtendedLifetime(baseTree) {
+            _ = try check(git_tree_create_updated(&oid, pointer, baseTree?.pointer, cUpdates.count, &cUpdates))
+        }
         return ObjectID(oid)
     }
 
@@ -298,8 +302,10 @@ final class Repository {
         let parentCommits = try parents.map { try commit($0) }
         var parentPointers: [OpaquePointer?] = parentCommits.map { $0.pointer }
         var oid = git_oid()
-        try check(git_commit_create(&oid, pointer, nil, authorSignature.pointer, committerSignature.pointer,
-                                    "UTF-8", message, treeObject.pointer, parentPointers.count, &parentPointers))
+        try withExtendedLifetime((authorSignature, committerSignature, treeObject, parentCommits)) {
+            _ = try check(git_commit_create(&oid, pointer, nil, authorSignature.pointer, committerSignature.pointer,
+                                            "UTF-8", message, treeObject.pointer, parentPointers.count, &parentPointers))
+        }
         return ObjectID(oid)
     }
 
@@ -389,7 +395,9 @@ final class Repository {
                 options.pathspec = git_strarray(strings: buffer.baseAddress, count: buffer.count)
                 options.flags &= ~GIT_DIFF_DISABLE_PATHSPEC_MATCH.rawValue
             }
-            try check(git_diff_tree_to_workdir_with_index(&diff, pointer, treeObject?.pointer, &options))
+            try withExtendedLifetime(treeObject) {
+                _ = try check(git_diff_tree_to_workdir_with_index(&diff, pointer, treeObject?.pointer, &options))
+            }
         }
         defer { git_diff_free(diff) }
         var result: [WorkdirChange] = []
@@ -428,7 +436,9 @@ final class Repository {
                 options.paths = git_strarray(strings: buffer.baseAddress, count: buffer.count)
                 options.checkout_strategy |= GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH.rawValue
             }
-            try check(git_checkout_tree(pointer, targetTree.pointer, &options))
+            try withExtendedLifetime((targetTree, baselineTree)) {
+                _ = try check(git_checkout_tree(pointer, targetTree.pointer, &options))
+            }
         }
     }
 
@@ -471,7 +481,9 @@ extension Repository {
         let oldTree = try old.map { try tree($0) }
         let newTree = try new.map { try tree($0) }
         var diff: OpaquePointer?
-        try check(git_diff_tree_to_tree(&diff, pointer, oldTree?.pointer, newTree?.pointer, nil))
+        try withExtendedLifetime((oldTree, newTree)) {
+            _ = try check(git_diff_tree_to_tree(&diff, pointer, oldTree?.pointer, newTree?.pointer, nil))
+        }
         defer { git_diff_free(diff) }
         return (0..<git_diff_num_deltas(diff)).compactMap { index in
             guard let delta = git_diff_get_delta(diff, index)?.pointee else { return nil }
@@ -485,7 +497,9 @@ extension Repository {
         let oldTree = try tree(old)
         let newTree = try tree(new)
         var diff: OpaquePointer?
-        try check(git_diff_tree_to_tree(&diff, pointer, oldTree.pointer, newTree.pointer, nil))
+        try withExtendedLifetime((oldTree, newTree)) {
+            _ = try check(git_diff_tree_to_tree(&diff, pointer, oldTree.pointer, newTree.pointer, nil))
+        }
         defer { git_diff_free(diff) }
         var options = git_diff_find_options()
         try check(git_diff_find_options_init(&options, UInt32(GIT_DIFF_FIND_OPTIONS_VERSION)))
