@@ -542,14 +542,14 @@ class Bench:
 
         With `reference` (the main case's integrated container), both are timed alternately,
         so the growth figure compares runs made under the same machine load."""
-        cache = container / ".git" / "docver" / "conflicts.json"
+        caches = container / ".git" / "docver"
         if cold:
             def cold_step(rep):
-                if cache.exists():
+                for cache in caches.glob("*.json"):  # conflict state, listings, version memos
                     cache.unlink()
                 return timed([self.docver("conflicts")], container)
             d = [cold_step(rep) for rep in range(max(3, reps - 2))]
-            self.record(key + "_cold", label + " — first call (cache rebuilt from history)", d)
+            self.record(key + "_cold", label + " — first call (caches in .git/docver removed)", d)
         timed([self.docver("conflicts")], container)  # builds the cache
         steps = [("docver", None, lambda _: timed([self.docver("conflicts")], container))]
         if reference:
