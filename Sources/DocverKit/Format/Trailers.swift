@@ -1,5 +1,7 @@
 import Foundation
 
+// docs/FORMAT.md, "Commit messages": the subject, the body, and the trailer paragraph.
+
 /// The git trailers docver writes into commit messages. They are docver's only metadata:
 /// saves, integrations and resolutions are all plain commits on device branches.
 enum Trailer {
@@ -12,6 +14,10 @@ enum Trailer {
     static let restored = "Docver-Restored"
     static let replaced = "Docver-Replaced"
     static let strategy = "Docver-Strategy"
+
+    /// The trailers that record something about one document (`VERSION PATH` values, the
+    /// conflict record with its base between them).
+    static let documentRecords = [conflict, resolved, removed, replaced, restored]
 }
 
 /// A commit message in docver's format: subject, body lines, then one paragraph of trailers.
@@ -19,6 +25,22 @@ struct CommitMessage {
     var subject: String
     var body: [String] = []
     var trailers: [(key: String, value: String)] = []
+
+    /// A save's message: the subject, the user's further lines, one `change: path` line per
+    /// document, then the device trailers and any records.
+    static func save(subject: String, changes: [DocumentChange], device: Device,
+                     records: [(key: String, value: String)] = []) -> CommitMessage {
+        var message = CommitMessage(subject: subject)
+        if subject.contains("\n") {
+            let lines = subject.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            message.subject = lines[0]
+            message.body = Array(lines.dropFirst().drop(while: \.isEmpty))
+            if !message.body.isEmpty { message.body.append("") }
+        }
+        message.body += changes.map { "\($0.change.rawValue): \($0.document.path)" }
+        message.trailers = [(Trailer.device, device.id), (Trailer.deviceName, device.name)] + records
+        return message
+    }
 
     func render() -> String {
         var text = subject + "\n"
@@ -97,39 +119,5 @@ enum TrailerPath {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-}
-
-/// What a commit says about who saved it.
-extension Commit {
-    var trailers: [(key: String, value: String)] { CommitMessage.trailers(of: message) }
-
-    /// The saving device: from docver's trailers, or for commits without them, from the
-    /// author (a device id written as `ID@docver`, else the author's email and name).
-    var device: Device {
-        let trailers = self.trailers
-        if trailers.contains(where: { $0.key == Trailer.integration }) {
-            return Device(unchecked: "docver", name: "docver integration")
-        }
-        if let id = trailers.first(where: { $0.key == Trailer.device })?.value, Device.isValidID(id) {
-            let name = trailers.first(where: { $0.key == Trailer.deviceName })?.value ?? id
-            return Device(unchecked: id, name: name)
-        }
-        let author = self.author
-        if author.email.hasSuffix("@docver") {
-            let id = String(author.email.dropLast("@docver".count))
-            if Device.isValidID(id) { return Device(unchecked: id, name: author.name) }
-        }
-        return Device(unchecked: author.email, name: author.name)
-    }
-
-    /// `(version, path)` pairs of the trailers named `key`.
-    func records(_ key: String) -> [(version: String, path: String)] {
-        trailers.compactMap { trailer in
-            guard trailer.key == key else { return nil }
-            let fields = trailer.value.split(separator: " ", maxSplits: 1)
-            guard fields.count == 2, let path = TrailerPath.decode(String(fields[1])) else { return nil }
-            return (String(fields[0]), path)
-        }
     }
 }

@@ -162,40 +162,6 @@ final class Index {
     func write() throws { try check(git_index_write(pointer)) }
 }
 
-/// The stat data git keeps in its index for a file.
-struct FileStat {
-    var ctimeSeconds: Int
-    var ctimeNanoseconds: Int
-    var mtimeSeconds: Int
-    var mtimeNanoseconds: Int
-    var device: UInt64
-    var inode: UInt64
-    var uid: UInt32
-    var gid: UInt32
-    var size: Int64
-    var mode: UInt32
-
-    init?(path: String) {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return nil }
-        ctimeSeconds = Int(info.st_ctim.tv_sec)
-        ctimeNanoseconds = Int(info.st_ctim.tv_nsec)
-        mtimeSeconds = Int(info.st_mtim.tv_sec)
-        mtimeNanoseconds = Int(info.st_mtim.tv_nsec)
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
-        uid = info.st_uid
-        gid = info.st_gid
-        size = Int64(info.st_size)
-        mode = info.st_mode
-    }
-
-    var isRegularFile: Bool { mode & S_IFMT == S_IFREG }
-    var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
-    var isSymbolicLink: Bool { mode & S_IFMT == S_IFLNK }
-    var isExecutable: Bool { mode & 0o100 != 0 }
-}
-
 /// A history walk. Keeps its repository alive.
 final class Revwalk {
     let pointer: OpaquePointer

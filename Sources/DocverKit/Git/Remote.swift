@@ -31,7 +31,7 @@ private let credentialCallback: git_credential_acquire_cb = { out, url, username
     }
     if allowedTypes & GIT_CREDENTIAL_USERPASS_PLAINTEXT.rawValue != 0, !state.pointee.triedHelper {
         state.pointee.triedHelper = true
-        if let url, let (name, password) = credentialFromHelper(url: String(cString: url)),
+        if let url, let (name, password) = Subprocess.gitCredential(for: String(cString: url)),
            git_credential_userpass_plaintext_new(out, name, password) == 0 {
             return 0
         }
@@ -48,33 +48,6 @@ private let pushStatusCallback: git_push_update_reference_cb = { reference, stat
     guard let reference, let status, let payload else { return 0 }
     payload.assumingMemoryBound(to: TransferState.self).pointee.rejected[String(cString: reference)] = String(cString: status)
     return 0
-}
-
-/// Asks git's configured credential helpers, as `git` itself would.
-private func credentialFromHelper(url: String) -> (String, String)? {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["git", "credential", "fill"]
-    var environment = ProcessInfo.processInfo.environment
-    environment["GIT_TERMINAL_PROMPT"] = "0"
-    process.environment = environment
-    let input = Pipe(), output = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    do { try process.run() } catch { return nil }
-    input.fileHandleForWriting.write(Data("url=\(url)\n\n".utf8))
-    try? input.fileHandleForWriting.close()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { return nil }
-    var fields: [String: String] = [:]
-    for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
-        let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
-        if parts.count == 2 { fields[parts[0]] = parts[1] }
-    }
-    guard let name = fields["username"], let password = fields["password"] else { return nil }
-    return (name, password)
 }
 
 private func defaultKeyFiles() -> [String] {

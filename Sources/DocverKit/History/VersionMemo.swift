@@ -1,7 +1,7 @@
 import Foundation
 
 /// Remembers which commit introduced a document's state as seen from a commit: the result of
-/// ``Container/versionCommit(of:from:in:memo:)``.
+/// ``VersionGraph/introducingCommit(of:from:)``.
 ///
 /// Keys are `(commit, path)` pairs and commits never change, so an entry is a fact about the
 /// repository: the memo can be missing entries but never be wrong. A walk that reaches a
@@ -13,9 +13,9 @@ final class VersionMemo {
     private var changed = false
     private static let limit = 50_000
 
-    init(directory: String) {
-        file = directory + "/versions.json"
-        if let data = FileManager.default.contents(atPath: file),
+    init(file: String) {
+        self.file = file
+        if let data = FileSystem.contentsIfReadable(file),
            let stored = try? JSONDecoder().decode([String: String].self, from: data), stored.count < Self.limit {
             entries = stored
         } else {
@@ -36,9 +36,9 @@ final class VersionMemo {
 
     /// Writes the memo if it learned something; failures only cost speed.
     func save() {
-        guard changed, let data = try? JSONEncoder().encode(entries), let text = String(data: data, encoding: .utf8) else { return }
-        try? FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try? writeAtomically(text, to: file)
+        guard changed, let data = try? JSONEncoder().encode(entries) else { return }
+        try? FileSystem.createDirectory((file as NSString).deletingLastPathComponent)
+        try? AtomicFile.write(data, to: file)
         changed = false
     }
 }

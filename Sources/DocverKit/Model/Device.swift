@@ -27,9 +27,6 @@ public struct Device: Hashable, Sendable, Codable {
         !id.isEmpty && id.utf8.count <= 64
             && id.utf8.allSatisfy { $0.isASCIIAlphanumeric || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
     }
-
-    /// The device's own branch.
-    var branch: String { "refs/heads/docver/\(id)" }
 }
 
 extension UInt8 {

@@ -36,7 +36,10 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
     case documentNotOpen(String)
     case editingDisabled(String)
     case noOtherVersions(document: String)
+    case branchKeptChanging(attempts: Int)
+    case indexLocked
     case git(GitError)
+    case system(SystemError)
 
     /// The one-line message, with control characters made visible.
     public var description: String { Self.printable(rawDescription) }
@@ -77,7 +80,12 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .editingDisabled(document): "\(document) is reloading a newer version; try the edit again"
         case let .conflictChanged(document): "the conflict in \(document) changed while it was being resolved; nothing was changed"
         case let .noOtherVersions(document): "\(document) has no other versions to remove"
+        case let .branchKeptChanging(attempts):
+            "the device branch kept changing under other writers; gave up after \(attempts) attempts, nothing was changed"
+        case .indexLocked:
+            "the save is recorded, but git's index stayed locked by another git command (.git/index.lock), so it was not updated"
         case let .git(error): error.message
+        case let .system(error): error.description
         }
     }
 
@@ -121,8 +129,15 @@ extension DocverError {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
-    /// Runs a libgit2-backed body, turning a ``GitError`` into ``DocverError/git(_:)``.
+    /// Runs a body of the core, turning a ``GitError`` into ``DocverError/git(_:)`` and a
+    /// ``SystemError`` into ``DocverError/system(_:)``.
     static func wrapping<T>(_ body: () throws -> T) throws -> T {
-        do { return try body() } catch let error as GitError { throw DocverError.git(error) }
+        do {
+            return try body()
+        } catch let error as GitError {
+            throw DocverError.git(error)
+        } catch let error as SystemError {
+            throw DocverError.system(error)
+        }
     }
 }

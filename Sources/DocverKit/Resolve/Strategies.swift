@@ -1,5 +1,13 @@
 import Foundation
 
+/// A way to resolve a conflict: latest date, merge, user choice, or an editor's own.
+public protocol ResolutionStrategy: Sendable {
+    /// The name recorded in history (`Docver-Strategy`).
+    var name: String { get }
+    /// Decides the resolution of one conflict. Throwing leaves the container unchanged.
+    func resolve(_ conflict: Conflict, in container: Container) async throws -> Resolution
+}
+
 /// The version with the latest modification date becomes current (then the greater device
 /// id, then the greater version id, the same order integration uses). As in integration, a
 /// modification beats a deletion: a deletion wins only when every version is one.

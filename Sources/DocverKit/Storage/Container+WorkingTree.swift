@@ -1,48 +1,82 @@
 import Foundation
 
 extension Container {
-    private var pendingCheckoutMarker: String { metadataDirectory + "/checkout-pending" }
-
     /// Moves this device's branch from `old` to `new` (compare-and-swap) and brings the
-    /// working tree along.
+    /// working tree along with a checkout (files with local edits are left alone).
+    func advanceBranch(to new: ObjectID, from old: ObjectID?, message: String, in repository: Repository) throws {
+        try advanceBranch(to: new, from: old, message: message, in: repository) { oldTree in
+            try repository.checkout(tree: repository.commit(new).treeID, baseline: oldTree)
+        }
+    }
+
+    /// Moves this device's branch from `old` to `new` (compare-and-swap), then runs
+    /// `updateWorkingTree` with the old head's tree.
     ///
     /// A marker naming the old tree is written first; if the process dies between moving the
-    /// branch and finishing the checkout, the next docver command finishes it
+    /// branch and finishing the working-tree update, the next docver command finishes it
     /// (``finishInterruptedCheckout(_:)``) before anything reads the working tree, so a stale
-    /// tree is never mistaken for new edits. Files with local edits are left alone.
-    func advanceBranch(to new: ObjectID, from old: ObjectID?, message: String, in repository: Repository) throws {
+    /// tree is never mistaken for new edits.
+    func advanceBranch(to new: ObjectID, from old: ObjectID?, message: String, in repository: Repository,
+                       updateWorkingTree: (_ oldTree: ObjectID?) throws -> Void) throws {
         let oldTree = try old.map { try repository.commit($0).treeID }
-        try FileManager.default.createDirectory(atPath: metadataDirectory, withIntermediateDirectories: true)
-        try writeAtomically((oldTree?.hex ?? "none") + "\n", to: pendingCheckoutMarker)
+        try FileSystem.createDirectory(files.directory)
+        try AtomicFile.write((oldTree?.hex ?? "none") + "\n", to: files.checkoutPending)
         do {
             try repository.updateReference(device.branch, to: new, expected: old, message: message)
         } catch {
-            try? FileManager.default.removeItem(atPath: pendingCheckoutMarker)
+            try? FileSystem.remove(files.checkoutPending)
             throw error
         }
-        try repository.checkout(tree: repository.commit(new).treeID, baseline: oldTree)
-        try FileManager.default.removeItem(atPath: pendingCheckoutMarker)
+        try updateWorkingTree(oldTree)
+        try FileSystem.remove(files.checkoutPending)
     }
 
     /// Completes a working-tree update that a crash interrupted.
     func finishInterruptedCheckout(_ repository: Repository) throws {
-        guard let text = try? String(contentsOfFile: pendingCheckoutMarker, encoding: .utf8) else { return }
-        let baseline = ObjectID(hex: text.trimmingCharacters(in: .whitespacesAndNewlines))
+        guard let data = FileSystem.contentsIfReadable(files.checkoutPending) else { return }
+        let baseline = ObjectID(hex: String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
         if let head = try repository.referenceTarget(device.branch) {
             try repository.checkout(tree: repository.commit(head).treeID, baseline: baseline)
         }
-        try FileManager.default.removeItem(atPath: pendingCheckoutMarker)
+        try FileSystem.remove(files.checkoutPending)
     }
-}
 
-/// Writes a file so that readers see either the old or the new contents, never a mix.
-func writeAtomically(_ text: String, to path: String) throws {
-    let temporary = path + ".tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-    guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)) else {
-        throw GitError(code: .other(-1), message: "cannot write \(temporary)", function: #function)
+    /// True while a working-tree update is unfinished (a crash interrupted it).
+    var hasInterruptedCheckout: Bool { FileStat(path: files.checkoutPending) != nil }
+
+    /// Makes the working tree hold `entry` at `fullPath` (nil: nothing there); every file is
+    /// replaced atomically. Returns the files written, with their stat data, for the index.
+    func materialize(_ entry: TreeEntry?, at fullPath: String, relative: String,
+                     in repository: Repository) throws -> [SnapshotFile] {
+        var files: [SnapshotFile] = []
+        try materialize(entry, at: fullPath, relative: relative, files: &files, in: repository)
+        return files
     }
-    guard rename(temporary, path) == 0 else {
-        unlink(temporary)
-        throw GitError(code: .other(-1), message: "cannot replace \(path): \(String(cString: strerror(errno)))", function: #function)
+
+    private func materialize(_ entry: TreeEntry?, at fullPath: String, relative: String,
+                             files: inout [SnapshotFile], in repository: Repository) throws {
+        guard let entry else {
+            try FileSystem.remove(fullPath)
+            return
+        }
+        let existing = FileStat(path: fullPath)
+        if entry.mode.isTree {
+            if let existing, !existing.isDirectory { try FileSystem.remove(fullPath) }
+            try FileSystem.createDirectory(fullPath)
+            let children = try repository.tree(entry.id).entries
+            let names = Set(children.map(\.name))
+            for name in (try? FileSystem.contentsOfDirectory(fullPath)) ?? [] where !names.contains(name) {
+                try FileSystem.remove(fullPath + "/" + name)
+            }
+            for child in children {
+                try materialize(child, at: fullPath + "/" + child.name, relative: relative + "/" + child.name,
+                                files: &files, in: repository)
+            }
+            return
+        }
+        if let existing, existing.isDirectory { try FileSystem.remove(fullPath) }
+        try FileSystem.createDirectory((fullPath as NSString).deletingLastPathComponent)
+        try AtomicFile.write(repository.blob(entry.id).data, to: fullPath, executable: entry.mode == .executable)
+        if let stat = FileStat(path: fullPath) { files.append(SnapshotFile(path: relative, state: EntryState(entry), stat: stat)) }
     }
 }

@@ -74,42 +74,23 @@ public struct Container: Sendable {
     static func configure(_ repository: Repository, for device: Device) throws {
         try repository.setConfig(ConfigKey.device, device.id)
         try repository.setConfig(ConfigKey.deviceName, device.name)
-        try repository.setConfig(ConfigKey.formatVersion, "1")
+        try repository.setConfig(ConfigKey.formatVersion, ConfigKey.currentFormatVersion)
         try installCommitHook(in: repository.gitDirectory)
-        try FileManager.default.createDirectory(atPath: repository.gitDirectory + "docver",
-                                                withIntermediateDirectories: true)
+        try FileSystem.createDirectory(MetadataFiles(gitDirectory: String(repository.gitDirectory.dropLast())).directory)
     }
 
-    /// A `prepare-commit-msg` hook makes a plain `git commit` on this checkout carry the device
-    /// trailers, so docver reads it as a save of this device. An existing hook is left alone.
+    /// Installs ``CommitHook``; an existing hook is left alone.
     private static func installCommitHook(in gitDirectory: String) throws {
-        let hooks = gitDirectory + "hooks"
-        let hook = hooks + "/prepare-commit-msg"
-        guard !FileManager.default.fileExists(atPath: hook) else { return }
-        try FileManager.default.createDirectory(atPath: hooks, withIntermediateDirectories: true)
-        let script = """
-        #!/bin/sh
-        # Installed by docver: marks plain git commits made here as saves of this device.
-        case "$2" in merge|squash) exit 0 ;; esac
-        id=$(git config docver.device) || exit 0
-        name=$(git config docver.deviceName || echo "$id")
-        grep -q '^\(Trailer.device):' "$1" && exit 0
-        git interpret-trailers --in-place --if-exists add --trailer "\(Trailer.device): $id" --trailer "\(Trailer.deviceName): $name" "$1"
-
-        """
-        try script.write(toFile: hook, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hook)
-    }
-
-    enum ConfigKey {
-        static let device = "docver.device"
-        static let deviceName = "docver.deviceName"
-        static let formatVersion = "docver.formatVersion"
+        let hook = gitDirectory + "hooks/" + CommitHook.name
+        guard FileStat(path: hook) == nil else { return }
+        try FileSystem.createDirectory(gitDirectory + "hooks")
+        try AtomicFile.write(Data(CommitHook.script.utf8), to: hook, executable: true)
     }
 
     // MARK: Plumbing shared by the operations
 
-    /// Opens the repository for one operation, turning libgit2 failures into ``DocverError``.
+    /// Opens the repository for one operation, turning libgit2 and system failures into
+    /// ``DocverError``.
     func withRepository<T>(_ body: (Repository) throws -> T) throws -> T {
         try DocverError.wrapping {
             let repository = try Repository(opening: root.path, search: false)
@@ -120,9 +101,12 @@ public struct Container: Sendable {
     /// Runs `body` holding the container's writer lock, so docver processes that change the
     /// container (save, sync, resolve) take turns. Plain git writers are handled by the
     /// compare-and-swap update of the branch instead.
+    ///
+    /// Blocks while another process holds the lock: from `async` code, call it through
+    /// ``offCooperativePool(_:)``.
     func withWriteLock<T>(_ body: (Repository) throws -> T) throws -> T {
         try withRepository { repository in
-            let lock = try FileLock(path: metadataDirectory + "/lock")
+            let lock = try FileLock(path: files.lock)
             defer { lock.unlock() }
             try finishInterruptedCheckout(repository)
             return try body(repository)
@@ -130,30 +114,5 @@ public struct Container: Sendable {
     }
 
     /// docver's local files (lock, caches, markers), never shared: `.git/docver`.
-    var metadataDirectory: String { gitDirectory + "/docver" }
-}
-
-/// An exclusive advisory lock on a file (flock), released on unlock or process exit.
-final class FileLock {
-    private let descriptor: Int32
-
-    init(path: String) throws {
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
-                                                withIntermediateDirectories: true)
-        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw GitError(code: .locked, message: "cannot open lock file \(path): \(String(cString: strerror(errno)))", function: #function)
-        }
-        while flock(descriptor, LOCK_EX) != 0 {
-            guard errno == EINTR else {
-                close(descriptor)
-                throw GitError(code: .locked, message: "cannot lock \(path)", function: #function)
-            }
-        }
-    }
-
-    func unlock() {
-        flock(descriptor, LOCK_UN)
-        close(descriptor)
-    }
+    var files: MetadataFiles { MetadataFiles(gitDirectory: gitDirectory) }
 }

@@ -1,37 +1,12 @@
 import Foundation
 
-/// What a sync did.
-public struct SyncReport: Sendable, Hashable {
-    /// The save made first to record unsaved edits, if any.
-    public var savedBeforeSync: SaveResult?
-    /// True when other devices' saves were brought in.
-    public var integrated = false
-    /// Conflict versions this sync recorded, by document.
-    public var newConflicts: [DocumentPath: [String]] = [:]
-    /// Remotes this device's branch was pushed to.
-    public var pushed: [String] = []
-    /// Things the user should know that did not stop the sync.
-    public var warnings: [String] = []
-}
-
-/// A configured remote.
-public struct RemoteInfo: Sendable, Hashable, Codable {
-    /// The remote's name.
-    public let name: String
-    /// The remote's URL.
-    public let url: String
-}
-
 extension Container {
-    static func trackingPrefix(_ remote: String) -> String { "refs/remotes/\(remote)/docver/" }
-    static func fetchSpec(_ remote: String) -> String { "+refs/heads/docver/*:\(trackingPrefix(remote))*" }
-
     /// Adds a remote: any URL libgit2 understands (a path, file://, git://, ssh://, https://).
     public func addRemote(_ name: String, url: String) throws {
         guard Remote.isValidName(name) else { throw DocverError.invalidRemoteName(name) }
         try withWriteLock { repository in
             guard try Remote.lookup(name, in: repository) == nil else { throw DocverError.remoteExists(name) }
-            _ = try Remote.create(name, url: url, fetchSpec: Self.fetchSpec(name), in: repository)
+            _ = try Remote.create(name, url: url, fetchSpec: RefName.fetchSpec(name), in: repository)
         }
     }
 
@@ -49,7 +24,7 @@ extension Container {
     @discardableResult
     public static func clone(from url: String, to destination: URL, device: Device) throws -> (Container, SyncReport) {
         let path = destination.standardizedFileURL.path
-        if let contents = try? FileManager.default.contentsOfDirectory(atPath: path), !contents.isEmpty {
+        if let contents = try? FileSystem.contentsOfDirectory(path), !contents.isEmpty {
             throw DocverError.destinationNotEmpty(path)
         }
         let container = try DocverError.wrapping { () -> Container in
@@ -62,7 +37,7 @@ extension Container {
             return (container, try container.sync(["origin"]))
         } catch {
             // Leave no half-made container behind.
-            try? FileManager.default.removeItem(atPath: path)
+            try? FileSystem.remove(path)
             throw error
         }
     }
@@ -108,10 +83,10 @@ extension Container {
     }
 
     private func fetch(_ remote: Remote, named name: String, report: inout SyncReport, in repository: Repository) throws {
-        let prefix = Self.trackingPrefix(name)
+        let prefix = RefName.trackingPrefix(name)
         let before = Dictionary(uniqueKeysWithValues: try repository.references(matching: prefix + "*").map { ($0.name, $0.target) })
         do {
-            try remote.fetch([Self.fetchSpec(name)])
+            try remote.fetch([RefName.fetchSpec(name)])
         } catch let error as GitError {
             throw DocverError.remote(name: name, message: error.message)
         }
@@ -122,16 +97,17 @@ extension Container {
             let device = String(reference.dropFirst(prefix.count))
             report.warnings.append("the branch of device '\(device)' on '\(name)' was rewritten; the saves seen before are kept")
             if let head, try repository.isAncestorOrSame(old, of: head) { continue }
-            try repository.forceReference("refs/docver/kept/\(name)/\(device)/\(old.hex)", to: old,
+            try repository.forceReference(RefName.kept(remote: name, device: device, commit: old.hex), to: old,
                                           message: "docver: keep saves from a rewritten branch")
         }
     }
 
     /// Integrates every fetched device head (and any kept one) into this device's branch.
     private func integrateFetched(report: inout SyncReport, in repository: Repository) throws {
-        for _ in 0..<100 {
-            let heads = try repository.references(matching: "refs/remotes/*/docver/*").map(\.target)
-                + repository.references(matching: "refs/docver/kept/*").map(\.target)
+        let attempts = 100
+        for _ in 0..<attempts {
+            let heads = try repository.references(matching: RefName.allTrackingBranches).map(\.target)
+                + repository.references(matching: RefName.allKept).map(\.target)
             let old = try headCommit(repository)
             let integration = try integrate(heads, into: old, in: repository)
             guard let new = integration.head, new != old else { return }
@@ -146,11 +122,12 @@ extension Container {
             }
             return
         }
+        throw DocverError.branchKeptChanging(attempts: attempts)
     }
 
     private func push(_ remote: Remote, named name: String, report: inout SyncReport, in repository: Repository) throws {
         guard try headCommit(repository) != nil else { return }
-        let spec = "\(device.branch):\(device.branch)"
+        let spec = RefName.pushSpec(device)
         for _ in 0..<5 {
             let rejected: [String: String]
             do {

@@ -1,68 +1,5 @@
 import Foundation
 
-/// The result of integrating other devices' saves.
-struct Integration {
-    /// The new head (unchanged when there was nothing to integrate).
-    var head: ObjectID?
-    /// Conflict versions recorded by this integration.
-    var conflicts: [ConflictRecord] = []
-}
-
-extension Container {
-    /// Integrates the given heads with this device's head into one commit.
-    ///
-    /// Heads already contained in another are dropped; if one head contains all the others the
-    /// result is that head (a fast-forward). Otherwise the result is an integration commit
-    /// that is a pure function of the heads: parents sorted by id, a fixed identity, the
-    /// newest parent's date, a tree and message computed from the heads alone. Every device
-    /// that integrates the same heads therefore writes the very same commit, which is what
-    /// makes devices converge.
-    func integrate(_ heads: [ObjectID], into ours: ObjectID?, in repository: Repository) throws -> Integration {
-        var candidates = Array(Set(heads + (ours.map { [$0] } ?? [])))
-        candidates = try candidates.filter { candidate in
-            try !candidates.contains { other in try other != candidate && repository.isDescendant(other, of: candidate) }
-        }.sorted()
-        guard candidates.count > 1 else { return Integration(head: candidates.first ?? ours) }
-
-        let base = try repository.mergeBase(of: candidates)
-        var merger = TreeMerger(container: self, repository: repository, heads: candidates, base: base)
-        let baseTree = try base.map { try repository.commit($0).treeID }
-        let sideTrees = try candidates.map { try repository.commit($0).treeID }
-        // Documents changed on two or more sides are the only ones whose versions matter:
-        // find them by tree diffs, then each side's versions of them in one pass per side.
-        let changedBySide = try sideTrees.map { tree in
-            Set(try repository.changedPaths(from: baseTree, to: tree).map { DocumentPath.document(containingFile: $0).path })
-        }
-        var changedOn: [String: Int] = [:]
-        for documents in changedBySide { for document in documents { changedOn[document, default: 0] += 1 } }
-        let contested = Set(changedOn.filter { $0.value > 1 }.keys)
-        if !contested.isEmpty {
-            // A side's version of a document it did not change is never asked for: skip it.
-            merger.versionTable = try candidates.indices.map { index in
-                try versionCommits(of: contested.intersection(changedBySide[index]), from: candidates[index], in: repository)
-            }
-        }
-        var tree = try merger.mergeFolder(base: baseTree, sides: sideTrees, prefix: "") ?? ObjectID.emptyTree
-        if !merger.renamedEdits.isEmpty {
-            tree = try repository.writeTree(base: tree, updates: merger.renamedEdits.map {
-                .init(path: $0.key, action: .upsert($0.value.id, $0.value.mode))
-            })
-        }
-
-        let records = merger.records.sorted { ($0.path, $0.version) < ($1.path, $1.version) }
-        var message = CommitMessage(subject: "Integrate saves from \(candidates.count) heads")
-        message.body = records.map { "conflict: \($0.path) (version \($0.version.prefix(12)) kept as a conflict version)" }
-        message.trailers = [(Trailer.integration, "1")] + records.map {
-            (Trailer.conflict, "\($0.version) \($0.base ?? "-") \(TrailerPath.encode($0.path))")
-        }
-        let date = try candidates.map { try repository.commit($0).committer.time }.max()!
-        let identity = Repository.Identity(name: "docver", email: "docver@docver", time: date, offsetMinutes: 0)
-        let commit = try repository.createCommit(tree: tree, parents: candidates, author: identity,
-                                                 committer: identity, message: message.render())
-        return Integration(head: commit, conflicts: records)
-    }
-}
-
 /// The N-way, document-level merge of several heads against their common base.
 ///
 /// Folders are merged entry by entry, skipping any subtree that is the same on every side or
@@ -72,27 +9,27 @@ extension Container {
 /// if the remaining versions differ, the latest modification date wins (then device id, then
 /// version id) and the others are recorded as conflict versions.
 struct TreeMerger {
-    let container: Container
-    let repository: Repository
+    let graph: VersionGraph
+    var repository: Repository { graph.repository }
     let heads: [ObjectID]
     let base: ObjectID?
     var records: [ConflictRecord] = []
     /// Per head (same order as `heads`), the version commits of the contested documents.
     var versionTable: [[String: ObjectID]] = []
     /// Edits that follow a rename made on another side: new path → entry.
-    var renamedEdits: [String: (id: ObjectID, mode: FileMode)] = [:]
+    var renamedEdits: [String: EntryState] = [:]
     private var renameCache: [Int: [String: String]] = [:]
 
-    init(container: Container, repository: Repository, heads: [ObjectID], base: ObjectID?) {
-        self.container = container
-        self.repository = repository
+    init(graph: VersionGraph, heads: [ObjectID], base: ObjectID?) {
+        self.graph = graph
         self.heads = heads
         self.base = base
     }
 
-    private typealias Slot = (id: ObjectID, mode: FileMode)?
+    /// A document's state on one side; nil: absent.
+    private typealias Slot = EntryState?
 
-    private static func same(_ a: Slot, _ b: Slot) -> Bool { a?.id == b?.id && a?.mode == b?.mode }
+    private static func same(_ a: Slot, _ b: Slot) -> Bool { a == b }
 
     /// Merges one plain folder; returns nil when the merged folder is empty.
     mutating func mergeFolder(base: ObjectID?, sides: [ObjectID?], prefix: String) throws -> ObjectID? {
@@ -107,8 +44,8 @@ struct TreeMerger {
 
         var result: [(name: String, id: ObjectID, mode: FileMode)] = []
         for name in names.sorted() {
-            let baseSlot: Slot = baseEntries[name].map { ($0.id, $0.mode) }
-            let slots: [Slot] = sideEntries.map { $0[name].map { ($0.id, $0.mode) } }
+            let baseSlot: Slot = baseEntries[name].map(EntryState.init)
+            let slots: [Slot] = sideEntries.map { $0[name].map(EntryState.init) }
             let merged: Slot
             if slots.allSatisfy({ Self.same($0, slots[0]) }) {
                 merged = slots[0]
@@ -118,7 +55,7 @@ struct TreeMerger {
                       baseSlot.map({ $0.mode.isTree }) ?? true,
                       slots.allSatisfy({ $0.map { $0.mode.isTree } ?? true }) {
                 merged = try mergeFolder(base: baseSlot?.id, sides: slots.map { $0?.id }, prefix: prefix + name + "/")
-                    .map { ($0, FileMode.tree) }
+                    .map { EntryState($0, .tree) }
             } else {
                 merged = try mergeDocument(prefix + name, base: baseSlot, slots: slots)
             }
@@ -145,7 +82,7 @@ struct TreeMerger {
         var versions: [ObjectID: Slot] = [:]
         for (index, slot) in slots.enumerated() where !Self.same(slot, baseSlot) {
             let known = versionTable.isEmpty ? nil : versionTable[index][path]
-            versions[try known ?? container.versionCommit(of: path, from: heads[index], in: repository)] = slot
+            versions[try known ?? graph.introducingCommit(of: path, from: heads[index])] = slot
         }
         let ids = Array(versions.keys)
         let remaining = try ids.filter { id in try !ids.contains { other in try other != id && repository.isDescendant(other, of: id) } }

@@ -1,0 +1,29 @@
+import Foundation
+
+// docs/FORMAT.md, "Configuration": what docver writes into `.git/config` and `.git/hooks`.
+
+/// docver's keys in the repository's git config.
+enum ConfigKey {
+    static let device = "docver.device"
+    static let deviceName = "docver.deviceName"
+    static let formatVersion = "docver.formatVersion"
+    /// The format version this build writes.
+    static let currentFormatVersion = "1"
+}
+
+/// The `prepare-commit-msg` hook that makes a plain `git commit` on the checkout carry the
+/// device trailers, so docver reads it as a save of this device.
+enum CommitHook {
+    static let name = "prepare-commit-msg"
+
+    static let script = """
+    #!/bin/sh
+    # Installed by docver: marks plain git commits made here as saves of this device.
+    case "$2" in merge|squash) exit 0 ;; esac
+    id=$(git config \(ConfigKey.device)) || exit 0
+    name=$(git config \(ConfigKey.deviceName) || echo "$id")
+    grep -q '^\(Trailer.device):' "$1" && exit 0
+    git interpret-trailers --in-place --if-exists add --trailer "\(Trailer.device): $id" --trailer "\(Trailer.deviceName): $name" "$1"
+
+    """
+}

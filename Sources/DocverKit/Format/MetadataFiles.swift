@@ -1,0 +1,23 @@
+import Foundation
+
+// docs/FORMAT.md, "Local files": what docver keeps in `.git/docver`. Nothing here is shared
+// with other devices; caches can be deleted at any time and are rebuilt from history.
+
+/// The paths of docver's local files in one container.
+struct MetadataFiles: Sendable {
+    /// `.git/docver`.
+    let directory: String
+
+    init(gitDirectory: String) { directory = gitDirectory + "/docver" }
+
+    /// The writer lock: docver processes that change the container take turns.
+    var lock: String { directory + "/lock" }
+    /// Present while a working-tree update is under way; names the tree it started from.
+    var checkoutPending: String { directory + "/checkout-pending" }
+    /// Cache: the conflict records reachable from one head (``ConflictState``).
+    var conflictState: String { directory + "/conflicts.json" }
+    /// Cache: the conflict listing of one head.
+    var conflictListing: String { directory + "/conflict-listing.json" }
+    /// Cache: which commit introduced a document's state, by (commit, path) (``VersionMemo``).
+    var versionMemo: String { directory + "/versions.json" }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+// docs/FORMAT.md, "Records": the trailer values of conflict and resolution records.
+
+/// A conflict record (`Docver-Conflict: VERSION BASE PATH`): `version` of `path` lost to
+/// another version when devices integrated.
+struct ConflictRecord: Codable, Hashable {
+    var path: String
+    var version: String
+    /// The common ancestor commit of the integration that recorded it (nil, written `-`: the
+    /// document did not exist there). Records written before version 0.2 name the base
+    /// version itself, which reads the same: a version commit is its own version.
+    var base: String?
+
+    /// The trailer that records it.
+    var trailer: (key: String, value: String) {
+        (Trailer.conflict, "\(version) \(base ?? "-") \(TrailerPath.encode(path))")
+    }
+
+    /// Parses a `Docver-Conflict` value; nil when it is malformed.
+    init?(trailerValue value: String) {
+        let fields = value.split(separator: " ", maxSplits: 2).map(String.init)
+        guard fields.count == 3, let path = TrailerPath.decode(fields[2]) else { return nil }
+        self.init(path: path, version: fields[0], base: fields[1] == "-" ? nil : fields[1])
+    }
+
+    init(path: String, version: String, base: String?) {
+        self.path = path
+        self.version = version
+        self.base = base
+    }
+
+    /// The version it names, without the base.
+    var versionRecord: VersionRecord { VersionRecord(path: path, version: version) }
+}
+
+/// A record naming one version of one document (`KEY: VERSION PATH`): resolved, removed,
+/// replaced or restored.
+struct VersionRecord: Codable, Hashable {
+    var path: String
+    var version: String
+
+    /// The trailer `key` recording it.
+    func trailer(_ key: String) -> (key: String, value: String) {
+        (key, "\(version) \(TrailerPath.encode(path))")
+    }
+
+    /// Parses a `VERSION PATH` value; nil when it is malformed.
+    init?(trailerValue value: String) {
+        let fields = value.split(separator: " ", maxSplits: 1)
+        guard fields.count == 2, let path = TrailerPath.decode(String(fields[1])) else { return nil }
+        self.init(path: path, version: String(fields[0]))
+    }
+
+    init(path: String, version: String) {
+        self.path = path
+        self.version = version
+    }
+}
+
+extension Commit {
+    /// The commit message's trailers.
+    var trailers: [(key: String, value: String)] { CommitMessage.trailers(of: message) }
+
+    /// The version records of the trailers named `key`.
+    func records(_ key: String) -> [VersionRecord] {
+        trailers.compactMap { $0.key == key ? VersionRecord(trailerValue: $0.value) : nil }
+    }
+
+    /// The conflict records of the commit.
+    var conflictRecords: [ConflictRecord] {
+        trailers.compactMap { $0.key == Trailer.conflict ? ConflictRecord(trailerValue: $0.value) : nil }
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+
+/// A document's version graph, read from git history: which commit introduced the state
+/// (contents, or absence) a document has at a given commit, and the ``DocumentVersion`` a
+/// commit holds.
+///
+/// The repository is an input, not a hidden member, and a ``VersionMemo`` may remember
+/// answers across calls: every answer is a fact about immutable commits.
+struct VersionGraph {
+    let repository: Repository
+    var memo: VersionMemo?
+
+    init(repository: Repository, memo: VersionMemo? = nil) {
+        self.repository = repository
+        self.memo = memo
+    }
+
+    /// The commit that introduced the state (contents, or absence) a document has at `start`:
+    /// walks back while a parent has the same state, preferring the first such parent, as
+    /// git's history simplification does. Its cost is the distance to that commit.
+    ///
+    /// The absence of a document is the one state that several lines can hold for unrelated
+    /// reasons: one line deleted the document, another never had it (a device that saved on
+    /// from before the document existed). When an integration joins such lines, the first
+    /// parent may be the one that never had it, and the walk would end at a root as if the
+    /// document had never been saved, losing its deletion. So when the walk through an absence
+    /// passed a commit with several parents lacking the document, every such line is searched,
+    /// and the deletion no other deletion found descends from is the version.
+    func introducingCommit(of path: String, from start: ObjectID) throws -> ObjectID {
+        let components = path.split(separator: "/").map(String.init)
+        var current = try repository.commit(start)
+        // Absence needs the search below once the walk meets a commit with several parents
+        // lacking the document (see SyncConflictTests.deletionIntegratedWithALineThatNeverHadTheDocumentIsKept).
+        let absent = try repository.tree(current.treeID).entry(atPath: path) == nil
+        var result: ObjectID?
+        while result == nil {
+            // Up to here the walk had a single way back, so the answer there is the answer here.
+            if let known = memo?.version(of: path, at: current.id) { result = known; break }
+            var next: Commit?
+            var ambiguousAbsence = false
+            for parentID in current.parentIDs {
+                let parent = try repository.commit(parentID)
+                if try repository.sameEntry(components, current.treeID, parent.treeID) {
+                    if next == nil {
+                        next = parent
+                        if !absent { break }
+                    } else {
+                        ambiguousAbsence = true
+                        break
+                    }
+                }
+            }
+            if ambiguousAbsence { result = try latestDeletion(of: path, from: current.id); break }
+            guard let next else { result = current.id; break }
+            current = next
+        }
+        memo?.remember(result!, of: path, at: start)
+        return result!
+    }
+
+    /// Where the absence of `path` at `start` comes from, searching every line lacking it:
+    /// the first deletion (in first-parent-first order) that no other deletion found descends
+    /// from; the first root reached when no line from `start` ever had the document.
+    private func latestDeletion(of path: String, from start: ObjectID) throws -> ObjectID {
+        var lacks: [ObjectID: Bool] = [:]
+        func lacksDocument(_ id: ObjectID) throws -> Bool {
+            if let known = lacks[id] { return known }
+            let result = try repository.tree(repository.commit(id).treeID).entry(atPath: path) == nil
+            lacks[id] = result
+            return result
+        }
+        var deletions: [ObjectID] = []
+        var firstRoot: ObjectID?
+        var visited: Set<ObjectID> = []
+        var stack = [start]
+        while let id = stack.popLast() {
+            guard visited.insert(id).inserted else { continue }
+            let parents = try repository.commit(id).parentIDs
+            let lacking = try parents.filter(lacksDocument)
+            if lacking.isEmpty {
+                if parents.isEmpty { firstRoot = firstRoot ?? id } else { deletions.append(id) }
+            } else {
+                stack.append(contentsOf: lacking.reversed())
+            }
+        }
+        let latest = try deletions.first { deletion in
+            try !deletions.contains { other in try other != deletion && repository.isDescendant(other, of: deletion) }
+        }
+        return latest ?? firstRoot ?? start
+    }
+
+    /// ``introducingCommit(of:from:)`` for many documents at once: one pass down the
+    /// head's history while it is a single line, comparing only the pending documents at each
+    /// step, so each commit's trees are read once however many documents are asked about.
+    func introducingCommits(of paths: Set<String>, from head: ObjectID) throws -> [String: ObjectID] {
+        var pending = Dictionary(uniqueKeysWithValues: paths.map { ($0, $0.split(separator: "/").map(String.init)) })
+        var result: [String: ObjectID] = [:]
+        var current = try repository.commit(head)
+        while !pending.isEmpty {
+            for path in Array(pending.keys) {
+                if let known = memo?.version(of: path, at: current.id) {
+                    result[path] = known
+                    pending[path] = nil
+                }
+            }
+            let parents = current.parentIDs
+            guard parents.count == 1 else {
+                // A root commit introduced whatever is left; through a merge each document may
+                // follow a different parent, so walk them one by one.
+                for path in pending.keys {
+                    result[path] = parents.isEmpty ? current.id
+                        : try introducingCommit(of: path, from: current.id)
+                }
+                break
+            }
+            let parent = try repository.commit(parents[0])
+            for (path, components) in pending where try !repository.sameEntry(components, current.treeID, parent.treeID) {
+                result[path] = current.id
+                pending[path] = nil
+            }
+            current = parent
+        }
+        for (path, version) in result { memo?.remember(version, of: path, at: head) }
+        return result
+    }
+
+    /// The version a commit holds of a document.
+    func version(of document: DocumentPath, at commitID: ObjectID) throws -> DocumentVersion {
+        let commit = try repository.commit(commitID)
+        let entry = try repository.tree(commit.treeID).entry(atPath: document.path)
+        var kind = DocumentKind.flat
+        var size: Int64 = 0
+        if let entry {
+            kind = entry.mode.isTree ? .package : .flat
+            size = try entry.mode.isTree ? treeSize(entry.id) : repository.blobSize(entry.id)
+        } else if let parent = commit.parentIDs.first,
+                  let previous = try repository.tree(repository.commit(parent).treeID).entry(atPath: document.path) {
+            kind = previous.mode.isTree ? .package : .flat
+        }
+        return DocumentVersion(id: commitID.hex, document: document, device: commit.device,
+                               modified: commit.author.time, size: size, kind: kind,
+                               isDeletion: entry == nil, commitID: commitID, entryID: entry?.id)
+    }
+
+    private func treeSize(_ id: ObjectID) throws -> Int64 {
+        try repository.tree(id).entries.reduce(0) { total, entry in
+            try total + (entry.mode.isTree ? treeSize(entry.id) : repository.blobSize(entry.id))
+        }
+    }
+
+    /// The current version of `document` at `head`; nil when it has never been saved there
+    /// (absent since the first commit), a deletion version when it was deleted.
+    func currentVersion(of document: DocumentPath, at head: ObjectID) throws -> DocumentVersion? {
+        let version = try version(of: document, at: introducingCommit(of: document.path, from: head))
+        if version.isDeletion, try repository.commit(version.commitID).parentIDs.isEmpty { return nil }
+        return version
+    }
+
+    /// The versions that led to `current`, newest first, at most `limit`.
+    func history(of document: DocumentPath, after current: DocumentVersion, limit: Int?) throws -> [DocumentVersion] {
+        var result: [DocumentVersion] = []
+        var commit = try repository.commit(current.commitID)
+        while limit.map({ result.count < $0 }) ?? true, let parent = commit.parentIDs.first {
+            let versionID = try introducingCommit(of: document.path, from: parent)
+            let version = try version(of: document, at: versionID)
+            let versionCommit = try repository.commit(versionID)
+            // The root commit "introduces" the absence of a document that did not exist yet.
+            if version.isDeletion && versionCommit.parentIDs.isEmpty { break }
+            result.append(version)
+            commit = versionCommit
+        }
+        return result
+    }
+}

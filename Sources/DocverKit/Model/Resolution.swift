@@ -1,0 +1,39 @@
+import Foundation
+
+/// What a strategy decided for one document in conflict.
+public enum Resolution: Sendable, Hashable {
+    /// Make this version (the current one or a conflict version) current.
+    case keep(DocumentVersion)
+    /// Save these contents (a merge of the versions) as the current version.
+    case merged(DocumentContents)
+    /// Save these contents, which still hold conflict markers, and leave the conflict open.
+    case mergedWithMarkers(DocumentContents)
+}
+
+/// What resolving one document did, or would do with a dry run.
+public struct ResolutionOutcome: Sendable, Hashable {
+    /// The document resolved.
+    public let document: DocumentPath
+    /// The strategy's name.
+    public let strategy: String
+    /// What the strategy decided.
+    public let resolution: Resolution
+    /// Conflict versions marked resolved.
+    public let resolved: [String]
+    /// Conflict versions removed from the version store.
+    public let removed: [String]
+    /// The save that recorded it; nil for a dry run.
+    public let save: String?
+    /// One line saying what happened, for people.
+    public var summary: String {
+        let verb = save == nil ? "would " : ""
+        switch resolution {
+        case let .keep(version):
+            return "\(document): \(verb)keep version \(version.shortID) from \(version.device.name) as current"
+        case .merged:
+            return "\(document): \(verb)save the merge of \(resolved.count + 1) versions as current"
+        case .mergedWithMarkers:
+            return "\(document): \(verb)save the merge with conflict markers; the conflict stays open"
+        }
+    }
+}

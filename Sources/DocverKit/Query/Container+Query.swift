@@ -1,0 +1,94 @@
+import Foundation
+
+extension Container {
+    /// Every saved document with its current version, sorted by path.
+    public func documents() throws -> [MetadataItem] { try query() }
+
+    /// Runs a query once.
+    public func query(_ query: DocumentQuery = DocumentQuery()) throws -> [MetadataItem] {
+        try withRepository { repository in
+            guard let head = try headCommit(repository) else { return [] }
+            let conflicted = Set(try conflictState(in: repository).unresolvedByDocument().keys)
+            let tracking = try repository.references(matching: RefName.allTrackingBranches).map(\.target)
+            var remoteChanged = Set<DocumentPath>()
+            for tip in tracking where try !repository.isAncestorOrSame(tip, of: head) {
+                let base = try repository.mergeBase(tip, head)
+                let baseTree = try base.map { try repository.commit($0).treeID }
+                for path in try repository.changedPaths(from: baseTree, to: repository.commit(tip).treeID) {
+                    remoteChanged.insert(DocumentPath.document(containingFile: path))
+                }
+            }
+            let graph = VersionGraph(repository: repository)
+            var items: [MetadataItem] = []
+            for (document, _) in try documentEntries(in: repository.commit(head).treeID, repository: repository) {
+                let current = try graph.version(of: document, at: graph.introducingCommit(of: document.path, from: head))
+                let uploaded = try tracking.contains { try repository.isAncestorOrSame(current.commitID, of: $0) }
+                let oldest = try graph.history(of: document, after: current, limit: nil).last ?? current
+                let item = MetadataItem(document: document, created: oldest.modified, current: current,
+                                        hasUnresolvedConflicts: conflicted.contains(document),
+                                        syncStatus: SyncStatus(isUploaded: uploaded, hasRemoteChanges: remoteChanged.contains(document)))
+                if query.matches(item) { items.append(item) }
+            }
+            return items.sorted(by: query.areInOrder)
+        }
+    }
+
+    /// Runs a query live: yields the gathered results first, then the new results each time
+    /// they change, as saves and syncs happen in this process or another one. Changes are
+    /// noticed by polling the container's references every `pollInterval`; each poll and
+    /// query runs off the cooperative pool.
+    public func liveQuery(_ query: DocumentQuery = DocumentQuery(), pollInterval: Duration = .seconds(1),
+                          clock: any Clock<Duration> = ContinuousClock()) -> AsyncThrowingStream<[MetadataItem], any Error> {
+        let container = self
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    var signature = try await offCooperativePool { try container.referenceSignature() }
+                    var last = try await offCooperativePool { try container.query(query) }
+                    continuation.yield(last)
+                    while !Task.isCancelled {
+                        try await clock.sleep(for: pollInterval)
+                        let now = try await offCooperativePool { try container.referenceSignature() }
+                        guard now != signature else { continue }
+                        signature = now
+                        let results = try await offCooperativePool { try container.query(query) }
+                        if results != last {
+                            last = results
+                            continuation.yield(results)
+                        }
+                    }
+                    continuation.finish()
+                } catch is CancellationError {
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// Every docver reference and its target: it changes whenever a save, sync or resolution does.
+    func referenceSignature() throws -> String {
+        try withRepository { repository in
+            let references = try repository.references(matching: RefName.allDeviceBranches)
+                + repository.references(matching: RefName.allTrackingBranches)
+            return references.map { "\($0.name) \($0.target.hex)" }.sorted().joined(separator: "\n")
+        }
+    }
+
+    /// The documents of a tree: files, and directories with an extension (packages), below
+    /// plain folders.
+    func documentEntries(in tree: ObjectID, repository: Repository, prefix: String = "") throws -> [(DocumentPath, TreeEntry)] {
+        var result: [(DocumentPath, TreeEntry)] = []
+        for entry in try repository.tree(tree).entries {
+            let path = prefix + entry.name
+            if entry.mode.isTree && !DocumentPath.isPackageName(entry.name) {
+                result += try documentEntries(in: entry.id, repository: repository, prefix: path + "/")
+            } else if entry.mode.isTree || entry.mode.isBlob {
+                result.append((DocumentPath(trusted: path), entry))
+            }
+        }
+        return result
+    }
+}

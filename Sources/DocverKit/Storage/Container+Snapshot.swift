@@ -1,0 +1,136 @@
+import Foundation
+
+/// A document's state read from the working tree, hashed into the object database.
+struct DocumentSnapshot {
+    var document: DocumentPath
+    /// nil: the document does not exist in the working tree.
+    var state: EntryState?
+    /// Every file hashed, with the stat data read before hashing, for the index.
+    var files: [SnapshotFile]
+}
+
+/// One file of a snapshot, with the stat data read before it was hashed.
+struct SnapshotFile {
+    var path: String
+    var state: EntryState
+    var stat: FileStat
+}
+
+extension Container {
+    /// The documents a user-supplied name stands for: the enclosing package, the document
+    /// itself, or every changed document in a plain folder.
+    func expand(_ document: DocumentPath, headTree: ObjectID?, in repository: Repository) throws -> [DocumentPath] {
+        try checkInsideContainer(document)
+        let owner = DocumentPath.document(containingFile: document.path)
+        if owner != document { return [owner] }
+        let fullPath = root.path + "/" + document.path
+        if let stat = FileStat(path: fullPath), stat.isDirectory, !DocumentPath.isPackageName(document.name) {
+            return try changedDocuments(since: headTree, in: repository, under: document.path).map(\.document)
+        }
+        if FileStat(path: fullPath) != nil { return [document] }
+        // Not in the working tree: a deletion of a saved document, or of a folder's documents.
+        if let headTree, let entry = try repository.tree(headTree).entry(atPath: document.path) {
+            if entry.mode.isTree && !DocumentPath.isPackageName(document.name) {
+                return try changedDocuments(since: headTree, in: repository, under: document.path).map(\.document)
+            }
+            return [document]
+        }
+        throw DocverError.noSuchDocument(document.path)
+    }
+
+    /// Rejects a document whose path leaves the container through a symbolic link.
+    func checkInsideContainer(_ document: DocumentPath) throws {
+        let rootReal = FileSystem.realPath(root.path) ?? root.path
+        var current = root.path
+        let components = document.path.split(separator: "/")
+        for (index, component) in components.enumerated() {
+            current += "/" + component
+            guard let stat = FileStat(path: current) else { return }
+            if stat.isSymbolicLink {
+                guard let target = FileSystem.realPath(current) else {
+                    if index == components.count - 1 { return } // a dangling link is stored as a link
+                    throw DocverError.invalidDocumentName(document.path, reason: "a symbolic link on its path cannot be resolved")
+                }
+                guard target == rootReal || target.hasPrefix(rootReal + "/") else {
+                    throw DocverError.invalidDocumentName(document.path, reason: "it resolves outside the container through a symbolic link")
+                }
+                if (target + "/").hasPrefix(rootReal + "/.git/") || target == rootReal + "/.git" {
+                    throw DocverError.invalidDocumentName(document.path, reason: "it resolves inside .git through a symbolic link")
+                }
+            }
+        }
+    }
+
+    /// Hashes a document's working-tree state into the object database.
+    func snapshot(_ document: DocumentPath, in repository: Repository) throws -> DocumentSnapshot {
+        let fullPath = root.path + "/" + document.path
+        guard let stat = FileStat(path: fullPath) else {
+            return DocumentSnapshot(document: document, state: nil, files: [])
+        }
+        if stat.isDirectory {
+            var files: [SnapshotFile] = []
+            let tree = try snapshotDirectory(fullPath, relative: document.path, files: &files, in: repository)
+            return DocumentSnapshot(document: document, state: tree.map { EntryState($0, .tree) }, files: files)
+        }
+        let state = try hashFile(fullPath, stat: stat, document: document, in: repository)
+        return DocumentSnapshot(document: document, state: state, files: [SnapshotFile(path: document.path, state: state, stat: stat)])
+    }
+
+    private func snapshotDirectory(_ fullPath: String, relative: String,
+                                   files: inout [SnapshotFile],
+                                   in repository: Repository) throws -> ObjectID? {
+        var entries: [(name: String, id: ObjectID, mode: FileMode)] = []
+        for name in try FileSystem.contentsOfDirectory(fullPath).sorted() where name != ".git" {
+            let childPath = fullPath + "/" + name
+            let childRelative = relative + "/" + name
+            guard let stat = FileStat(path: childPath) else { continue }
+            if stat.isDirectory {
+                if let tree = try snapshotDirectory(childPath, relative: childRelative, files: &files, in: repository) {
+                    entries.append((name, tree, .tree))
+                }
+            } else if stat.isRegularFile || stat.isSymbolicLink {
+                let state = try hashFile(childPath, stat: stat, document: DocumentPath(trusted: childRelative), in: repository)
+                entries.append((name, state.id, state.mode))
+                files.append(SnapshotFile(path: childRelative, state: state, stat: stat))
+            }
+        }
+        guard !entries.isEmpty else { return nil }
+        return try repository.writeTree(entries: entries)
+    }
+
+    private func hashFile(_ path: String, stat: FileStat, document: DocumentPath,
+                          in repository: Repository) throws -> EntryState {
+        if stat.isSymbolicLink {
+            try checkInsideContainer(document)
+            let target = try FileSystem.linkTarget(path)
+            return EntryState(try repository.writeBlob(Data(target.utf8)), .link)
+        }
+        do {
+            let id = try repository.writeBlob(streamingFileAt: path, expectedSize: stat.size)
+            return EntryState(id, stat.isExecutable ? .executable : .blob)
+        } catch let error as GitError where error.code == .modified {
+            throw DocverError.documentChangedDuringSave(document.path)
+        }
+    }
+
+    /// Documents whose working-tree state differs from `tree`.
+    func changedDocuments(since tree: ObjectID?, in repository: Repository, under folder: String? = nil,
+                          refreshIndex: Bool = false) throws -> [DocumentChange] {
+        let fileChanges = try repository.changesFromTreeToWorkdir(tree, paths: folder.map { [$0 + "/"] } ?? [],
+                                                                  refreshIndex: refreshIndex)
+        var byDocument: [DocumentPath: Set<Repository.WorkdirChange.Kind>] = [:]
+        for change in fileChanges {
+            let document = DocumentPath.document(containingFile: change.path)
+            if document.path.split(separator: "/").first == Substring(DocumentPath.reservedArea) { continue }
+            byDocument[document, default: []].insert(change.kind)
+        }
+        let baseTree = try tree.map { try repository.tree($0) }
+        return try byDocument.keys.sorted().compactMap { document in
+            let existedBefore = try baseTree?.entry(atPath: document.path) != nil
+            let existsNow = FileStat(path: root.path + "/" + document.path) != nil
+            // A change where no document existed before is an addition (as git sees it).
+            return ChangeKind(existedBefore: existedBefore, existsAfter: existsNow || !existedBefore)
+                .map { DocumentChange(document: document, change: $0) }
+        }
+    }
+}

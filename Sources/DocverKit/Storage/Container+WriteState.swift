@@ -1,0 +1,47 @@
+import Foundation
+
+extension Container {
+    /// The entry a stored version holds of its document; nil for a deletion.
+    func entryState(of version: DocumentVersion, in repository: Repository) throws -> EntryState? {
+        guard let id = version.entryID else { return nil }
+        let mode = try repository.tree(repository.commit(version.commitID).treeID).entry(atPath: version.document.path)?.mode
+        return EntryState(id, mode ?? EntryState.fallbackMode(for: version.kind))
+    }
+
+    /// Saves a stored version's state of a document as the new current version and updates
+    /// the working tree. Unsaved edits of that document are saved first, so none is lost.
+    func writeVersion(_ version: DocumentVersion, of document: DocumentPath, subject: String,
+                      records: [(key: String, value: String)], in repository: Repository) throws -> SaveResult {
+        try writeDocumentState(entryState(of: version, in: repository), of: document, subject: subject,
+                               records: records, in: repository)
+    }
+
+    /// Commits a document's new state (nil: deleted) on this device's branch, even when the
+    /// state is unchanged (a resolution is recorded like a save), then updates that document
+    /// in the working tree. Unsaved edits of the document are saved first.
+    func writeDocumentState(_ state: EntryState?, of document: DocumentPath, subject: String,
+                            records: [(key: String, value: String)], in repository: Repository) throws -> SaveResult {
+        do {
+            _ = try save([document], message: nil, in: repository)
+        } catch DocverError.noSuchDocument {
+            // Neither in the working tree nor in the last save (its deletion is saved): no edits to keep.
+        }
+        let old = try headCommit(repository)
+        let snapshot = DocumentSnapshot(document: document, state: state, files: [])
+        guard let result = try commitSnapshots([snapshot], subject: subject, in: repository, records: records,
+                                               allowEmpty: true, updateIndex: false) else {
+            throw DocverError.noSuchDocument(document.path)
+        }
+        let oldTree = try old.map { try repository.commit($0).treeID }
+        try repository.checkout(tree: repository.commit(ObjectID(hex: result.id)!).treeID, baseline: oldTree,
+                                paths: [document.path, document.path + "/*"])
+        return result
+    }
+
+    /// A commit that changes no document and only records trailers (a resolution record).
+    func recordOnly(subject: String, records: [(key: String, value: String)], in repository: Repository) throws -> SaveResult {
+        // With `allowEmpty`, commitSnapshots always writes a commit or throws.
+        try commitSnapshots([], subject: subject, in: repository, records: records,
+                            allowEmpty: true, updateIndex: false)!
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// The result of integrating other devices' saves.
+struct Integration {
+    /// The new head (unchanged when there was nothing to integrate).
+    var head: ObjectID?
+    /// Conflict versions recorded by this integration.
+    var conflicts: [ConflictRecord] = []
+}
+
+/// Integrates device heads into one commit: the deterministic join that makes devices
+/// converge. A pure function of the heads and the repository's objects.
+struct Integrator {
+    let repository: Repository
+
+    /// Integrates the given heads with this device's head into one commit.
+    ///
+    /// Heads already contained in another are dropped; if one head contains all the others the
+    /// result is that head (a fast-forward). Otherwise the result is an integration commit
+    /// that is a pure function of the heads: parents sorted by id, a fixed identity, the
+    /// newest parent's date, a tree and message computed from the heads alone. Every device
+    /// that integrates the same heads therefore writes the very same commit, which is what
+    /// makes devices converge.
+    func integrate(_ heads: [ObjectID], into ours: ObjectID?) throws -> Integration {
+        var candidates = Array(Set(heads + (ours.map { [$0] } ?? [])))
+        candidates = try candidates.filter { candidate in
+            try !candidates.contains { other in try other != candidate && repository.isDescendant(other, of: candidate) }
+        }.sorted()
+        guard candidates.count > 1 else { return Integration(head: candidates.first ?? ours) }
+
+        let base = try repository.mergeBase(of: candidates)
+        let graph = VersionGraph(repository: repository)
+        var merger = TreeMerger(graph: graph, heads: candidates, base: base)
+        let baseTree = try base.map { try repository.commit($0).treeID }
+        let sideTrees = try candidates.map { try repository.commit($0).treeID }
+        // Documents changed on two or more sides are the only ones whose versions matter:
+        // find them by tree diffs, then each side's versions of them in one pass per side.
+        let changedBySide = try sideTrees.map { tree in
+            Set(try repository.changedPaths(from: baseTree, to: tree).map { DocumentPath.document(containingFile: $0).path })
+        }
+        var changedOn: [String: Int] = [:]
+        for documents in changedBySide { for document in documents { changedOn[document, default: 0] += 1 } }
+        let contested = Set(changedOn.filter { $0.value > 1 }.keys)
+        if !contested.isEmpty {
+            // A side's version of a document it did not change is never asked for: skip it.
+            merger.versionTable = try candidates.indices.map { index in
+                try graph.introducingCommits(of: contested.intersection(changedBySide[index]), from: candidates[index])
+            }
+        }
+        var tree = try merger.mergeFolder(base: baseTree, sides: sideTrees, prefix: "") ?? ObjectID.emptyTree
+        if !merger.renamedEdits.isEmpty {
+            tree = try repository.writeTree(base: tree, updates: merger.renamedEdits.map {
+                .init(path: $0.key, action: .upsert($0.value.id, $0.value.mode))
+            })
+        }
+
+        let records = merger.records.sorted { ($0.path, $0.version) < ($1.path, $1.version) }
+        var message = CommitMessage(subject: "Integrate saves from \(candidates.count) heads")
+        message.body = records.map { "conflict: \($0.path) (version \($0.version.prefix(12)) kept as a conflict version)" }
+        message.trailers = [(Trailer.integration, "1")] + records.map(\.trailer)
+        let date = try candidates.map { try repository.commit($0).committer.time }.max()!
+        let identity = CommitIdentity.integration(at: date)
+        let commit = try repository.createCommit(tree: tree, parents: candidates, author: identity,
+                                                 committer: identity, message: message.render())
+        return Integration(head: commit, conflicts: records)
+    }
+}
+
+extension Container {
+    /// Integrates `heads` into this device's head `ours` (see ``Integrator``).
+    func integrate(_ heads: [ObjectID], into ours: ObjectID?, in repository: Repository) throws -> Integration {
+        try Integrator(repository: repository).integrate(heads, into: ours)
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// The one way docver replaces a file: write a temporary file beside it, flush it to disk,
+/// rename it over the old one, and flush the folder. A reader (or a process that starts
+/// after a crash) sees the old contents or the new ones, never a mix or a torn file.
+enum AtomicFile {
+    /// Replaces `path` with `data`; `executable` sets mode 0755 instead of 0644.
+    static func write(_ data: Data, to path: String, executable: Bool = false) throws(SystemError) {
+        let temporary = (path as NSString).deletingLastPathComponent + "/.docver-tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, executable ? 0o755 : 0o644)
+        guard descriptor >= 0 else { throw .errno("create", temporary) }
+        var failure: SystemError?
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = .errno("write", path)
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == nil, fsync(descriptor) != 0 { failure = .errno("flush", path) }
+        if failure == nil, executable, fchmod(descriptor, 0o755) != 0 { failure = .errno("set the mode of", path) }
+        close(descriptor)
+        if let failure {
+            unlink(temporary)
+            throw failure
+        }
+        guard rename(temporary, path) == 0 else {
+            let error = SystemError.errno("replace", path)
+            unlink(temporary)
+            throw error
+        }
+        syncFolder(of: path)
+    }
+
+    /// Replaces `path` with `text` in UTF-8.
+    static func write(_ text: String, to path: String) throws(SystemError) {
+        try write(Data(text.utf8), to: path)
+    }
+
+    /// Flushes a folder's entries, so a rename survives a power loss. Best effort: some file
+    /// systems refuse fsync on folders, and the rename itself is already atomic.
+    private static func syncFolder(of path: String) {
+        let folder = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else { return }
+        fsync(folder)
+        close(folder)
+    }
+}

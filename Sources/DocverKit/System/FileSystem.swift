@@ -1,0 +1,53 @@
+import Foundation
+
+/// Foundation's file operations, with failures turned into ``SystemError``.
+enum FileSystem {
+    static func createDirectory(_ path: String) throws(SystemError) {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw .wrapping("create the folder", path, error)
+        }
+    }
+
+    /// Removes a file or a folder with its contents; a missing item is not an error.
+    static func remove(_ path: String) throws(SystemError) {
+        guard FileStat(path: path) != nil else { return }
+        do {
+            try FileManager.default.removeItem(atPath: path)
+        } catch {
+            throw .wrapping("remove", path, error)
+        }
+    }
+
+    /// The names in a folder, unsorted.
+    static func contentsOfDirectory(_ path: String) throws(SystemError) -> [String] {
+        do {
+            return try FileManager.default.contentsOfDirectory(atPath: path)
+        } catch {
+            throw .wrapping("read the folder", path, error)
+        }
+    }
+
+    /// The target of a symbolic link, as stored.
+    static func linkTarget(_ path: String) throws(SystemError) -> String {
+        do {
+            return try FileManager.default.destinationOfSymbolicLink(atPath: path)
+        } catch {
+            throw .wrapping("read the link", path, error)
+        }
+    }
+
+    /// A file's contents, or nil when it does not exist or cannot be read (for caches, whose
+    /// absence only costs time).
+    static func contentsIfReadable(_ path: String) -> Data? {
+        FileManager.default.contents(atPath: path)
+    }
+
+    /// The canonical absolute path (symbolic links resolved), or nil when it does not exist.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}

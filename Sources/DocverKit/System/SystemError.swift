@@ -1,0 +1,39 @@
+import Foundation
+
+/// A failure of the operating system or the file system: a file that cannot be read,
+/// written, renamed or locked, or a helper program that cannot be started.
+///
+/// libgit2's failures are ``GitError``; this is everything else below the domain layer, so
+/// no Foundation error escapes untyped.
+public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What was being done, such as "write" or "lock".
+    public let operation: String
+    /// The file (or program) concerned.
+    public let path: String
+    /// The reason, usually `strerror(errno)`.
+    public let reason: String
+
+    init(_ operation: String, _ path: String, reason: String) {
+        self.operation = operation
+        self.path = path
+        self.reason = reason
+    }
+
+    /// An error from the current `errno`.
+    static func errno(_ operation: String, _ path: String) -> SystemError {
+        SystemError(operation, path, reason: String(cString: strerror(Foundation.errno)))
+    }
+
+    /// An error from a Foundation call, keeping its message.
+    static func wrapping(_ operation: String, _ path: String, _ error: any Error) -> SystemError {
+        if let error = error as? SystemError { return error }
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return SystemError(operation, path, reason: String(cString: strerror(Int32(underlying.code))))
+        }
+        return SystemError(operation, path, reason: nsError.localizedDescription)
+    }
+
+    /// One line: "cannot write .git/docver/lock: Permission denied".
+    public var description: String { "cannot \(operation) \(path): \(reason)" }
+}
