@@ -1,0 +1,187 @@
+import Foundation
+internal import Clibgit2
+
+// Objects: reading and writing blobs, trees and commits.
+
+extension Repository {
+    func commit(_ id: ObjectID) throws -> Commit {
+        var handle: OpaquePointer?
+        var raw = id.raw
+        try check(git_commit_lookup(&handle, pointer, &raw))
+        return Commit(pointer: handle!, repository: self)
+    }
+
+    func tree(_ id: ObjectID) throws -> Tree {
+        var handle: OpaquePointer?
+        var raw = id.raw
+        try check(git_tree_lookup(&handle, pointer, &raw))
+        return Tree(pointer: handle!, repository: self)
+    }
+
+    func blob(_ id: ObjectID) throws -> Blob {
+        var handle: OpaquePointer?
+        var raw = id.raw
+        try check(git_blob_lookup(&handle, pointer, &raw))
+        return Blob(pointer: handle!, repository: self)
+    }
+
+    /// The size of a blob without inflating it.
+    func blobSize(_ id: ObjectID) throws -> Int64 {
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, pointer))
+        defer { git_odb_free(odb) }
+        var size: Int = 0
+        var type = GIT_OBJECT_ANY
+        var raw = id.raw
+        try check(git_odb_read_header(&size, &type, odb, &raw))
+        return Int64(size)
+    }
+
+    func objectExists(_ id: ObjectID) throws -> Bool {
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, pointer))
+        defer { git_odb_free(odb) }
+        var raw = id.raw
+        return git_odb_exists(odb, &raw) == 1
+    }
+
+    /// Resolves a unique abbreviation of a commit id (at least four hexadecimal digits).
+    func resolveCommitPrefix(_ prefix: String) throws -> ObjectID {
+        var oid = git_oid()
+        try check(git_oid_fromstrn(&oid, prefix, prefix.utf8.count))
+        var object: OpaquePointer?
+        try check(git_object_lookup_prefix(&object, pointer, &oid, prefix.utf8.count, GIT_OBJECT_COMMIT))
+        defer { git_object_free(object) }
+        return ObjectID(git_object_id(object).pointee)
+    }
+
+    func writeBlob(_ data: Data) throws -> ObjectID {
+        var oid = git_oid()
+        try data.withUnsafeBytes { buffer in
+            _ = try check(git_blob_create_from_buffer(&oid, pointer, buffer.baseAddress, buffer.count))
+        }
+        return ObjectID(oid)
+    }
+
+    /// Streams a file into the object database in fixed-size chunks, so memory stays flat
+    /// whatever the file's size. Fails (writing nothing) if the file changes size meanwhile.
+    func writeBlob(streamingFileAt path: String, expectedSize: Int64) throws -> ObjectID {
+        guard let file = FileHandle(forReadingAtPath: path) else {
+            throw GitError(code: .notFound, message: "cannot open \(path) for reading", function: #function)
+        }
+        defer { try? file.close() }
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, pointer))
+        defer { git_odb_free(odb) }
+        var stream: UnsafeMutablePointer<git_odb_stream>?
+        try check(git_odb_open_wstream(&stream, odb, git_object_size_t(expectedSize), GIT_OBJECT_BLOB))
+        defer { git_odb_stream_free(stream) }
+        var written: Int64 = 0
+        while true {
+            let chunk = try file.read(upToCount: 1 << 20) ?? Data()
+            if chunk.isEmpty { break }
+            written += Int64(chunk.count)
+            guard written <= expectedSize else { break }
+            try chunk.withUnsafeBytes { buffer in
+                _ = try check(git_odb_stream_write(stream, buffer.baseAddress, buffer.count))
+            }
+        }
+        guard written == expectedSize else {
+            throw GitError(code: .modified, message: "\(path) changed while it was being saved", function: #function)
+        }
+        var oid = git_oid()
+        try check(git_odb_stream_finalize_write(&oid, stream))
+        return ObjectID(oid)
+    }
+
+    struct TreeUpdate {
+        enum Action { case upsert(ObjectID, FileMode), remove }
+        var path: String
+        var action: Action
+    }
+
+    /// Writes the tree that results from applying `updates` to `base` (nil: the empty tree).
+    func writeTree(base: ObjectID?, updates: [TreeUpdate]) throws -> ObjectID {
+        let baseTree = try base.map { try tree($0) }
+        var oid = git_oid()
+        let paths = updates.map { strdup($0.path) }
+        defer { paths.forEach { free($0) } }
+        var cUpdates: [git_tree_update] = updates.enumerated().map { index, update in
+            var entry = git_tree_update()
+            entry.path = UnsafePointer(paths[index])
+            switch update.action {
+            case let .upsert(id, mode):
+                entry.action = GIT_TREE_UPDATE_UPSERT
+                entry.id = id.raw
+                entry.filemode = mode.raw
+            case .remove:
+                entry.action = GIT_TREE_UPDATE_REMOVE
+            }
+            return entry
+        }
+        // Every wrapper whose pointer goes to C is kept alive across the call: Swift may end a
+        // local's lifetime at its last Swift use, which would free the object too early.
+        try withExtendedLifetime(baseTree) {
+            _ = try check(git_tree_create_updated(&oid, pointer, baseTree?.pointer, cUpdates.count, &cUpdates))
+        }
+        return ObjectID(oid)
+    }
+
+    /// Writes a tree from scratch with the given direct entries.
+    func writeTree(entries: [(name: String, id: ObjectID, mode: FileMode)]) throws -> ObjectID {
+        var builder: OpaquePointer?
+        try check(git_treebuilder_new(&builder, pointer, nil))
+        defer { git_treebuilder_free(builder) }
+        for entry in entries {
+            var raw = entry.id.raw
+            try check(git_treebuilder_insert(nil, builder, entry.name, &raw, entry.mode.raw))
+        }
+        var oid = git_oid()
+        try check(git_treebuilder_write(&oid, builder))
+        return ObjectID(oid)
+    }
+
+    struct Identity {
+        var name: String
+        var email: String
+        var time: Date
+        var offsetMinutes: Int32
+    }
+
+    /// Creates a commit object without moving any reference (the caller does a CAS update).
+    func createCommit(tree treeID: ObjectID, parents: [ObjectID], author: Identity, committer: Identity,
+                      message: String) throws -> ObjectID {
+        let authorSignature = try Signature(author)
+        let committerSignature = try Signature(committer)
+        let treeObject = try tree(treeID)
+        let parentCommits = try parents.map { try commit($0) }
+        var parentPointers: [OpaquePointer?] = parentCommits.map { $0.pointer }
+        var oid = git_oid()
+        try withExtendedLifetime((authorSignature, committerSignature, treeObject, parentCommits)) {
+            _ = try check(git_commit_create(&oid, pointer, nil, authorSignature.pointer, committerSignature.pointer,
+                                            "UTF-8", message, treeObject.pointer, parentPointers.count, &parentPointers))
+        }
+        return ObjectID(oid)
+    }
+
+    /// True when two trees hold the same entry (id and mode, or absence) at a path.
+    ///
+    /// Descends one level at a time and stops as soon as the subtrees are the same object,
+    /// so walking history usually touches only the top of each tree.
+    func sameEntry(_ components: [String], _ a: ObjectID, _ b: ObjectID) throws -> Bool {
+        var treeA = a, treeB = b
+        for (depth, name) in components.enumerated() {
+            if treeA == treeB { return true }
+            let entryA = try tree(treeA).entry(named: name)
+            let entryB = try tree(treeB).entry(named: name)
+            guard let entryA, let entryB else { return entryA == nil && entryB == nil }
+            if depth == components.count - 1 || entryA.id == entryB.id {
+                return entryA.id == entryB.id && entryA.mode == entryB.mode
+            }
+            guard entryA.mode.isTree, entryB.mode.isTree else { return false }
+            treeA = entryA.id
+            treeB = entryB.id
+        }
+        return treeA == treeB
+    }
+}

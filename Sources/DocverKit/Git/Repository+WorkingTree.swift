@@ -1,0 +1,94 @@
+import Foundation
+internal import Clibgit2
+
+// The index and the working tree: status, checkout, ignore rules.
+
+extension Repository {
+    func index() throws -> Index {
+        var handle: OpaquePointer?
+        try check(git_repository_index(&handle, pointer))
+        return Index(pointer: handle!)
+    }
+
+    struct WorkdirChange {
+        enum Kind { case added, modified, deleted }
+        var path: String
+        var kind: Kind
+    }
+
+    /// Files whose working-tree state differs from `tree` (untracked ones included, ignored
+    /// ones not), using the index's stat data to avoid hashing unchanged files.
+    ///
+    /// With `refreshIndex`, files found unchanged after hashing get fresh stat data written to
+    /// the index (as `git status` does), so the next check need not hash them again. Only for
+    /// callers holding the container's writer lock.
+    func changesFromTreeToWorkdir(_ treeID: ObjectID?, paths: [String] = [], refreshIndex: Bool = false) throws -> [WorkdirChange] {
+        var options = git_diff_options()
+        try check(git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION)))
+        options.flags = GIT_DIFF_INCLUDE_UNTRACKED.rawValue | GIT_DIFF_RECURSE_UNTRACKED_DIRS.rawValue
+            | GIT_DIFF_INCLUDE_TYPECHANGE.rawValue | GIT_DIFF_DISABLE_PATHSPEC_MATCH.rawValue
+        if refreshIndex { options.flags |= GIT_DIFF_UPDATE_INDEX.rawValue }
+        let treeObject = try treeID.map { try tree($0) }
+        let cPaths = paths.map { strdup($0) }
+        defer { cPaths.forEach { free($0) } }
+        var pathPointers: [UnsafeMutablePointer<CChar>?] = cPaths
+        var diff: OpaquePointer?
+        try pathPointers.withUnsafeMutableBufferPointer { buffer in
+            if !paths.isEmpty {
+                options.pathspec = git_strarray(strings: buffer.baseAddress, count: buffer.count)
+                options.flags &= ~GIT_DIFF_DISABLE_PATHSPEC_MATCH.rawValue
+            }
+            try withExtendedLifetime(treeObject) {
+                _ = try check(git_diff_tree_to_workdir_with_index(&diff, pointer, treeObject?.pointer, &options))
+            }
+        }
+        defer { git_diff_free(diff) }
+        var result: [WorkdirChange] = []
+        for index in 0..<git_diff_num_deltas(diff) {
+            guard let delta = git_diff_get_delta(diff, index)?.pointee else { continue }
+            switch delta.status {
+            case GIT_DELTA_ADDED, GIT_DELTA_UNTRACKED:
+                result.append(.init(path: String(cString: delta.new_file.path), kind: .added))
+            case GIT_DELTA_DELETED:
+                result.append(.init(path: String(cString: delta.old_file.path), kind: .deleted))
+            case GIT_DELTA_MODIFIED, GIT_DELTA_TYPECHANGE:
+                result.append(.init(path: String(cString: delta.new_file.path), kind: .modified))
+            default:
+                continue
+            }
+        }
+        return result
+    }
+
+    /// Updates the working tree and index from `baseline` to `target`. Files whose contents
+    /// differ from the baseline (local edits) are never overwritten: they are skipped.
+    func checkout(tree target: ObjectID, baseline: ObjectID?, paths: [String]? = nil, force: Bool = false) throws {
+        var options = git_checkout_options()
+        try check(git_checkout_options_init(&options, UInt32(GIT_CHECKOUT_OPTIONS_VERSION)))
+        options.checkout_strategy = force
+            ? GIT_CHECKOUT_FORCE.rawValue
+            : GIT_CHECKOUT_SAFE.rawValue | GIT_CHECKOUT_ALLOW_CONFLICTS.rawValue
+        let targetTree = try tree(target)
+        let baselineTree = try baseline.map { try tree($0) }
+        options.baseline = baselineTree?.pointer
+        let cPaths = (paths ?? []).map { strdup($0) }
+        defer { cPaths.forEach { free($0) } }
+        var pathPointers: [UnsafeMutablePointer<CChar>?] = cPaths
+        try pathPointers.withUnsafeMutableBufferPointer { buffer in
+            if paths != nil {
+                options.paths = git_strarray(strings: buffer.baseAddress, count: buffer.count)
+                options.checkout_strategy |= GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH.rawValue
+            }
+            try withExtendedLifetime((targetTree, baselineTree)) {
+                _ = try check(git_checkout_tree(pointer, targetTree.pointer, &options))
+            }
+        }
+    }
+
+    /// True when git's ignore rules (.gitignore, info/exclude) exclude `path`.
+    func isIgnored(_ path: String) throws -> Bool {
+        var ignored: Int32 = 0
+        try check(git_ignore_path_is_ignored(&ignored, pointer, path))
+        return ignored == 1
+    }
+}
