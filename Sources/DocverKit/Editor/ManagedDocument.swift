@@ -52,6 +52,13 @@ public actor ManagedDocument<Model: DocumentModel> {
     private var stateContinuations: [UUID: AsyncStream<DocumentState>.Continuation] = [:]
     private var eventContinuations: [UUID: AsyncStream<DocumentEvent>.Continuation] = [:]
 
+    /// Everything the document does — reading versions, hashing, waiting for the container's
+    /// writer lock — blocks, so the actor runs on a serial queue of its own instead of the
+    /// cooperative pool (see ``BlockingExecutor``). Its methods stay free of suspension
+    /// points while they work, so no edit can slip in between a save and its bookkeeping.
+    private let executor = BlockingExecutor(label: "docver.ManagedDocument")
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
     /// A closed document at `path`; call ``create(_:)`` or ``open()`` next.
     public init(container: Container, path: DocumentPath, configuration: Configuration = Configuration()) {
         self.container = container

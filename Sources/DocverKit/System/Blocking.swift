@@ -11,3 +11,20 @@ func offCooperativePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T)
         }
     }
 }
+
+/// A serial executor on a dispatch queue of its own, for actors whose every method does
+/// blocking work (ManagedDocument): their jobs run there, never on the cooperative pool.
+final class BlockingExecutor: SerialExecutor {
+    // Immutable after init, and DispatchQueue is thread-safe: Sendable by construction.
+    private let queue: DispatchQueue
+
+    init(label: String) { queue = DispatchQueue(label: label, qos: .userInitiated) }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let unownedJob = UnownedJob(job)
+        let executor = asUnownedSerialExecutor()
+        queue.async { unownedJob.runSynchronously(on: executor) }
+    }
+
+    func asUnownedSerialExecutor() -> UnownedSerialExecutor { UnownedSerialExecutor(ordinary: self) }
+}
