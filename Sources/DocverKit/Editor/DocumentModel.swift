@@ -30,14 +30,12 @@ public struct DocumentState: OptionSet, Sendable, Hashable, CustomStringConverti
     public static let savingError = DocumentState(rawValue: 1 << 2)
     /// A newer version is being loaded; edits are refused meanwhile.
     public static let editingDisabled = DocumentState(rawValue: 1 << 3)
-    /// A long operation is under way.
-    public static let progressAvailable = DocumentState(rawValue: 1 << 4)
 
     /// The flags by name, such as `inConflict+savingError`.
     public var description: String {
         if isEmpty { return "normal" }
         let names: [(DocumentState, String)] = [(.closed, "closed"), (.inConflict, "inConflict"), (.savingError, "savingError"),
-                                                (.editingDisabled, "editingDisabled"), (.progressAvailable, "progressAvailable")]
+                                                (.editingDisabled, "editingDisabled")]
         return names.filter { contains($0.0) }.map(\.1).joined(separator: "+")
     }
 }
