@@ -64,3 +64,44 @@ struct ConflictOutput: Encodable {
 
     enum CodingKeys: String, CodingKey { case document, current, conflicts, base }
 }
+
+/// One document in `ls --json` and `watch --json`.
+struct ItemOutput: Encodable, Equatable {
+    let document: String
+    let name: String
+    let displayName: String
+    let type: String
+    let kind: String
+    let size: Int64
+    let created: Date
+    let modified: Date
+    let device: String
+    let deviceName: String
+    let version: String
+    let hasUnresolvedConflicts: Bool
+    let uploaded: Bool
+    let hasRemoteChanges: Bool
+
+    init(_ item: MetadataItem) {
+        document = item.path.path
+        name = item.name
+        displayName = item.displayName
+        type = item.type
+        kind = item.kind.rawValue
+        size = item.size
+        created = item.created
+        modified = item.contentChanged
+        device = item.device.id
+        deviceName = item.device.name
+        version = item.version
+        hasUnresolvedConflicts = item.hasUnresolvedConflicts
+        uploaded = item.syncStatus.isUploaded
+        hasRemoteChanges = item.syncStatus.hasRemoteChanges
+    }
+
+    /// The document's line in the text listing; '!' marks unresolved conflicts.
+    var line: String {
+        let flag = hasUnresolvedConflicts ? "!" : " "
+        return "\(flag) \(kind.padded(to: 7)) \(Terminal.size(size).padded(to: 10)) \(Terminal.date(modified))  \(deviceName)  \(document)"
+    }
+}

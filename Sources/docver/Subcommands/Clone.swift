@@ -13,13 +13,14 @@ extension Docver {
         @Option(help: "This device's id: letters, digits, '-' and '_'.") var device: String
         @Option(help: "The device's display name (default: the id).") var deviceName: String?
 
+        // Not a ContainerCommand: there is no container yet.
         func run() async throws {
             try await reportingErrors {
-                let destination = URL(fileURLWithPath: path, relativeTo: global.url).standardizedFileURL
-                let (container, report) = try Container.clone(from: global.remoteURL(url), to: destination, device: Device(id: device, name: deviceName))
+                let (container, report) = try Container.clone(from: global.remoteURL(url), to: global.url(of: path),
+                                                              device: Device(id: device, name: deviceName))
                 report.warnings.forEach(Terminal.warning)
                 print("cloned into \(container.root.path) as device '\(container.device.id)'")
-                Sync.printConflicts(report)
+                Terminal.printNewConflicts(report)
             }
         }
     }

@@ -2,7 +2,7 @@ import ArgumentParser
 import DocverKit
 
 extension Docver {
-    struct Diff: AsyncParsableCommand {
+    struct Diff: ContainerCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show a unified diff between two versions, a version and the current one, or a version and the base.")
 
@@ -16,28 +16,24 @@ extension Docver {
             if base && second != nil { throw ValidationError("--base compares one version with the base; give one version") }
         }
 
-        func run() async throws {
-            try await reportingErrors {
-                let container = try global.container()
-                let path = try document.map(DocumentPath.init)
-                let a = try container.version(first, of: path)
-                let b: DocumentVersion
-                if base {
-                    guard let conflictBase = try container.conflicts(a.document).first?.base else {
-                        throw DocverError.notInConflict(a.document.path)
-                    }
-                    b = conflictBase
-                    print(try container.diff(from: b, to: a), terminator: "")
-                    return
+        func run(in container: Container) async throws {
+            let path = try document.map(DocumentPath.init)
+            let a = try container.version(first, of: path)
+            if base {
+                guard let conflictBase = try container.conflicts(a.document).first?.base else {
+                    throw DocverError.notInConflict(a.document.path)
                 }
-                if let second {
-                    b = try container.version(second, of: a.document)
-                } else {
-                    guard let current = try container.currentVersion(of: a.document) else { throw DocverError.noSuchDocument(a.document.path) }
-                    b = current
-                }
-                print(try container.diff(from: a, to: b), terminator: "")
+                print(try container.diff(from: conflictBase, to: a), terminator: "")
+                return
             }
+            let b: DocumentVersion
+            if let second {
+                b = try container.version(second, of: a.document)
+            } else {
+                guard let current = try container.currentVersion(of: a.document) else { throw DocverError.noSuchDocument(a.document.path) }
+                b = current
+            }
+            print(try container.diff(from: a, to: b), terminator: "")
         }
     }
 }

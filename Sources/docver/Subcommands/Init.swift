@@ -12,10 +12,10 @@ extension Docver {
         @Option(help: "This device's id: letters, digits, '-' and '_'.") var device: String
         @Option(help: "The device's display name (default: the id).") var deviceName: String?
 
+        // Not a ContainerCommand: there is no container yet.
         func run() async throws {
             try await reportingErrors {
-                let base = global.url
-                let url = path.map { URL(fileURLWithPath: $0, relativeTo: base).standardizedFileURL } ?? base
+                let url = path.map(global.url(of:)) ?? global.url
                 let container = try Container.create(at: url, device: Device(id: device, name: deviceName))
                 print("docver container at \(container.root.path) for device '\(container.device.id)' (\(container.device.name))")
             }

@@ -2,20 +2,18 @@ import ArgumentParser
 import DocverKit
 
 extension Docver {
-    struct Integrate: AsyncParsableCommand {
+    struct Integrate: ContainerCommand {
         static let configuration = CommandConfiguration(
             abstract: "Integrate device branches already fetched, without contacting a remote.",
             discussion: "Useful after 'git fetch' with docver's refspec; unsaved edits are saved first.")
 
         @OptionGroup var global: GlobalOptions
 
-        func run() async throws {
-            try await reportingErrors {
-                let report = try global.container().integrate()
-                report.warnings.forEach(Terminal.warning)
-                print(report.integrated ? "integrated saves from other devices" : "already up to date")
-                Sync.printConflicts(report)
-            }
+        func run(in container: Container) async throws {
+            let report = try container.integrate()
+            report.warnings.forEach(Terminal.warning)
+            print(report.integrated ? "integrated saves from other devices" : "already up to date")
+            Terminal.printNewConflicts(report)
         }
     }
 }

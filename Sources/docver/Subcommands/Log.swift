@@ -3,7 +3,7 @@ import DocverKit
 import Foundation
 
 extension Docver {
-    struct Log: AsyncParsableCommand {
+    struct Log: ContainerCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show saves, integrations and resolutions, newest first.")
 
@@ -21,27 +21,29 @@ extension Docver {
             let subject: String
             let changes: [ChangeOutput]
             let conflicts: Int
+
+            init(_ entry: LogEntry) {
+                id = entry.id
+                kind = entry.kind.rawValue
+                device = entry.device.id
+                deviceName = entry.device.name
+                date = entry.date
+                subject = entry.subject
+                changes = entry.changes.map(ChangeOutput.init)
+                conflicts = entry.conflicts
+            }
         }
 
         func validate() throws {
             if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
         }
 
-        func run() async throws {
-            try await reportingErrors {
-                let path = try document.map(DocumentPath.init)
-                let entries = try global.container().log(of: path, limit: limit)
-                if output.json {
-                    try Terminal.printJSON(entries.map {
-                        JSON(id: $0.id, kind: $0.kind.rawValue, device: $0.device.id, deviceName: $0.device.name,
-                             date: $0.date, subject: $0.subject, changes: $0.changes.map(ChangeOutput.init),
-                             conflicts: $0.conflicts)
-                    })
-                    return
-                }
-                for entry in entries {
-                    print("\(entry.id.prefix(12))  \(Terminal.date(entry.date))  \(entry.device.name)  \(entry.subject)")
-                }
+        func run(in container: Container) async throws {
+            let path = try document.map(DocumentPath.init)
+            let entries = try container.log(of: path, limit: limit)
+            if output.json { return try Terminal.printJSON(entries.map(JSON.init)) }
+            for entry in entries {
+                print("\(Terminal.shortID(entry.id))  \(Terminal.date(entry.date))  \(entry.device.name)  \(entry.subject)")
             }
         }
     }

@@ -7,31 +7,27 @@ extension Docver {
             commandName: "remote", abstract: "Manage the git remotes devices sync through.",
             subcommands: [Add.self, ListRemotes.self], defaultSubcommand: ListRemotes.self)
 
-        struct Add: AsyncParsableCommand {
+        struct Add: ContainerCommand {
             static let configuration = CommandConfiguration(abstract: "Add a remote: a path, file://, git://, ssh:// or https:// URL.")
             @OptionGroup var global: GlobalOptions
             @Argument(help: "The remote's name.") var name: String
             @Argument(help: "The remote's URL.") var url: String
 
-            func run() async throws {
-                try await reportingErrors {
-                    try global.container().addRemote(name, url: global.remoteURL(url))
-                    print("added remote '\(name)' (\(global.remoteURL(url)))")
-                }
+            func run(in container: Container) async throws {
+                try container.addRemote(name, url: global.remoteURL(url))
+                print("added remote '\(name)' (\(global.remoteURL(url)))")
             }
         }
 
-        struct ListRemotes: AsyncParsableCommand {
+        struct ListRemotes: ContainerCommand {
             static let configuration = CommandConfiguration(commandName: "list", abstract: "List remotes.")
             @OptionGroup var global: GlobalOptions
             @OptionGroup var output: OutputOptions
 
-            func run() async throws {
-                try await reportingErrors {
-                    let remotes = try global.container().remotes()
-                    if output.json { return try Terminal.printJSON(remotes) }
-                    for remote in remotes { print("\(remote.name)\t\(remote.url)") }
-                }
+            func run(in container: Container) async throws {
+                let remotes = try container.remotes()
+                if output.json { return try Terminal.printJSON(remotes) }
+                for remote in remotes { print("\(remote.name)\t\(remote.url)") }
             }
         }
     }

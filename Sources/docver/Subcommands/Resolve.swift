@@ -3,7 +3,7 @@ import DocverKit
 import Foundation
 
 extension Docver {
-    struct Resolve: AsyncParsableCommand {
+    struct Resolve: ContainerCommand {
         static let configuration = CommandConfiguration(
             abstract: "Resolve conflicts with a strategy: latest-date, merge or choose.",
             discussion: """
@@ -44,43 +44,57 @@ extension Docver {
             let save: String?
             let dryRun: Bool
             let error: String?
+
+            init(_ outcome: ResolutionOutcome, of document: DocumentPath, dryRun: Bool) {
+                self.document = document.path
+                strategy = outcome.strategy
+                switch outcome.resolution {
+                case let .keep(kept): self.outcome = "keep"; version = kept.id
+                case .merged: self.outcome = "merged"; version = nil
+                case .mergedWithMarkers: self.outcome = "mergedWithMarkers"; version = nil
+                }
+                resolved = outcome.resolved
+                removed = outcome.removed
+                save = outcome.save
+                self.dryRun = dryRun
+                error = nil
+            }
+
+            init(failure: DocverError, of document: DocumentPath, strategy: String, dryRun: Bool) {
+                self.document = document.path
+                self.strategy = strategy
+                outcome = "failed"
+                version = nil
+                resolved = []
+                removed = []
+                save = nil
+                self.dryRun = dryRun
+                error = failure.description
+            }
         }
 
-        func run() async throws {
-            try await reportingErrors {
-                let container = try global.container()
-                let targets = all ? try container.conflicts().map(\.document) : try documents.map(DocumentPath.init)
-                if targets.isEmpty && all {
-                    if output.json { try Terminal.printJSON([JSON]()) } else { print("no conflicts") }
-                    return
-                }
-                var results: [JSON] = []
-                var failed = false
-                for document in targets {
-                    do {
-                        let outcome = try await resolveOne(document, in: container)
-                        var keptVersion: String?
-                        let kind: String
-                        switch outcome.resolution {
-                        case let .keep(version): kind = "keep"; keptVersion = version.id
-                        case .merged: kind = "merged"
-                        case .mergedWithMarkers: kind = "mergedWithMarkers"
-                        }
-                        results.append(JSON(document: document.path, strategy: outcome.strategy, outcome: kind, version: keptVersion,
-                                            resolved: outcome.resolved, removed: outcome.removed, save: outcome.save,
-                                            dryRun: dryRun, error: nil))
-                        if !output.json { print(outcome.summary) }
-                        if case .mergedWithMarkers = outcome.resolution { failed = true }
-                    } catch let error as DocverError {
-                        failed = true
-                        results.append(JSON(document: document.path, strategy: strategy.rawValue, outcome: "failed", version: nil,
-                                            resolved: [], removed: [], save: nil, dryRun: dryRun, error: error.description))
-                        if !output.json || targets.count == 1 { Terminal.error(error.description, hint: error.hint) }
-                    }
-                }
-                if output.json { try Terminal.printJSON(results) }
-                if failed { throw ExitCode.failure }
+        func run(in container: Container) async throws {
+            let targets = all ? try container.conflicts().map(\.document) : try documents.map(DocumentPath.init)
+            if targets.isEmpty && all {
+                if output.json { try Terminal.printJSON([JSON]()) } else { print("no conflicts") }
+                return
             }
+            var results: [JSON] = []
+            var failed = false
+            for document in targets {
+                do {
+                    let outcome = try await resolveOne(document, in: container)
+                    results.append(JSON(outcome, of: document, dryRun: dryRun))
+                    if !output.json { print(outcome.summary) }
+                    if case .mergedWithMarkers = outcome.resolution { failed = true }
+                } catch let error as DocverError {
+                    failed = true
+                    results.append(JSON(failure: error, of: document, strategy: strategy.rawValue, dryRun: dryRun))
+                    if !output.json || targets.count == 1 { Terminal.error(error) }
+                }
+            }
+            if output.json { try Terminal.printJSON(results) }
+            if failed { throw ExitCode.failure }
         }
 
         private func resolveOne(_ document: DocumentPath, in container: Container) async throws -> ResolutionOutcome {
@@ -119,8 +133,7 @@ struct InteractiveChooser: Sendable {
         print("\(conflict.document) is in conflict. Versions:")
         for (index, version) in versions.enumerated() {
             let role = index == 0 ? "current " : "conflict"
-            let size = version.isDeletion ? "deleted" : Terminal.size(version.size)
-            print("  \(index + 1)) \(role)  \(version.device.name)  \(Terminal.relative(version.modified)) (\(Terminal.date(version.modified)))  \(size)  \(try preview(version))")
+            print("  \(index + 1)) \(role)  \(version.device.name)  \(Terminal.relative(version.modified)) (\(Terminal.date(version.modified)))  \(Terminal.size(of: version))  \(try preview(version))")
         }
         if let base = conflict.base { print("  b) base      \(base.device.name)  \(Terminal.relative(base.modified))  \(try preview(base))") }
         print("Type a number to keep that version, 'd N M' to diff two versions ('b' is the base), 'q' to cancel.")

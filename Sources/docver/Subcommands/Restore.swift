@@ -2,7 +2,7 @@ import ArgumentParser
 import DocverKit
 
 extension Docver {
-    struct Restore: AsyncParsableCommand {
+    struct Restore: ContainerCommand {
         static let configuration = CommandConfiguration(
             abstract: "Make an old version current again, as a new save (unsaved edits are saved first).")
 
@@ -10,12 +10,10 @@ extension Docver {
         @Argument(help: "The document.") var document: String
         @Argument(help: "The version to restore.") var version: String
 
-        func run() async throws {
-            try await reportingErrors {
-                let path = try DocumentPath(document)
-                let result = try global.container().restore(path, to: version)
-                print("restored \(path) as save \(result.id.prefix(12))")
-            }
+        func run(in container: Container) async throws {
+            let path = try DocumentPath(document)
+            let result = try container.restore(path, to: version)
+            print("restored \(path) as save \(Terminal.shortID(result.id))")
         }
     }
 }

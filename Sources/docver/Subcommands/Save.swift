@@ -2,7 +2,7 @@ import ArgumentParser
 import DocverKit
 
 extension Docver {
-    struct Save: AsyncParsableCommand {
+    struct Save: ContainerCommand {
         static let configuration = CommandConfiguration(
             abstract: "Record documents as a new save of this device (all changed documents when none are named).")
 
@@ -10,17 +10,14 @@ extension Docver {
         @Argument(help: "Documents to save, relative to the container.") var documents: [String] = []
         @Option(name: .shortAndLong, help: "A message describing the save.") var message: String?
 
-        func run() async throws {
-            try await reportingErrors {
-                let names = try documents.map(DocumentPath.init)
-                let container = try global.container()
-                guard let result = try container.save(names.isEmpty ? nil : names, message: message) else {
-                    print("nothing to save: no document changed since the last save")
-                    return
-                }
-                for change in result.changes { print("\(change.change.rawValue): \(change.document)") }
-                print("saved \(result.changes.count) document\(result.changes.count == 1 ? "" : "s") as \(result.id.prefix(12))")
+        func run(in container: Container) async throws {
+            let names = try documents.map(DocumentPath.init)
+            guard let result = try container.save(names.isEmpty ? nil : names, message: message) else {
+                print("nothing to save: no document changed since the last save")
+                return
             }
+            for change in result.changes { print("\(change.change.rawValue): \(change.document)") }
+            print("saved \(Terminal.count(result.changes.count, "document")) as \(Terminal.shortID(result.id))")
         }
     }
 }

@@ -3,7 +3,7 @@ import DocverKit
 import Foundation
 
 extension Docver {
-    struct Show: AsyncParsableCommand {
+    struct Show: ContainerCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print a version: a flat document's bytes, or a package's component listing.")
 
@@ -11,21 +11,18 @@ extension Docver {
         @Argument(help: "The version id (a unique prefix of at least four digits).") var version: String
         @Argument(help: "The document, when the save recorded several.") var document: String?
 
-        func run() async throws {
-            try await reportingErrors {
-                let path = try document.map(DocumentPath.init)
-                let container = try global.container()
-                let found = try container.version(version, of: path)
-                switch try container.contents(of: found) {
-                case let .flat(data):
-                    FileHandle.standardOutput.write(data)
-                case let .package(package):
-                    for (name, data) in package.files.sorted(by: { $0.key < $1.key }) {
-                        print("\(Terminal.size(Int64(data.count)).padding(toLength: 10, withPad: " ", startingAt: 0)) \(name)")
-                    }
-                case .deleted:
-                    Terminal.warning("version \(found.shortID) records the deletion of \(found.document)")
+        func run(in container: Container) async throws {
+            let path = try document.map(DocumentPath.init)
+            let found = try container.version(version, of: path)
+            switch try container.contents(of: found) {
+            case let .flat(data):
+                FileHandle.standardOutput.write(data)
+            case let .package(package):
+                for (name, data) in package.files.sorted(by: { $0.key < $1.key }) {
+                    print("\(Terminal.size(Int64(data.count)).padded(to: 10)) \(name)")
                 }
+            case .deleted:
+                Terminal.warning("version \(found.shortID) records the deletion of \(found.document)")
             }
         }
     }

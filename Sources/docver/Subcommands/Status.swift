@@ -2,7 +2,7 @@ import ArgumentParser
 import DocverKit
 
 extension Docver {
-    struct Status: AsyncParsableCommand {
+    struct Status: ContainerCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show documents changed since the last save and documents in conflict.")
 
@@ -15,27 +15,24 @@ extension Docver {
             let inConflict: [InConflict]
         }
 
-        func run() async throws {
-            try await reportingErrors {
-                let status = try global.container().status()
-                if output.json {
-                    try Terminal.printJSON(JSON(changed: status.changed.map(ChangeOutput.init),
-                                                inConflict: status.inConflict.map { .init(document: $0.document.path, conflicts: $0.conflicts) }))
-                    return
-                }
-                if status.changed.isEmpty && status.inConflict.isEmpty {
-                    print("nothing changed since the last save; no conflicts")
-                    return
-                }
-                if !status.changed.isEmpty {
-                    print("changed since the last save:")
-                    for change in status.changed { print("  \(change.change.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(change.document)") }
-                }
-                if !status.inConflict.isEmpty {
-                    print("in conflict:")
-                    for entry in status.inConflict {
-                        print("  \(entry.document) (\(entry.conflicts) unresolved conflict version\(entry.conflicts == 1 ? "" : "s"))")
-                    }
+        func run(in container: Container) async throws {
+            let status = try container.status()
+            if output.json {
+                return try Terminal.printJSON(JSON(changed: status.changed.map(ChangeOutput.init),
+                                                   inConflict: status.inConflict.map { .init(document: $0.document.path, conflicts: $0.conflicts) }))
+            }
+            if status.changed.isEmpty && status.inConflict.isEmpty {
+                print("nothing changed since the last save; no conflicts")
+                return
+            }
+            if !status.changed.isEmpty {
+                print("changed since the last save:")
+                for change in status.changed { print("  \(change.change.rawValue.padded(to: 9)) \(change.document)") }
+            }
+            if !status.inConflict.isEmpty {
+                print("in conflict:")
+                for entry in status.inConflict {
+                    print("  \(entry.document) (\(Terminal.count(entry.conflicts, "unresolved conflict version")))")
                 }
             }
         }

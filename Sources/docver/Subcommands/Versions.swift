@@ -3,7 +3,7 @@ import DocverKit
 import Foundation
 
 extension Docver {
-    struct Versions: AsyncParsableCommand {
+    struct Versions: ContainerCommand {
         static let configuration = CommandConfiguration(
             abstract: "List a document's current version, its conflict versions and its history.")
 
@@ -28,27 +28,22 @@ extension Docver {
             enum CodingKeys: String, CodingKey { case document, current, conflicts, history }
         }
 
-        func run() async throws {
-            try await reportingErrors {
-                let path = try DocumentPath(document)
-                let container = try global.container()
-                guard let current = try container.currentVersion(of: path) else { throw DocverError.noSuchDocument(path.path) }
-                let unresolved = try container.unresolvedConflictVersions(of: path).map { VersionOutput($0, conflict: true) }
-                let resolved = all ? try container.resolvedConflictVersions(of: path).map { VersionOutput($0, conflict: true, resolved: true) } : []
-                let history = try container.history(of: path).map { VersionOutput($0) }
-                let result = JSON(document: path.path, current: VersionOutput(current), conflicts: unresolved + resolved, history: history)
-                if output.json {
-                    try Terminal.printJSON(result)
-                    return
-                }
-                func line(_ role: String, _ version: VersionOutput) {
-                    let size = version.deleted ? "deleted" : Terminal.size(version.size)
-                    print("\(role.padding(toLength: 9, withPad: " ", startingAt: 0)) \(version.id.prefix(12))  \(Terminal.date(version.modified))  \(version.deviceName.padding(toLength: 16, withPad: " ", startingAt: 0))  \(size)")
-                }
-                line("current", VersionOutput(current))
-                for version in result.conflicts { line(version.resolved ? "resolved" : "conflict", version) }
-                for version in history { line("history", version) }
+        func run(in container: Container) async throws {
+            let path = try DocumentPath(document)
+            guard let current = try container.currentVersion(of: path) else { throw DocverError.noSuchDocument(path.path) }
+            let unresolved = try container.unresolvedConflictVersions(of: path)
+            let resolved = all ? try container.resolvedConflictVersions(of: path) : []
+            let history = try container.history(of: path)
+            if output.json {
+                return try Terminal.printJSON(JSON(
+                    document: path.path, current: VersionOutput(current),
+                    conflicts: unresolved.map { VersionOutput($0, conflict: true) } + resolved.map { VersionOutput($0, conflict: true, resolved: true) },
+                    history: history.map { VersionOutput($0) }))
             }
+            print(Terminal.versionLine("current", current, deviceWidth: 16))
+            for version in unresolved { print(Terminal.versionLine("conflict", version, deviceWidth: 16)) }
+            for version in resolved { print(Terminal.versionLine("resolved", version, deviceWidth: 16)) }
+            for version in history { print(Terminal.versionLine("history", version, deviceWidth: 16)) }
         }
     }
 }

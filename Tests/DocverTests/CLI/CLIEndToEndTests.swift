@@ -403,4 +403,42 @@ import Testing
         expectFailure(try docver("sync", in: root), "docver: error: no remotes configured")
         #expect(try commitCount("HEAD", in: root) == 1)
     }
+
+    /// The hint under an error is the CLI's advice (Sources/docver/Advice.swift): it names the
+    /// commands and flags that help, whichever command failed.
+    @Test func failuresCarryTheCLIsAdvice() throws {
+        let scratch = try Scratch()
+        func expectHint(_ arguments: [String], in directory: URL, _ error: String, _ hint: String,
+                        sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let result = try docver(arguments, in: directory)
+            expectFailure(result, sourceLocation: sourceLocation)
+            #expect(result.stderrLines.first?.hasPrefix("docver: error: \(error)") == true, "\(arguments): \(result.stderr)",
+                    sourceLocation: sourceLocation)
+            #expect(result.stderrLines.dropFirst() == ["hint: \(hint)"], "\(arguments): \(result.stderr)", sourceLocation: sourceLocation)
+        }
+
+        try expectHint(["status"], in: scratch.url, "not a docver container",
+                       "create one with 'docver init --device ID', or pass -C PATH")
+        let root = try initContainer(scratch)
+        try expectHint(["init", "notes", "--device", "bob"], in: scratch.url, "\(root.standardizedFileURL.path) is already a docver container",
+                       "run init with the same device id and name to check it, or use the container as it is")
+        try Data("x".utf8).write(to: root.appendingPathComponent("a.txt"))
+        try Data("y".utf8).write(to: root.appendingPathComponent("b.txt"))
+        expectSuccess(try docver("save", in: root))
+        let both = try runGit(["rev-parse", "HEAD"], in: root).trimmingCharacters(in: .newlines)
+
+        try expectHint(["show", "zzzz"], in: root, "no such version: zzzz", "list versions with 'docver versions DOC --all'")
+        try expectHint(["show", both], in: root, "version \(both) saved several documents",
+                       "name the document: docver show VERSION DOC, docver diff VERSION -d DOC")
+        try expectHint(["sync"], in: root, "no remotes configured", "add one with 'docver remote add NAME URL'")
+        try expectHint(["diff", both, "-d", "a.txt", "--base"], in: root, "a.txt is not in conflict",
+                       "list documents in conflict with 'docver conflicts'")
+        try expectHint(["resolve", "a.txt", "--strategy", "latest-date"], in: root, "a.txt is not in conflict",
+                       "list documents in conflict with 'docver conflicts'")
+
+        // An error without advice is the one line alone.
+        let missing = try docver("versions", "missing.txt", in: root)
+        expectFailure(missing, "docver: error: no such document: missing.txt")
+        #expect(missing.stderrLines.count == 1)
+    }
 }

@@ -1,0 +1,23 @@
+import DocverKit
+
+/// What the user can do about a failure, in terms of this command line.
+///
+/// The library's errors describe what went wrong; advice that names commands and flags belongs
+/// to the CLI, so it lives here. Printed as the `hint:` line under `docver: error: ...`.
+enum Advice {
+    static func hint(for error: DocverError) -> String? {
+        switch error {
+        case .notAContainer: "create one with 'docver init --device ID', or pass -C PATH"
+        case .alreadyAContainer: "run init with the same device id and name to check it, or use the container as it is"
+        case .ambiguousVersion: "give more digits of the version id"
+        case .noSuchVersion: "list versions with 'docver versions DOC --all'"
+        case .versionNeedsDocument: "name the document: docver show VERSION DOC, docver diff VERSION -d DOC"
+        case .noRemotes: "add one with 'docver remote add NAME URL'"
+        case .choiceRequired: "pass --version ID, or run on a terminal to choose interactively"
+        case .mergeFailed: "resolve with --strategy choose, or save the merge with --markers"
+        case .conflictChanged: "run the command again to see the new versions"
+        case .notInConflict: "list documents in conflict with 'docver conflicts'"
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import ArgumentParser
+import DocverKit
+
+/// A subcommand that works on an existing container: every subcommand but `init` and `clone`.
+///
+/// A command declares its arguments and implements ``run(in:)``: parse the arguments, call the
+/// library, render the result. The default `run()` opens the container named by the global
+/// options (`-C PATH`, or the current directory, or the nearest container above it) and reports
+/// errors the documented way (``reportingErrors(_:)``).
+protocol ContainerCommand: AsyncParsableCommand {
+    var global: GlobalOptions { get }
+    func run(in container: Container) async throws
+}
+
+extension ContainerCommand {
+    func run() async throws {
+        try await reportingErrors { try await run(in: global.container()) }
+    }
+}
+
+extension AsyncParsableCommand {
+    /// Runs a command body, rendering a failure as `docver: error: ...` (and a hint where one
+    /// helps) on stderr with exit code 1. Usage errors pass through to the argument parser,
+    /// which prints them with the usage and exits 64.
+    func reportingErrors(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch let error as DocverError {
+            Terminal.error(error)
+            throw ExitCode.failure
+        } catch let error as GitError {
+            Terminal.error(error.message, hint: nil)
+            throw ExitCode.failure
+        } catch let error as ExitCode {
+            throw error
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            // Anything else (a file-system error, say) still gets the documented one-line form.
+            Terminal.error(DocverError.printable(error.localizedDescription), hint: nil)
+            throw ExitCode.failure
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import ArgumentParser
+import DocverKit
+import Foundation
+
+// The option groups several subcommands share.
+
+/// Options every subcommand accepts.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .customShort("C"), help: ArgumentHelp("Run as if docver was started in <path>.", valueName: "path"))
+    var directory: String?
+
+    var url: URL {
+        URL(fileURLWithPath: directory ?? FileManager.default.currentDirectoryPath)
+    }
+
+    func container() throws -> Container { try Container(at: url) }
+
+    /// A path given on the command line, relative to the working directory (after -C).
+    func url(of path: String) -> URL {
+        URL(fileURLWithPath: path, relativeTo: url).standardizedFileURL
+    }
+
+    /// A remote given as a relative path is made absolute against the working directory
+    /// (after -C), so it keeps working from anywhere; URLs and scp-style addresses are kept.
+    func remoteURL(_ given: String) -> String {
+        let isURL = given.contains("://")
+        let isScpLike = given.firstIndex(of: ":").map { colon in !given[..<colon].contains("/") } ?? false
+        guard !isURL, !isScpLike, !given.hasPrefix("/") else { return given }
+        return url(of: given).path
+    }
+}
+
+/// Options of listings.
+struct OutputOptions: ParsableArguments {
+    @Flag(help: "Print JSON (the stable contract documented in docs/CLI.md).")
+    var json = false
+}
+
+/// The query flags shared by `ls` and `watch`.
+struct QueryOptions: ParsableArguments {
+    @Option(help: "Only documents whose path or name matches this glob (e.g. '*.txt', 'notes/*').") var glob: String?
+    @Option(name: .customLong("type"), help: "Only documents of this type (extension); repeatable.") var types: [String] = []
+    @Flag(help: "Only documents with unresolved conflicts.") var inConflict = false
+    @Option(help: "Only documents saved at or after this ISO-8601 date (e.g. 2026-11-01T00:00:00Z).") var modifiedSince: String?
+    @Option(help: "Only documents whose current version was saved by this device id.") var savedBy: String?
+    @Option(help: "Sort by path, name, modified, size or type.") var sort: DocumentQuery.SortKey = .path
+    @Flag(help: "Sort in descending order.") var reverse = false
+
+    func validate() throws {
+        _ = try modifiedSinceDate()
+    }
+
+    func query() throws -> DocumentQuery {
+        DocumentQuery(glob: glob, types: Set(types), hasUnresolvedConflicts: inConflict ? true : nil,
+                      modifiedSince: try modifiedSinceDate(), savedBy: savedBy, sortKey: sort, descending: reverse)
+    }
+
+    private func modifiedSinceDate() throws -> Date? {
+        guard let modifiedSince else { return nil }
+        guard let date = ISO8601DateFormatter().date(from: modifiedSince) else {
+            throw ValidationError("--modified-since needs an ISO-8601 date such as 2026-11-01T00:00:00Z")
+        }
+        return date
+    }
+}
+
+extension DocumentQuery.SortKey: ExpressibleByArgument {}
