@@ -17,6 +17,8 @@ enum Advice {
         case .mergeFailed: "resolve with --strategy choose, or save the merge with --markers"
         case .conflictChanged: "run the command again to see the new versions"
         case .notInConflict: "list documents in conflict with 'docver conflicts'"
+        case .branchKeptChanging: "another program keeps moving this device's branch; run the command again when it is done"
+        case .indexLocked: "if no git command is running, remove .git/index.lock; 'docver status' then shows the true state"
         default: nil
         }
     }

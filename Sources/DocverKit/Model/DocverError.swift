@@ -2,8 +2,10 @@ import Foundation
 
 /// Everything that can go wrong in a docver operation, in the user's terms.
 ///
-/// Each case renders as one line (``description``) and may carry a ``hint``. Operations that
-/// throw one of these leave the container unchanged.
+/// Each case renders as one line (``description``) that says what happened; advice on what to
+/// do next is the business of the program in front of the user (the CLI has its own). An
+/// operation that throws one of these left the container unchanged, except where the
+/// description says what was recorded (``indexLocked``).
 public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
     case notAContainer(path: String)
     case alreadyAContainer(path: String, device: String)
@@ -86,23 +88,6 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
             "the save is recorded, but git's index stayed locked by another git command (.git/index.lock), so it was not updated"
         case let .git(error): error.message
         case let .system(error): error.description
-        }
-    }
-
-    /// A suggestion for the user, where one helps.
-    public var hint: String? {
-        switch self {
-        case .notAContainer: "create one with 'docver init --device ID', or pass -C PATH"
-        case .alreadyAContainer: "run init with the same device id and name to check it, or use the container as it is"
-        case .ambiguousVersion: "give more digits of the version id"
-        case .noSuchVersion: "list versions with 'docver versions DOC --all'"
-        case .versionNeedsDocument: "name the document: docver show VERSION DOC, docver diff VERSION -d DOC"
-        case .noRemotes: "add one with 'docver remote add NAME URL'"
-        case .choiceRequired: "pass --version ID, or run on a terminal to choose interactively"
-        case .mergeFailed: "resolve with --strategy choose, or save the merge with --markers"
-        case .conflictChanged: "run the command again to see the new versions"
-        case .notInConflict: "list documents in conflict with 'docver conflicts'"
-        default: nil
         }
     }
 }
