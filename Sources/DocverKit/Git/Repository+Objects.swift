@@ -174,14 +174,24 @@ extension Repository {
             if treeA == treeB { return true }
             let entryA = try tree(treeA).entry(named: name)
             let entryB = try tree(treeB).entry(named: name)
-            guard let entryA, let entryB else { return entryA == nil && entryB == nil }
-            if depth == components.count - 1 || entryA.id == entryB.id {
-                return entryA.id == entryB.id && entryA.mode == entryB.mode
+            let isLast = depth == components.count - 1
+            if isLast || entryA?.id == entryB?.id {
+                return entryA?.id == entryB?.id && entryA?.mode == entryB?.mode
             }
-            guard entryA.mode.isTree, entryB.mode.isTree else { return false }
+            // Below here the path's state is absent wherever a folder on the way is missing or
+            // is a file: compare the document's own presence, never its folder's.
+            let rest = components[(depth + 1)...]
+            guard let entryA, entryA.mode.isTree else { return try !exists(rest, below: entryB) }
+            guard let entryB, entryB.mode.isTree else { return try !exists(rest, below: entryA) }
             treeA = entryA.id
             treeB = entryB.id
         }
         return treeA == treeB
+    }
+
+    /// True when `entry` is a folder holding `components`.
+    private func exists(_ components: ArraySlice<String>, below entry: TreeEntry?) throws -> Bool {
+        guard let entry, entry.mode.isTree else { return false }
+        return try tree(entry.id).entry(atPath: components.joined(separator: "/")) != nil
     }
 }

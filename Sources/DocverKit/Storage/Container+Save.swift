@@ -28,7 +28,8 @@ extension Container {
         // Documents found in the working tree obey the naming rules of names given by the user
         // (a file named with a newline would otherwise break the save's message lines).
         for target in targets { _ = try DocumentPath(target.path) }
-        let snapshots = try Set(targets).sorted().map { try snapshot($0, in: repository) }
+        let all = try Set(targets).union(displacedDocuments(by: targets, headTree: headTree, in: repository))
+        let snapshots = try all.sorted().map { try snapshot($0, in: repository) }
         return try commitSnapshots(snapshots, subject: message, in: repository, records: records)
     }
 
@@ -48,7 +49,10 @@ extension Container {
             var changes: [DocumentChange] = []
             var replacements: [TreeReplacement] = []
             for snapshot in snapshots {
-                let old = try baseTree?.entry(atPath: snapshot.document.path).map(EntryState.init)
+                // A plain folder at the document's name is no document: the file replaces
+                // nothing (the folder's documents are saved as deleted beside it).
+                let old = try baseTree?.entry(atPath: snapshot.document.path)
+                    .flatMap { $0.mode.isTree && !DocumentPath.isPackageName($0.name) ? nil : EntryState($0) }
                 guard old != snapshot.state,
                       let kind = ChangeKind(existedBefore: old != nil, existsAfter: snapshot.state != nil) else { continue }
                 changes.append(DocumentChange(document: snapshot.document, change: kind))
@@ -76,6 +80,28 @@ extension Container {
             return SaveResult(id: commit.hex, changes: changes)
         }
         throw DocverError.branchKeptChanging(attempts: attempts)
+    }
+
+    /// Saved documents that a new state of `targets` pushes out of the tree: a document saved
+    /// where a plain folder was displaces the folder's documents, and a document inside a
+    /// folder saved where a file was displaces that file. They are saved with the targets
+    /// (as deletions, unless they still exist), so no document leaves the tree unrecorded.
+    private func displacedDocuments(by targets: [DocumentPath], headTree: ObjectID?,
+                                    in repository: Repository) throws -> [DocumentPath] {
+        guard let headTree else { return [] }
+        let tree = try repository.tree(headTree)
+        var displaced: [DocumentPath] = []
+        for target in targets {
+            if let entry = try tree.entry(atPath: target.path), entry.mode.isTree, !DocumentPath.isPackageName(entry.name) {
+                displaced += try documentEntries(in: entry.id, repository: repository, prefix: target.path + "/").map(\.0)
+            }
+            let components = target.path.split(separator: "/")
+            for depth in components.indices.dropLast() {
+                let ancestor = components[...depth].joined(separator: "/")
+                if let entry = try tree.entry(atPath: ancestor), !entry.mode.isTree { displaced.append(DocumentPath(trusted: ancestor)) }
+            }
+        }
+        return displaced
     }
 
     private static func defaultSubject(_ changes: [DocumentChange]) -> String {
