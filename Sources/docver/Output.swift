@@ -46,12 +46,16 @@ struct ConflictOutput: Encodable {
     let current: VersionOutput
     let conflicts: [VersionOutput]
     let base: VersionOutput?
+    let bases: [String: String]
 
     init(_ conflict: Conflict) {
         document = conflict.document.path
         current = VersionOutput(conflict.current)
         conflicts = conflict.conflicts.map { VersionOutput($0, conflict: true) }
         base = conflict.base.map { VersionOutput($0) }
+        bases = Dictionary(uniqueKeysWithValues: conflict.conflicts.compactMap { version in
+            conflict.base(of: version).map { (version.id, $0.id) }
+        })
     }
 
     func encode(to encoder: Encoder) throws {
@@ -60,9 +64,10 @@ struct ConflictOutput: Encodable {
         try container.encode(current, forKey: .current)
         try container.encode(conflicts, forKey: .conflicts)
         try container.encode(base, forKey: .base) // null when there is no base, never missing
+        try container.encode(bases, forKey: .bases)
     }
 
-    enum CodingKeys: String, CodingKey { case document, current, conflicts, base }
+    enum CodingKeys: String, CodingKey { case document, current, conflicts, base, bases }
 }
 
 /// One document in `ls --json` and `watch --json`.

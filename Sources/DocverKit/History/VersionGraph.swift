@@ -171,4 +171,47 @@ struct VersionGraph {
         }
         return result
     }
+
+    // MARK: The version graph of one document
+
+    /// The versions a version was made from: the document's version in each parent of its
+    /// commit (one for a save, several for a merge made with plain git, none for a root).
+    func predecessors(of version: ObjectID, path: String) throws -> [ObjectID] {
+        var result: [ObjectID] = []
+        for parent in try repository.commit(version).parentIDs {
+            let predecessor = try introducingCommit(of: path, from: parent)
+            if !result.contains(predecessor) { result.append(predecessor) }
+        }
+        return result
+    }
+
+    /// The best common ancestor of two versions of a document in its version graph: the
+    /// state both started from, which is what a three-way merge of the two must use.
+    ///
+    /// It is not the commits' merge base: an integration that made one version current
+    /// hides the other's edit from every later version on that line, although the commits
+    /// descend from it. Versions are visited newest first (by commit date, then id) from
+    /// both sides; the first version reached from both is the answer. nil only for two
+    /// unrelated histories.
+    func commonAncestor(of a: ObjectID, and b: ObjectID, path: String) throws -> ObjectID? {
+        if a == b { return a }
+        var paint: [ObjectID: UInt8] = [a: 1, b: 2]
+        var queue: [(date: Date, id: ObjectID)] = try [a, b].map { (try repository.commit($0).committer.time, $0) }
+        while !queue.isEmpty {
+            queue.sort { ($0.date, $0.id) < ($1.date, $1.id) }
+            let next = queue.removeLast()
+            let flags = paint[next.id] ?? 0
+            if flags == 3 { return next.id }
+            for predecessor in try predecessors(of: next.id, path: path) {
+                let old = paint[predecessor] ?? 0
+                guard old | flags != old else { continue }
+                paint[predecessor] = old | flags
+                if old | flags == 3 || old == 0 || !queue.contains(where: { $0.id == predecessor }) {
+                    queue.removeAll { $0.id == predecessor }
+                    queue.append((try repository.commit(predecessor).committer.time, predecessor))
+                }
+            }
+        }
+        return nil
+    }
 }

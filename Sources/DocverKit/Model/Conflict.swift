@@ -8,6 +8,13 @@ public struct Conflict: Sendable, Hashable {
     public let current: DocumentVersion
     /// Unresolved conflict versions, newest first.
     public let conflicts: [DocumentVersion]
-    /// The common base the competing versions started from, when there is one.
-    public let base: DocumentVersion?
+    /// The base of the newest conflict version (see ``base(of:)``), when there is one.
+    public var base: DocumentVersion? { conflicts.first.flatMap { bases[$0.id] } }
+    /// Each conflict version's base, by version id.
+    let bases: [String: DocumentVersion]
+
+    /// The version a conflict version and the current version both started from: the best
+    /// common ancestor of the two in the document's version graph, the same on every device.
+    /// nil when the document did not exist there (both added it independently).
+    public func base(of version: DocumentVersion) -> DocumentVersion? { bases[version.id] }
 }

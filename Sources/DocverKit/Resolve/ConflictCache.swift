@@ -84,19 +84,19 @@ struct ConflictListing: Codable {
     }
 
     struct Item: Codable {
-        var document: String, current: Version, conflicts: [Version], base: Version?
+        var document: String, current: Version, conflicts: [Version], bases: [String: Version]
 
         init(_ conflict: Conflict) {
             document = conflict.document.path
             current = Version(conflict.current)
             conflicts = conflict.conflicts.map(Version.init)
-            base = conflict.base.map(Version.init)
+            bases = conflict.bases.mapValues(Version.init)
         }
 
         var conflict: Conflict? {
             guard let current = current.version else { return nil }
             return Conflict(document: DocumentPath(trusted: document), current: current,
-                            conflicts: conflicts.compactMap(\.version), base: base?.version)
+                            conflicts: conflicts.compactMap(\.version), bases: bases.compactMapValues(\.version))
         }
     }
 

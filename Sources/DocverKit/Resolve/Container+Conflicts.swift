@@ -31,17 +31,22 @@ extension Container {
         defer { memo.save() }
         return try documents.compactMap { document in
             guard let current = try currentVersion(of: document, in: repository, memo: memo) else { return nil }
-            let records = open[document] ?? []
-            let versions = try records.filter { $0.version != current.id }.compactMap { record in
-                try ObjectID(hex: record.version).map { try graph.version(of: document, at: $0) }
+            // A conflict version is its version id: several records of one version (crossed
+            // integrations record it once each, with their own merge base) list it once.
+            let ids = Set((open[document] ?? []).map(\.version)).subtracting([current.id])
+            let versions = try ids.sorted().compactMap { id -> DocumentVersion? in
+                guard let commit = ObjectID(hex: id), try repository.objectExists(commit) else { return nil }
+                return try graph.version(of: document, at: commit)
             }.sorted(by: Self.newestFirst)
             guard !versions.isEmpty else { return nil }
-            // A record names the integration's common ancestor; the base version is the
-            // document's version there. Records from several integrations: take the newest.
-            let base = try Set(records.compactMap(\.base)).compactMap(ObjectID.init(hex:)).map {
-                try graph.version(of: document, at: graph.introducingCommit(of: document.path, from: $0))
-            }.filter { !$0.isDeletion }.sorted(by: Self.newestFirst).first
-            return Conflict(document: document, current: current, conflicts: versions, base: base)
+            var bases: [String: DocumentVersion] = [:]
+            for version in versions {
+                guard let ancestor = try graph.commonAncestor(of: version.commitID, and: current.commitID, path: document.path)
+                else { continue }
+                let base = try graph.version(of: document, at: ancestor)
+                if !base.isDeletion { bases[version.id] = base }
+            }
+            return Conflict(document: document, current: current, conflicts: versions, bases: bases)
         }
     }
 

@@ -20,11 +20,13 @@ extension Container {
             guard others.allSatisfy({ $0.kind == conflict.current.kind }) else {
                 throw DocverError.notMergeable(document: document.path, reason: "one version is a file, another a package; choose a version")
             }
-            let base = try conflict.base.map { try contents(of: $0, in: repository) }
+            // Each conflict version is merged against its own base with the current version
+            // (the state the two started from), folded in one at a time, oldest first.
             var merged = try contents(of: conflict.current, in: repository)
             var clean = true
             var ourLabel = "\(conflict.current.device.name) (current)"
             for version in others {
+                let base = try conflict.base(of: version).map { try contents(of: $0, in: repository) }
                 let theirs = try contents(of: version, in: repository)
                 let labels = (base: "base", ours: ourLabel, theirs: "\(version.device.name) (\(version.shortID))")
                 let step = try mergeContents(document: document, base: base, ours: merged, theirs: theirs,
@@ -33,7 +35,57 @@ extension Container {
                 clean = clean && step.clean
                 ourLabel = "merged"
             }
+            if clean, try !usesOpaqueMergeRule(document, merged, in: repository) {
+                // A clean merge must hold every side's changes: merging any version into the
+                // result again must change nothing. Otherwise an edit was dropped; refuse.
+                for version in [conflict.current] + others {
+                    let base = try version == conflict.current
+                        ? conflict.base.map { try contents(of: $0, in: repository) }
+                        : conflict.base(of: version).map { try contents(of: $0, in: repository) }
+                    let again = try? mergeContents(document: document, base: base, ours: merged,
+                                                   theirs: contents(of: version, in: repository),
+                                                   labels: ("base", "merged", "check"), markers: false, in: repository)
+                    guard let again, again.clean, Self.equivalent(again.contents, merged, type: document.type) else {
+                        throw DocverError.mergeFailed(document: document.path, reasons: [
+                            "the changes of \(version.device.name) (\(version.shortID)) would not all be in the merge",
+                        ])
+                    }
+                }
+            }
             return clean ? .merged(merged) : .mergedWithMarkers(merged)
+        }
+    }
+
+    /// True when a `.gitattributes` merge driver or `merge=union` decides some file of the
+    /// document: their results are theirs to vouch for, and are not checked again.
+    private func usesOpaqueMergeRule(_ document: DocumentPath, _ contents: DocumentContents,
+                                     in repository: Repository) throws -> Bool {
+        var paths = [document.path]
+        if case let .package(package) = contents { paths += package.files.keys.map { document.path + "/" + $0 } }
+        return try paths.contains { path in
+            switch try repository.attribute("merge", for: path) {
+            case .value(let rule): rule != "text" && rule != "binary"
+            default: false
+            }
+        }
+    }
+
+    /// The same contents, where JSON is compared by value (its merge re-encodes).
+    static func equivalent(_ a: DocumentContents, _ b: DocumentContents, type: String) -> Bool {
+        func sameFile(_ x: Data?, _ y: Data?, type: String) -> Bool {
+            if x == y { return true }
+            guard type == "json", let x, let y,
+                  let valueX = try? JSONDecoder().decode(JSONValue.self, from: x),
+                  let valueY = try? JSONDecoder().decode(JSONValue.self, from: y) else { return false }
+            return valueX == valueY
+        }
+        switch (a, b) {
+        case let (.flat(x), .flat(y)): return sameFile(x, y, type: type)
+        case let (.package(x), .package(y)):
+            return Set(x.files.keys) == Set(y.files.keys) && x.files.keys.allSatisfy { name in
+                sameFile(x.files[name], y.files[name], type: DocumentPath.fileExtension(of: String(name.split(separator: "/").last ?? "")) ?? "")
+            }
+        default: return a == b
         }
     }
 

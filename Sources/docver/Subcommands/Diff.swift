@@ -20,7 +20,9 @@ extension Docver {
             let path = try document.map(DocumentPath.init)
             let a = try container.version(first, of: path)
             if base {
-                guard let conflictBase = try container.conflicts(a.document).first?.base else {
+                // A conflict version's own base; for the current version, the newest one's.
+                guard let conflict = try container.conflicts(a.document).first,
+                      let conflictBase = conflict.base(of: a) ?? conflict.base else {
                     throw DocverError.notInConflict(a.document.path)
                 }
                 print(try container.diff(from: conflictBase, to: a), terminator: "")

@@ -1,0 +1,97 @@
+import DocverKit
+import Foundation
+import Testing
+
+/// Issue 11, items 1 and 2: every conflict version is merged against its own base, listed
+/// once, and a "clean" merge never drops an edit.
+@Suite struct MergeBaseTests {
+    private static let lines = (1...20).map { "line \($0)" }
+
+    private func text(editing edits: [Int: String], of lines: [String] = lines) -> String {
+        var result = lines
+        for (number, text) in edits { result[number - 1] = text }
+        return result.joined(separator: "\n") + "\n"
+    }
+
+    private func synced(_ ids: [String], _ scratch: Scratch) throws -> [Container] {
+        let remote = try scratch.bareRemote()
+        let devices = try ids.map { try scratch.device($0, remote: remote) }
+        try devices[0].write(text(editing: [:]), to: "doc.txt")
+        try devices[0].saveAll(message: "base")
+        for device in devices { try device.sync() }
+        return devices
+    }
+
+    /// Edits `doc.txt` on `device` by changing one line of what is in its working tree now.
+    private func edit(_ device: Container, line: Int, to text: String) throws {
+        var lines = try device.read("doc.txt").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        lines[line - 1] = text
+        try device.write(lines.joined(separator: "\n"), to: "doc.txt")
+        try device.saveAll()
+    }
+
+    @Test func editsMadeOnTopOfAnUnresolvedConflictAreAllMerged() async throws {
+        let scratch = try Scratch()
+        let devices = try synced(["alice", "bob"], scratch)
+        let (alice, bob) = (devices[0], devices[1])
+        try edit(alice, line: 2, to: "alice 2")
+        waitForNextSecond()
+        try edit(bob, line: 10, to: "bob 10")
+        try alice.sync(); try bob.sync(); try alice.sync()
+        // Without resolving, each edits again, on top of whatever is current there.
+        try edit(alice, line: 5, to: "alice 5")
+        waitForNextSecond()
+        try edit(bob, line: 16, to: "bob 16")
+        try alice.sync(); try bob.sync(); try alice.sync()
+        try expectConverged([alice, bob])
+
+        let outcome = try await alice.resolve(DocumentPath("doc.txt"), using: MergeStrategy())
+        let merged = try alice.read("doc.txt")
+        for edit in ["alice 2", "bob 10", "alice 5", "bob 16"] {
+            #expect(merged.contains(edit), "the merge dropped '\(edit)'")
+        }
+        #expect(outcome.summary.contains("merge of \(outcome.resolved.count + 1) versions"))
+        try alice.sync(); try bob.sync()
+        let bobText = try bob.read("doc.txt")
+        let bobStatus = try bob.status()
+        #expect(bobText == merged, "bob has \(bobText), status \(bobStatus)")
+        #expect(try alice.conflicts().isEmpty)
+    }
+
+    @Test func crossedIntegrationsListEachConflictVersionOnceAndMergeAllEdits() async throws {
+        let scratch = try Scratch()
+        let devices = try synced(["alice", "bob", "carol"], scratch)
+        let (alice, bob, carol) = (devices[0], devices[1], devices[2])
+        try edit(carol, line: 16, to: "carol 16")
+        waitForNextSecond()
+        try edit(alice, line: 2, to: "alice 2")
+        waitForNextSecond()
+        try edit(bob, line: 10, to: "bob 10")
+        try carol.sync()
+        // Alice and Bob each integrate Carol's edit before seeing each other's integration.
+        for device in [alice, bob] {
+            _ = try device.git(["fetch", "origin", "+refs/heads/docver/carol:refs/remotes/origin/docver/carol"])
+            try device.integrate()
+        }
+        try alice.sync(); try bob.sync(); try alice.sync(); try carol.sync()
+        try expectConverged([alice, bob, carol])
+
+        let doc = try DocumentPath("doc.txt")
+        let conflict = try #require(try alice.conflicts(doc).first)
+        let ids = conflict.conflicts.map(\.id)
+        #expect(ids.count == Set(ids).count, "a conflict version is listed once")
+        #expect(ids.count == 2, "three versions compete: the current one and two conflict versions")
+        #expect(try alice.status().inConflict.map(\.conflicts) == [2])
+        for version in conflict.conflicts {
+            #expect(try bob.conflicts(doc).first?.base(of: version)?.id == conflict.base(of: version)?.id,
+                    "every device derives the same base")
+        }
+
+        let outcome = try await alice.resolve(doc, using: MergeStrategy())
+        #expect(outcome.summary.contains("merge of 3 versions"), "\(outcome.summary)")
+        let merged = try alice.read("doc.txt")
+        for edit in ["alice 2", "bob 10", "carol 16"] {
+            #expect(merged.contains(edit), "the merge dropped '\(edit)'")
+        }
+    }
+}
