@@ -45,9 +45,16 @@ enum Terminal {
     }
 
     /// The conflicts a sync, integration or clone brought in, one line a document.
-    static func printNewConflicts(_ report: SyncReport) {
-        for (document, versions) in report.newConflicts.sorted(by: { $0.key < $1.key }) {
-            print("conflict: \(document) (\(count(versions.count, "new conflict version")); see 'docver conflicts')")
+    /// What a sync or integration changed for this device, a line per document (at most
+    /// `limit`, then a count), and where to look next when conflicts arrived. A clone shows
+    /// only the conflicts (every document is new to it).
+    static func printDocumentChanges(_ report: SyncReport, conflictsOnly: Bool = false, limit: Int = 20) {
+        let changes = conflictsOnly ? report.documentChanges.filter { $0.kind != .updated } : report.documentChanges
+        for change in changes.prefix(limit) { print(DocverError.printable(change.summary)) }
+        if changes.count > limit { print("... and \(count(changes.count - limit, "more document change"))") }
+        let conflicted = Set(changes.filter { $0.kind == .yoursIsConflictVersion || $0.kind == .conflictVersionKept }.map(\.document))
+        if !conflicted.isEmpty {
+            print("\(count(conflicted.count, "document")) in conflict; see 'docver conflicts'")
         }
     }
 

@@ -48,6 +48,52 @@ public struct SyncReport: Sendable, Hashable {
     public var pushed: [String] = []
     /// Things the user should know that did not stop the sync.
     public var warnings: [String] = []
+    /// What changed for this device, document by document: other devices' versions that
+    /// became current here, this device's versions that became conflict versions, conflict
+    /// versions kept beside this device's, and resolutions made elsewhere. Sorted by document.
+    public var documentChanges: [DocumentSyncChange] = []
+}
+
+/// What a sync changed about one document, as seen from this device.
+public struct DocumentSyncChange: Sendable, Hashable {
+    /// The kinds of change, from this device's point of view.
+    public enum Kind: String, Sendable, Codable, Hashable {
+        /// Another device's version became current here (its edit, creation or deletion).
+        case updated
+        /// This device's version lost to another and is now a conflict version.
+        case yoursIsConflictVersion
+        /// Another device's version lost and is kept as a conflict version beside the current one.
+        case conflictVersionKept
+        /// A conflict version was resolved or removed on another device.
+        case resolvedElsewhere
+    }
+
+    /// The document.
+    public let document: DocumentPath
+    /// What happened.
+    public let kind: Kind
+    /// The current version after the sync (a deletion version when the document was deleted).
+    public let current: DocumentVersion?
+    /// The conflict version concerned, for the conflict kinds.
+    public let version: DocumentVersion?
+
+    /// One line for people, such as "notes.txt: your edit is now a conflict version; current
+    /// is Bob's Phone's (version 1a2b3c4d5e6f)".
+    public var summary: String {
+        let currentText = current.map { "\($0.device.name)'s (version \($0.shortID))" } ?? "none"
+        switch kind {
+        case .updated:
+            if current?.isDeletion == true { return "\(document): deleted by \(current!.device.name)" }
+            return "\(document): updated to \(currentText)"
+        case .yoursIsConflictVersion:
+            let what = version?.isDeletion == true ? "deletion" : "edit"
+            return "\(document): your \(what) is now a conflict version; current is \(currentText)"
+        case .conflictVersionKept:
+            return "\(document): \(version?.device.name ?? "another device")'s version \(version?.shortID ?? "") is kept as a conflict version; current is \(currentText)"
+        case .resolvedElsewhere:
+            return "\(document): conflict version \(version?.shortID ?? "") was resolved on another device; current is \(currentText)"
+        }
+    }
 }
 
 /// A configured remote.

@@ -58,12 +58,16 @@ extension Container {
                 return (name, remote)
             }
             report.savedBeforeSync = try save(nil, message: "Save before sync", in: repository)
+            let before = try headCommit(repository)
             for (name, remote) in remotes {
                 try fetch(remote, named: name, report: &report, in: repository)
             }
             try integrateFetched(report: &report, in: repository)
             for (name, remote) in remotes {
                 try push(remote, named: name, report: &report, in: repository)
+            }
+            if let after = try headCommit(repository) {
+                report.documentChanges = try documentChanges(from: before, to: after, in: repository)
             }
             return report
         }
@@ -77,7 +81,11 @@ extension Container {
         try withWriteLock { repository in
             var report = SyncReport()
             report.savedBeforeSync = try save(nil, message: "Save before integrating", in: repository)
+            let before = try headCommit(repository)
             try integrateFetched(report: &report, in: repository)
+            if let after = try headCommit(repository) {
+                report.documentChanges = try documentChanges(from: before, to: after, in: repository)
+            }
             return report
         }
     }

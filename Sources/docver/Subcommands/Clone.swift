@@ -20,7 +20,7 @@ extension Docver {
                                                               device: Device(id: device, name: deviceName))
                 report.warnings.forEach(Terminal.warning)
                 print("cloned into \(container.root.path) as device '\(container.device.id)'")
-                Terminal.printNewConflicts(report)
+                Terminal.printDocumentChanges(report, conflictsOnly: true)
             }
         }
     }

@@ -13,7 +13,7 @@ extension Docver {
             let report = try container.integrate()
             report.warnings.forEach(Terminal.warning)
             print(report.integrated ? "integrated saves from other devices" : "already up to date")
-            Terminal.printNewConflicts(report)
+            Terminal.printDocumentChanges(report)
         }
     }
 }

@@ -17,7 +17,7 @@ extension Docver {
                 print("saved \(Terminal.count(saved.changes.count, "changed document")) before syncing")
             }
             print(report.integrated ? "integrated saves from other devices" : "already up to date")
-            Terminal.printNewConflicts(report)
+            Terminal.printDocumentChanges(report)
             if !report.pushed.isEmpty { print("pushed to \(report.pushed.joined(separator: ", "))") }
         }
     }

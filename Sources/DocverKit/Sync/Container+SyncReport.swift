@@ -1,0 +1,60 @@
+import Foundation
+
+extension Container {
+    /// What moving this device's head from `old` to `new` changed for this device, document
+    /// by document: the difference of the two trees (current versions that changed) and of
+    /// the two conflict states (conflict versions recorded, resolutions made elsewhere).
+    /// Its cost follows the change, not the history.
+    func documentChanges(from old: ObjectID?, to new: ObjectID, in repository: Repository) throws -> [DocumentSyncChange] {
+        guard old != new else { return [] }
+        let cache = ConflictCache(files: files, repository: repository)
+        let before = try old.map { try cache.state(at: $0) } ?? ConflictState()
+        let after = try cache.state(at: new)
+        let graph = VersionGraph(repository: repository, memo: VersionMemo(file: files.versionMemo))
+        defer { graph.memo?.save() }
+        var currents: [DocumentPath: DocumentVersion?] = [:]
+        func current(_ document: DocumentPath) throws -> DocumentVersion? {
+            if let known = currents[document] { return known }
+            let version = try graph.currentVersion(of: document, at: new)
+            currents[document] = version
+            return version
+        }
+        func version(_ id: String, of document: DocumentPath) throws -> DocumentVersion? {
+            guard let commit = ObjectID(hex: id), try repository.objectExists(commit) else { return nil }
+            return try graph.version(of: document, at: commit)
+        }
+
+        var changes: [DocumentSyncChange] = []
+        var explained: Set<DocumentPath> = []
+        let openBefore = Set(before.unresolvedByDocument().values.joined().map(\.versionRecord))
+        for record in after.conflicts.subtracting(before.conflicts) {
+            let document = DocumentPath(trusted: record.path)
+            guard !openBefore.contains(record.versionRecord),
+                  !after.resolved.contains(record.versionRecord), !after.removed.contains(record.versionRecord),
+                  let loser = try version(record.version, of: document),
+                  let current = try current(document), current.id != loser.id else { continue }
+            let kind: DocumentSyncChange.Kind = loser.device.id == device.id ? .yoursIsConflictVersion : .conflictVersionKept
+            if !changes.contains(where: { $0.document == document && $0.version?.id == loser.id }) {
+                changes.append(DocumentSyncChange(document: document, kind: kind, current: current, version: loser))
+            }
+            explained.insert(document)
+        }
+        for record in after.resolved.union(after.removed).subtracting(before.resolved.union(before.removed))
+        where openBefore.contains(record) {
+            let document = DocumentPath(trusted: record.path)
+            guard let resolved = try version(record.version, of: document),
+                  !changes.contains(where: { $0.document == document && $0.version?.id == resolved.id }) else { continue }
+            changes.append(DocumentSyncChange(document: document, kind: .resolvedElsewhere, current: try current(document),
+                                              version: resolved))
+            explained.insert(document)
+        }
+        let oldTree = try old.map { try repository.commit($0).treeID }
+        let documents = Set(try repository.changedPaths(from: oldTree, to: repository.commit(new).treeID)
+            .map { DocumentPath.document(containingFile: $0) })
+        for document in documents.subtracting(explained) {
+            guard let current = try current(document), current.device.id != device.id else { continue }
+            changes.append(DocumentSyncChange(document: document, kind: .updated, current: current, version: nil))
+        }
+        return changes.sorted { ($0.document, $0.kind.rawValue, $0.version?.id ?? "") < ($1.document, $1.kind.rawValue, $1.version?.id ?? "") }
+    }
+}
