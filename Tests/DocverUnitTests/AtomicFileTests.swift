@@ -39,6 +39,17 @@ import Testing
         #expect(try folder.mode("tool") == 0o644)
     }
 
+    @Test func executableIsMode0755WhateverTheUmask() throws {
+        // `executable` sets mode 0755, as documented: set explicitly, past the umask.
+        // (umask is process-wide: keep the window to this one write.)
+        let folder = try Folder()
+        let previous = umask(0o077)
+        let result = Result { try AtomicFile.write(Data("#!/bin/sh\n".utf8), to: folder.path("tool"), executable: true) }
+        umask(previous)
+        try result.get()
+        #expect(try folder.mode("tool") == 0o755)
+    }
+
     @Test func aLargeWriteIsWhole() throws {
         let folder = try Folder()
         var random = SeededRandom(seed: 50)

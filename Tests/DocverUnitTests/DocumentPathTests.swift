@@ -114,8 +114,18 @@ import Testing
     // MARK: Order
 
     @Test func pathsOrderByteByByteAsGitDoes() throws {
-        let names = ["b", "B", "a.b", "a/b", "a", "é", "z", "a-b", "A"]
+        let names = ["b", "B", "a.b", "a/b", "a", "\u{E9}", "z", "a-b", "A", "f", "e\u{301}"]
         let sorted = try names.map { try DocumentPath($0) }.sorted().map(\.path)
-        #expect(sorted == ["A", "B", "a", "a-b", "a.b", "a/b", "b", "z", "é"])
+        // A decomposed "é" starts with the byte of "e", so it sorts before "f", unlike its
+        // precomposed form (and unlike Swift's own string order).
+        #expect(sorted.map { Array($0.utf8) } == ["A", "B", "a", "a-b", "a.b", "a/b", "b", "e\u{301}", "f", "z", "\u{E9}"].map { Array($0.utf8) })
+    }
+
+    @Test(.disabled("bug: DocumentPath == is Swift's canonical equivalence, so NFC and NFD spellings of one name are equal yet ordered (a < b), and a Set keeps one of two distinct git paths"))
+    func namesThatDifferInBytesAreDifferentDocuments() throws {
+        let precomposed = try DocumentPath("\u{E9}t\u{E9}.txt"), decomposed = try DocumentPath("e\u{301}te\u{301}.txt")
+        #expect(precomposed != decomposed)
+        #expect(Set([precomposed, decomposed]).count == 2)
+        #expect((decomposed < precomposed) != (decomposed == precomposed), "Comparable and Equatable must agree")
     }
 }

@@ -185,6 +185,20 @@ import Testing
         #expect(result.conflicts.isEmpty)
     }
 
+    @Test func anEditDoesNotFollowARenameOntoANameAnotherSideTook() throws {
+        let scratch = try TempRepository()
+        let text = (1...40).map { "line \($0) of a document long enough for rename detection" }.joined(separator: "\n") + "\n"
+        let base = try scratch.commit(["old.txt": text], at: 0)
+        let alice = try scratch.commit(on: base, changing: ["old.txt": text + "alice's last line\n"], device: "alice", at: 100)
+        let bob = try scratch.commit(on: base, changing: ["old.txt": nil, "new.txt": text], device: "bob", at: 200)
+        let carol = try scratch.commit(on: base, changing: ["new.txt": "carol's own new.txt\n"], device: "carol", at: 300)
+        let result = try Integrator(repository: scratch.repository).integrate([alice, bob, carol], into: nil)
+        // The edit stays where it was, against bob's deletion; the two new.txt meet as usual.
+        #expect(try scratch.files(at: #require(result.head)) == ["old.txt": text + "alice's last line\n", "new.txt": "carol's own new.txt\n"])
+        #expect(result.conflicts == [ConflictRecord(path: "new.txt", version: bob.hex, base: nil),
+                                     ConflictRecord(path: "old.txt", version: bob.hex, base: base.hex)])
+    }
+
     @Test(.disabled("bug: Repository.changedPaths (git_diff_tree_to_tree) reads identical subtrees too (libgit2 PR 6863), so an integration reads every side's whole tree"))
     func aFolderUnchangedOnEverySideIsNeverRead() throws {
         let scratch = try TempRepository()

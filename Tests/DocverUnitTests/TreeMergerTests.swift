@@ -235,6 +235,20 @@ import Testing
         #expect(try scratch.entry("outer", inTree: tree) == bobOuter)
     }
 
+    @Test func aRootTheSameOnEverySideOrChangedOnOneSideIsReturnedWithoutBeingRead() throws {
+        let scratch = try TempRepository()
+        let base = try scratch.commit(["a.txt": "a"], at: 0)
+        let same = try scratch.commit(on: base, changing: [:], device: "alice", at: 10)
+        let changed = try scratch.commit(on: base, changing: ["a.txt": "b"], device: "bob", at: 20)
+        let (baseTree, changedTree) = (try scratch.treeID(of: base), try scratch.treeID(of: changed))
+        try scratch.deleteObject(baseTree)
+        try scratch.deleteObject(changedTree)
+        var merger = TreeMerger(graph: VersionGraph(repository: try scratch.reopened()), heads: [same, changed], base: base)
+        #expect(try merger.mergeFolder(base: baseTree, sides: [baseTree, changedTree], prefix: "") == changedTree)
+        #expect(try merger.mergeFolder(base: baseTree, sides: [changedTree, changedTree], prefix: "") == changedTree)
+        #expect(try merger.mergeFolder(base: nil, sides: [baseTree, baseTree], prefix: "") == baseTree)
+    }
+
     @Test func deletingObjectsReallyBreaksReadsOfThem() throws {
         // The two tests above rely on this: a merge that did descend would fail.
         let scratch = try TempRepository()

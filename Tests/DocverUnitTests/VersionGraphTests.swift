@@ -127,8 +127,21 @@ import Testing
         let firstDeletion = try scratch.commit(on: added, changing: ["doc.txt": nil], at: 2)
         let readded = try scratch.commit(on: firstDeletion, changing: ["doc.txt": "2"], at: 3)
         let secondDeletion = try scratch.commit(on: readded, changing: ["doc.txt": nil], at: 4)
+        let afterFirst = try scratch.commit(on: firstDeletion, changing: ["y.txt": "y"], device: "bob", at: 5)
+        // Both parents lack doc.txt. The first-parent line reaches the first deletion, the
+        // second line the second one, which descends from the first: it is the version.
+        let merge = try scratch.merge([afterFirst, secondDeletion], tree: scratch.tree(["x.txt": "x", "y.txt": "y"]), at: 6)
+        #expect(try VersionGraph(repository: scratch.repository).introducingCommit(of: "doc.txt", from: merge) == secondDeletion)
+    }
+
+    @Test func aLineIsSearchedOnlyBackToItsMostRecentDeletion() throws {
+        let scratch = try TempRepository()
+        let root = try scratch.commit(["x.txt": "x"], at: 0)
+        let added = try scratch.commit(on: root, changing: ["doc.txt": "1"], at: 1)
+        let firstDeletion = try scratch.commit(on: added, changing: ["doc.txt": nil], at: 2)
+        let readded = try scratch.commit(on: firstDeletion, changing: ["doc.txt": "2"], at: 3)
+        let secondDeletion = try scratch.commit(on: readded, changing: ["doc.txt": nil], at: 4)
         let never = try scratch.commit(on: root, changing: ["y.txt": "y"], device: "bob", at: 5)
-        // Both parents lack doc.txt: the first parent never had it; the second removed it twice.
         let merge = try scratch.merge([never, secondDeletion], tree: scratch.tree(["x.txt": "x", "y.txt": "y"]), at: 6)
         #expect(try VersionGraph(repository: scratch.repository).introducingCommit(of: "doc.txt", from: merge) == secondDeletion)
     }
