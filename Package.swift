@@ -38,5 +38,6 @@ let package = Package(
             // "docver", "TextNotes" and "ImageNotes" are build dependencies only: the tests run the built binaries.
             dependencies: ["DocverKit", "docver", "TextNotes", "ImageNotes"]
         ),
+        .testTarget(name: "DocverUnitTests", dependencies: ["DocverKit"]),
     ]
 )
