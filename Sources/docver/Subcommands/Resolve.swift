@@ -7,7 +7,8 @@ extension Docver {
         static let configuration = CommandConfiguration(
             abstract: "Resolve conflicts with a strategy: latest-date, merge or choose.",
             discussion: """
-            latest-date  the version with the latest modification date becomes current.
+            latest-date  the version with the latest modification date becomes current; as in sync, an edit
+                         beats a deletion, however new the deletion.
             merge        three-way merge against the common base (text, JSON, packages, .gitattributes drivers).
             choose       --version ID wins; without it, on a terminal, pick interactively.
             Other versions are marked resolved and removed (kept with --keep-versions).
