@@ -18,8 +18,18 @@ enum Advice {
         case .conflictChanged: "run the command again to see the new versions"
         case .notInConflict: "list documents in conflict with 'docver conflicts'"
         case .branchKeptChanging: "another program keeps moving this device's branch; run the command again when it is done"
+        case .conflictMarkersRemain:
+            "edit the document to remove the markers and save it, or pass --force to mark it resolved as it is"
         case .indexLocked: "if no git command is running, remove .git/index.lock; 'docver status' then shows the true state"
         default: nil
         }
+    }
+
+    /// The next steps after `resolve --strategy merge --markers` saved a merge with conflict
+    /// markers: the conflict stays open until the user edits the markers away, saves and
+    /// marks it resolved (mark-resolved refuses while markers remain).
+    static func afterMarkers(in document: DocumentPath) -> String {
+        let name = Terminal.shellWord(document.path)
+        return "edit \(document.path) to remove the conflict markers, then run: docver save \(name) && docver mark-resolved \(name)"
     }
 }

@@ -17,6 +17,19 @@ enum Terminal {
         self.error(error.description, hint: Advice.hint(for: error))
     }
 
+    /// Advice that follows a result rather than an error (`hint: ...` on stderr).
+    static func hint(_ advice: String) {
+        fflush(nil) // after the result lines already printed, also when stdout is a pipe
+        FileHandle.standardError.write(Data("hint: \(DocverError.printable(advice))\n".utf8))
+    }
+
+    /// A word as a shell reads it back: as it is when that is safe, else in single quotes.
+    static func shellWord(_ text: String) -> String {
+        let plain = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "_-./+@%,:="))
+        if !text.isEmpty, text.unicodeScalars.allSatisfy(plain.contains) { return text }
+        return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
     static func warning(_ message: String) {
         FileHandle.standardError.write(Data("docver: warning: \(message)\n".utf8))
     }

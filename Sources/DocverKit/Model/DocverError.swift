@@ -38,6 +38,9 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
     case documentNotOpen(String)
     case editingDisabled(String)
     case noOtherVersions(document: String)
+    /// A document still holds conflict markers, so marking its conflict resolved was refused.
+    /// `lines` says where, one entry per file: `lines 3-9` (a package: `text.txt lines 3-9`).
+    case conflictMarkersRemain(document: String, lines: [String])
     case branchKeptChanging(attempts: Int)
     case indexLocked
     case git(GitError)
@@ -82,6 +85,8 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .editingDisabled(document): "\(document) is reloading a newer version; try the edit again"
         case let .conflictChanged(document): "the conflict in \(document) changed while it was being resolved; nothing was changed"
         case let .noOtherVersions(document): "\(document) has no other versions to remove"
+        case let .conflictMarkersRemain(document, lines):
+            "\(document) still contains conflict markers (\(lines.joined(separator: "; ")))"
         case let .branchKeptChanging(attempts):
             "the device branch kept changing under other writers; gave up after \(attempts) attempts, nothing was changed"
         case .indexLocked:

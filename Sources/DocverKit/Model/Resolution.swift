@@ -7,6 +7,8 @@ public enum Resolution: Sendable, Hashable {
     /// Save these contents (a merge of the versions) as the current version.
     case merged(DocumentContents)
     /// Save these contents, which still hold conflict markers, and leave the conflict open.
+    /// ``Container/markResolved(_:versions:force:)`` refuses the document until the markers
+    /// are edited away (or it is forced).
     case mergedWithMarkers(DocumentContents)
 }
 

@@ -16,8 +16,17 @@ extension Container {
 
     /// Marks conflict versions resolved (all unresolved ones when `versionIDs` is empty).
     /// One-way, as in Apple's API: the versions stay readable but no device raises them again.
+    ///
+    /// Refuses, changing nothing, while the document still holds conflict markers (a merge
+    /// saved with markers that was not edited yet): it throws
+    /// ``DocverError/conflictMarkersRemain(document:lines:)`` unless `force` is true. The
+    /// document is checked as it is in the working tree: its saved contents, or its unsaved
+    /// edits if it has any, since those are what the next save (or sync) records. Unsaved
+    /// edits are not saved by this call. Every text file of a package is checked; binary files
+    /// are not.
     @discardableResult
-    public func markResolved(_ document: DocumentPath, versions versionIDs: [String] = []) throws -> SaveResult {
+    public func markResolved(_ document: DocumentPath, versions versionIDs: [String] = [],
+                             force: Bool = false) throws -> SaveResult {
         try withWriteLock { repository in
             let conflict = try openConflict(document, in: repository)
             let targets = try versionIDs.isEmpty ? conflict.conflicts : versionIDs.map { id in
@@ -27,6 +36,7 @@ extension Container {
                 }
                 return version
             }
+            if !force { try refuseConflictMarkers(in: document) }
             let records = targets.map { VersionRecord(path: document.path, version: $0.id).trailer(Trailer.resolved) }
             return try recordOnly(subject: "Mark \(targets.count) conflict version\(targets.count == 1 ? "" : "s") of \(document) resolved",
                                   records: records, in: repository)
@@ -35,13 +45,18 @@ extension Container {
 
     /// Removes every conflict version of a document, resolved or not, from the version store;
     /// the current version and its history stay. (Their saves stay in git history.)
+    ///
+    /// Unresolved versions are marked resolved on the way, so, as ``markResolved(_:versions:force:)``
+    /// does, it refuses while the document still holds conflict markers unless `force` is
+    /// true. Removing only versions already resolved is never refused.
     @discardableResult
-    public func removeOtherVersions(of document: DocumentPath) throws -> SaveResult {
+    public func removeOtherVersions(of document: DocumentPath, force: Bool = false) throws -> SaveResult {
         try withWriteLock { repository in
             let state = try conflictState(in: repository)
             let unresolved = state.unresolvedByDocument()[document] ?? []
             let resolved = state.resolvedByDocument()[document] ?? []
             guard !(unresolved.isEmpty && resolved.isEmpty) else { throw DocverError.noOtherVersions(document: document.path) }
+            if !unresolved.isEmpty && !force { try refuseConflictMarkers(in: document) }
             let records = unresolved.map { $0.versionRecord.trailer(Trailer.resolved) }
                 + (unresolved + resolved).map { $0.versionRecord.trailer(Trailer.removed) }
             return try recordOnly(subject: "Remove other versions of \(document)", records: records, in: repository)
@@ -98,6 +113,13 @@ extension Container {
         guard try currentVersion(of: document, in: repository) != nil else { throw DocverError.noSuchDocument(document.path) }
         guard let conflict = try conflicts(document, in: repository).first else { throw DocverError.notInConflict(document.path) }
         return conflict
+    }
+
+    /// Throws ``DocverError/conflictMarkersRemain(document:lines:)`` when the document, as it
+    /// is in the working tree, still holds conflict markers.
+    private func refuseConflictMarkers(in document: DocumentPath) throws {
+        let lines = try ConflictMarkers.locations(in: workingTreeContents(of: document))
+        guard lines.isEmpty else { throw DocverError.conflictMarkersRemain(document: document.path, lines: lines) }
     }
 
     /// The tree entry a resolution makes current.

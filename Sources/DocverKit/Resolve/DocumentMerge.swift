@@ -176,14 +176,8 @@ extension Container {
 
     /// Describes each conflicting region of a merge result by its line numbers.
     static func conflictRegions(in merged: Data) -> [String] {
-        var regions: [String] = []
-        var start: Int?
-        for (index, line) in String(decoding: merged, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            if line.hasPrefix("<<<<<<<") { start = index + 1 }
-            if line.hasPrefix(">>>>>>>"), let begin = start {
-                regions.append("both devices changed the same lines (merged text lines \(begin)-\(index + 1))")
-                start = nil
-            }
+        let regions = ConflictMarkers.regions(in: merged).map {
+            "both devices changed the same lines (merged text lines \($0.lowerBound)-\($0.upperBound))"
         }
         return regions.isEmpty ? ["overlapping changes"] : regions
     }

@@ -76,6 +76,37 @@ extension Container {
         return DocumentSnapshot(document: document, state: state, files: [SnapshotFile(path: document.path, state: state, stat: stat)])
     }
 
+    /// A document's contents as they are in the working tree, read without hashing: its saved
+    /// contents, or its unsaved edits if it has any. A package's components are its regular
+    /// files (symbolic links are left out); `.deleted` when the document is not there.
+    func workingTreeContents(of document: DocumentPath) throws -> DocumentContents {
+        let fullPath = root.path + "/" + document.path
+        func read(_ path: String) throws(SystemError) -> Data {
+            do {
+                return try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
+            } catch {
+                throw .wrapping("read", path, error)
+            }
+        }
+        guard let stat = FileStat(path: fullPath) else { return .deleted }
+        if stat.isRegularFile { return .flat(try read(fullPath)) }
+        guard stat.isDirectory else { return .flat(Data(try FileSystem.linkTarget(fullPath).utf8)) } // a link, as git stores it
+        var files: [String: Data] = [:]
+        func collect(_ folder: String, prefix: String) throws {
+            for name in try FileSystem.contentsOfDirectory(folder) where name != ".git" {
+                let path = folder + "/" + name
+                guard let child = FileStat(path: path) else { continue }
+                if child.isDirectory {
+                    try collect(path, prefix: prefix + name + "/")
+                } else if child.isRegularFile {
+                    files[prefix + name] = try read(path)
+                }
+            }
+        }
+        try collect(fullPath, prefix: "")
+        return .package(FilePackage(files: files))
+    }
+
     private func snapshotDirectory(_ fullPath: String, relative: String,
                                    files: inout [SnapshotFile],
                                    in repository: Repository) throws -> ObjectID? {

@@ -6,8 +6,9 @@ import Foundation
 /// changed on one side only, so the cost follows what changed, not the container's size.
 /// A document (a file, or a package directory as one unit) changed on several sides is
 /// decided by its versions: a version another side's version descends from is superseded;
-/// if the remaining versions differ, the latest modification date wins (then device id, then
-/// version id) and the others are recorded as conflict versions.
+/// if the remaining versions differ, a modification beats a deletion, then the latest
+/// modification date wins (then device id, then version id), and the others are recorded as
+/// conflict versions. (`LatestDateStrategy` applies the same rule.)
 struct TreeMerger {
     let graph: VersionGraph
     var repository: Repository { graph.repository }

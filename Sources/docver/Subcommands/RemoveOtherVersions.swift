@@ -4,14 +4,20 @@ import DocverKit
 extension Docver {
     struct RemoveOtherVersions: ContainerCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Remove every conflict version of a document, resolved or not; the current version and history stay.")
+            abstract: "Remove every conflict version of a document, resolved or not; the current version and history stay.",
+            discussion: """
+            Unresolved versions are marked resolved first, so, like mark-resolved, it is refused while \
+            the document still contains conflict markers, unless --force.
+            """)
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The document.") var document: String
+        @Flag(help: "Mark unresolved versions resolved even if the document still contains conflict markers.")
+        var force = false
 
         func run(in container: Container) async throws {
             let path = try DocumentPath(document)
-            let result = try container.removeOtherVersions(of: path)
+            let result = try container.removeOtherVersions(of: path, force: force)
             print("\(path): other versions removed (save \(Terminal.shortID(result.id)))")
         }
     }

@@ -7,10 +7,13 @@ extension Docver {
         static let configuration = CommandConfiguration(
             abstract: "Resolve conflicts with a strategy: latest-date, merge or choose.",
             discussion: """
-            latest-date  the version with the latest modification date becomes current.
+            latest-date  the version with the latest modification date becomes current; as in sync, an edit
+                         beats a deletion, however new the deletion.
             merge        three-way merge against the common base (text, JSON, packages, .gitattributes drivers).
             choose       --version ID wins; without it, on a terminal, pick interactively.
             Other versions are marked resolved and removed (kept with --keep-versions).
+            With --markers, overlapping edits are saved with conflict markers and the conflict stays open:
+            edit the markers away, then 'docver save DOC' and 'docver mark-resolved DOC'.
             """)
 
         enum StrategyName: String, ExpressibleByArgument, CaseIterable {
@@ -86,7 +89,10 @@ extension Docver {
                     let outcome = try await resolveOne(document, in: container)
                     results.append(JSON(outcome, of: document, dryRun: dryRun))
                     if !output.json { print(outcome.summary) }
-                    if case .mergedWithMarkers = outcome.resolution { failed = true }
+                    if case .mergedWithMarkers = outcome.resolution {
+                        failed = true
+                        if !output.json && outcome.save != nil { Terminal.hint(Advice.afterMarkers(in: document)) }
+                    }
                 } catch let error as DocverError {
                     failed = true
                     results.append(JSON(failure: error, of: document, strategy: strategy.rawValue, dryRun: dryRun))

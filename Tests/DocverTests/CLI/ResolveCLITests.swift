@@ -127,4 +127,107 @@ import Testing
         #expect(try bob.status().changed.isEmpty)
         try expectFsckClean(bob.root)
     }
+
+    // MARK: Conflict markers and mark-resolved
+
+    /// `resolve --markers` on the `a / alice|bob / c` fixture, through the CLI, on bob.
+    private static func resolveWithMarkers(_ scratch: Scratch) throws -> (fixture: ConflictFixture, result: ProcessResult) {
+        let fixture = try ConflictFixture.text(scratch, base: "a\nb\nc\n", edits: ["a\nalice\nc\n", "a\nbob\nc\n"])
+        let result = try docver(["resolve", "note.txt", "--strategy", "merge", "--markers"], in: fixture.devices[1].root)
+        return (fixture, result)
+    }
+
+    static let markersRefused = "docver: error: note.txt still contains conflict markers (lines 2-8)"
+    static let markersHint = "hint: edit the document to remove the markers and save it, or pass --force to mark it resolved as it is"
+
+    @Test func resolveWithMarkersSaysTheNextSteps() throws {
+        let scratch = try Scratch()
+        let (fixture, result) = try Self.resolveWithMarkers(scratch)
+        #expect(result.status == 1)
+        #expect(result.stdout == "note.txt: save the merge with conflict markers; the conflict stays open\n")
+        #expect(result.stderrLines == ["hint: edit note.txt to remove the conflict markers, then run: "
+                                       + "docver save note.txt && docver mark-resolved note.txt"])
+        #expect(try fixture.devices[1].read("note.txt").contains("<<<<<<< bob (current)"))
+
+        // A name the shell would split is quoted in the commands.
+        let spaced = try ConflictFixture.text(try Scratch(), document: "my notes.txt", base: "a\nb\nc\n",
+                                              edits: ["a\nalice\nc\n", "a\nbob\nc\n"])
+        let quoted = try docver(["resolve", "my notes.txt", "--strategy", "merge", "--markers"], in: spaced.devices[1].root)
+        #expect(quoted.stderrLines == ["hint: edit my notes.txt to remove the conflict markers, then run: "
+                                       + "docver save 'my notes.txt' && docver mark-resolved 'my notes.txt'"])
+
+        // A dry run saves nothing, so there is nothing to do next; --json prints only JSON.
+        let dryRun = try docver(["resolve", "my notes.txt", "--strategy", "merge", "--markers", "--dry-run"],
+                                in: spaced.devices[0].root)
+        #expect(dryRun.status == 1)
+        #expect(dryRun.stdout == "my notes.txt: would save the merge with conflict markers; the conflict stays open\n")
+        #expect(dryRun.stderr.isEmpty, "\(dryRun.stderr)")
+        let json = try docver(["resolve", "my notes.txt", "--strategy", "merge", "--markers", "--json"], in: spaced.devices[0].root)
+        #expect(json.status == 1)
+        #expect(json.stderr.isEmpty, "\(json.stderr)")
+    }
+
+    @Test func markResolvedIsRefusedWhileMarkersRemainAndChangesNothing() throws {
+        let scratch = try Scratch()
+        let (fixture, _) = try Self.resolveWithMarkers(scratch)
+        let bob = fixture.devices[1]
+        let before = try ResolveSnapshot(bob)
+
+        for arguments in [["mark-resolved", "note.txt"], ["mark-resolved", "note.txt", String(fixture.losers[0].prefix(8))]] {
+            let refused = try docver(arguments, in: bob.root)
+            #expect(refused.status == 1)
+            #expect(refused.stdout.isEmpty)
+            #expect(refused.stderrLines == [Self.markersRefused, Self.markersHint])
+            try expectContainerUnchanged(bob, since: before, arguments.joined(separator: " "))
+        }
+        let remove = try docver(["remove-other-versions", "note.txt"], in: bob.root)
+        #expect(remove.status == 1)
+        #expect(remove.stderrLines == [Self.markersRefused, Self.markersHint])
+        try expectContainerUnchanged(bob, since: before, "remove-other-versions")
+        #expect(try bob.unresolvedConflictVersions(of: fixture.document).map(\.id) == fixture.losers)
+    }
+
+    @Test func markResolvedWithForceAcceptsTheMarkers() throws {
+        let scratch = try Scratch()
+        let (fixture, _) = try Self.resolveWithMarkers(scratch)
+        let bob = fixture.devices[1]
+        let marked = try bob.read("note.txt")
+
+        let forced = try docver(["mark-resolved", "note.txt", "--force"], in: bob.root)
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(forced.stderr.isEmpty)
+        #expect(forced.stdout.hasPrefix("note.txt: marked resolved (save "))
+        #expect(try bob.conflicts().isEmpty)
+        #expect(try bob.read("note.txt") == marked)
+        #expect(try commitTrailers(of: #require(try bob.headID()), in: bob).contains("Docver-Resolved: \(fixture.losers[0]) note.txt"))
+    }
+
+    @Test func removeOtherVersionsWithForceAcceptsTheMarkers() throws {
+        let scratch = try Scratch()
+        let (fixture, _) = try Self.resolveWithMarkers(scratch)
+        let bob = fixture.devices[1]
+        let forced = try docver(["remove-other-versions", "note.txt", "--force"], in: bob.root)
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(forced.stdout.hasPrefix("note.txt: other versions removed (save "))
+        #expect(try bob.conflicts().isEmpty)
+        #expect(try listedConflictVersions("note.txt", in: bob).isEmpty)
+    }
+
+    @Test func markResolvedIsAcceptedOnceTheMarkersAreRemovedAndSaved() throws {
+        let scratch = try Scratch()
+        let (fixture, _) = try Self.resolveWithMarkers(scratch)
+        let (alice, bob) = (fixture.devices[0], fixture.devices[1])
+
+        #expect(try docver(["mark-resolved", "note.txt"], in: bob.root).status == 1)
+        try bob.write("a\nalice and bob\nc\n", to: "note.txt")
+        let save = try docver(["save", "note.txt"], in: bob.root)
+        #expect(save.status == 0, "\(save.stderr)")
+        let accepted = try docver(["mark-resolved", "note.txt"], in: bob.root)
+        #expect(accepted.status == 0, "\(accepted.stderr)")
+        #expect(accepted.stderr.isEmpty)
+        #expect(try bob.conflicts().isEmpty)
+        for device in [bob, alice] { try device.sync() }
+        try expectConverged([alice, bob])
+        #expect(try alice.read("note.txt") == "a\nalice and bob\nc\n")
+    }
 }

@@ -102,10 +102,13 @@ struct ConflictVersionSummary: Hashable, CustomStringConvertible {
     var description: String { "\(id.prefix(12))@\(device)\(isDeletion ? "(deleted)" : "")" }
 }
 
-/// The order docver ranks competing versions: latest modification date, then greater device
-/// id, then greater version id. The first element is the one that must be current.
+/// The order docver ranks competing versions: a modification before any deletion, then latest
+/// modification date, then greater device id, then greater version id. The first element is
+/// the one that must be current.
 func rankedByConflictRule(_ versions: [DocumentVersion]) -> [DocumentVersion] {
-    versions.sorted { ($0.modified, $0.device.id, $0.id) > ($1.modified, $1.device.id, $1.id) }
+    versions.sorted {
+        ($0.isDeletion ? 0 : 1, $0.modified, $0.device.id, $0.id) > ($1.isDeletion ? 0 : 1, $1.modified, $1.device.id, $1.id)
+    }
 }
 
 /// Waits until the wall clock is in a later second than `date`, so a following save is

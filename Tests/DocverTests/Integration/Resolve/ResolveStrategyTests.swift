@@ -76,8 +76,9 @@ struct MergeSettings: Codable, Equatable {
         try expectFsckClean(ann.root)
     }
 
-    /// As in integration, a modification beats a deletion: latest-date keeps the edit even
-    /// when the deletion is newer, and nothing is deleted.
+    /// As in integration (SyncConflictTests.modificationBeatsDeletion), a modification beats a
+    /// deletion: latest-date keeps the edit even when the deletion is newer, and nothing is
+    /// deleted.
     @Test func latestDateNeverPrefersANewerDeletionOverAnEdit() async throws {
         let scratch = try Scratch()
         let remote = try scratch.bareRemote()
@@ -104,6 +105,34 @@ struct MergeSettings: Codable, Equatable {
         for device in [remover, editor] { try device.sync() }
         try expectConverged([editor, remover])
         #expect(try editor.read("note.txt") == "edited\n")
+    }
+
+    /// The same rule the other way round: when the current version is a deletion (the document
+    /// was deleted after the conflict arose) and an unresolved conflict version is an edit,
+    /// latest-date keeps the edit, though the deletion is newer; the CLI's dry run says so, as
+    /// docs/RESOLVING.md shows. A deletion is kept only when every version is one.
+    @Test func latestDateKeepsAnUnresolvedEditOverACurrentDeletion() async throws {
+        let scratch = try Scratch()
+        let fixture = try ConflictFixture.text(scratch, base: "base\n", edits: ["alice\n", "bob\n"])
+        let bob = fixture.devices[1]
+        let doc = fixture.document
+        let loser = fixture.losers[0]
+        waitForNextSecond()
+        let deletion = try bob.deleteAndSave("note.txt")
+        let conflict = try #require(try bob.conflicts(doc).first, "deleting does not resolve the conflict")
+        #expect(conflict.current.id == deletion)
+        #expect(conflict.current.isDeletion)
+        #expect(conflict.conflicts.map(\.id) == [loser])
+        #expect(conflict.current.modified > conflict.conflicts[0].modified, "the deletion is the newer version")
+
+        let dryRun = try docver(["resolve", "note.txt", "--strategy", "latest-date", "--dry-run"], in: bob.root)
+        #expect(dryRun.status == 0, "\(dryRun.stderr)")
+        #expect(dryRun.stdout == "note.txt: would keep version \(loser.prefix(12)) from alice as current\n")
+        let outcome = try await bob.resolve(doc, using: LatestDateStrategy())
+        #expect(outcome.resolution == .keep(conflict.conflicts[0]))
+        #expect(try bob.read("note.txt") == "alice\n")
+        #expect(try bob.currentVersion(of: doc)?.isDeletion == false)
+        #expect(try bob.conflicts().isEmpty)
     }
 
     @Test func latestDateThroughTheCLIResolvesEveryDocumentWithAll() throws {

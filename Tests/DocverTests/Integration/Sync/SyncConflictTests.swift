@@ -182,6 +182,9 @@ import Testing
 
     // MARK: 4. Modify vs delete
 
+    /// Integration's half of "a modification beats a deletion, however new the deletion" (the
+    /// rule docs/FORMAT.md, docs/RESOLVING.md and the DocC articles state); latest-date's half is
+    /// ResolveStrategyTests.latestDateNeverPrefersANewerDeletionOverAnEdit.
     @Test(arguments: [(deleteFirst: false, deleterSyncsFirst: false), (false, true), (true, false), (true, true)])
     func modificationBeatsDeletion(_ order: (deleteFirst: Bool, deleterSyncsFirst: Bool)) throws {
         let scratch = try Scratch()

@@ -1,0 +1,72 @@
+import Foundation
+
+/// Conflict markers left in a document's text, as a merge with markers writes them
+/// (`resolve --strategy merge --markers`, git's diff3 style).
+///
+/// A marked region runs from a line starting with `<<<<<<<` to the next line starting with
+/// `>>>>>>>`; each marker is exactly seven characters followed by a space or the end of the
+/// line, as git recognises them (so a line of eight `<` is not a marker). A `<<<<<<<` line
+/// without a later `>>>>>>>` line marks nothing.
+enum ConflictMarkers {
+    /// Files with a NUL byte in their first 8000 bytes are binary and not searched (git's test).
+    static let binaryProbeLength = 8000
+
+    /// The marked regions of a text, as 1-based line ranges (`<<<<<<<` line through `>>>>>>>` line).
+    static func regions(in data: Data) -> [ClosedRange<Int>] {
+        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> [ClosedRange<Int>] in
+            guard let base = bytes.baseAddress else { return [] }
+            var regions: [ClosedRange<Int>] = []
+            var start: Int?
+            var line = 1
+            var offset = 0
+            while offset < bytes.count {
+                if start == nil, isMarker(bytes, at: offset, of: UInt8(ascii: "<")) {
+                    start = line
+                } else if let begin = start, isMarker(bytes, at: offset, of: UInt8(ascii: ">")) {
+                    regions.append(begin...line)
+                    start = nil
+                }
+                guard let newline = memchr(base + offset, 0x0A, bytes.count - offset) else { break }
+                offset = base.distance(to: UnsafeRawPointer(newline)) + 1
+                line += 1
+            }
+            return regions
+        }
+    }
+
+    /// True when the line starting at `offset` is a marker of seven `byte`s.
+    private static func isMarker(_ bytes: UnsafeRawBufferPointer, at offset: Int, of byte: UInt8) -> Bool {
+        guard offset + 7 <= bytes.count else { return false }
+        for index in offset..<(offset + 7) where bytes[index] != byte { return false }
+        guard offset + 7 < bytes.count else { return true }
+        let next = bytes[offset + 7]
+        return next == UInt8(ascii: " ") || next == 0x0A || next == 0x0D
+    }
+
+    /// True for contents git would treat as binary: a NUL byte in the first 8000 bytes.
+    static func isBinary(_ data: Data) -> Bool {
+        data.prefix(binaryProbeLength).contains(0)
+    }
+
+    /// Where markers remain in a document, one entry per file that has them: `lines 3-9, 14-20`
+    /// for a file, `text.txt lines 3-9` for a package's component (in component order).
+    /// Binary files are not searched; empty when no marked region remains.
+    static func locations(in contents: DocumentContents) -> [String] {
+        func lines(_ data: Data) -> String? {
+            guard !isBinary(data) else { return nil }
+            let found = regions(in: data)
+            guard !found.isEmpty else { return nil }
+            return "lines " + found.map { "\($0.lowerBound)-\($0.upperBound)" }.joined(separator: ", ")
+        }
+        switch contents {
+        case let .flat(data):
+            return lines(data).map { [$0] } ?? []
+        case let .package(package):
+            return package.files.keys.sorted().compactMap { name in
+                package.files[name].flatMap(lines).map { "\(name) \($0)" }
+            }
+        case .deleted:
+            return []
+        }
+    }
+}
