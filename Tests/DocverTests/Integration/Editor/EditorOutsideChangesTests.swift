@@ -37,7 +37,7 @@ import Testing
 
         // Alice's CLI syncs in another process; the editor notices at its next poll.
         let sync = try docverSucceeds("sync", in: alice)
-        #expect(sync.stdout.contains("conflict: note.txt"))
+        #expect(sync.stdout.contains("note.txt: ") && sync.stdout.contains("see 'docver conflicts'"), "\(sync.stdout)")
         try await clock.waitForSleeper(until: clock.now.advanced(by: poll))
         clock.advance(by: poll)
         try await states.wait("the conflict") { $0.last == .inConflict }

@@ -38,7 +38,7 @@ import Testing
         // carol syncs with the CLI, over the same git:// URL.
         let cli = try docver("sync", in: carol.root)
         #expect(cli.status == 0, "docver sync failed: \(cli.stderr)")
-        #expect(cli.stdout.contains("conflict: note.txt"))
+        #expect(cli.stdout.contains("note.txt: ") && cli.stdout.contains("see 'docver conflicts'"), "\(cli.stdout)")
         try bob.sync()
         try alice.sync()
         try carol.sync()
