@@ -18,6 +18,9 @@ enum Trailer {
     /// The trailers that record something about one document (`VERSION PATH` values, the
     /// conflict record with its base between them).
     static let documentRecords = [conflict, resolved, removed, replaced, restored]
+
+    /// The records that are a device's explicit decision about a document in conflict.
+    static let decisionRecords: Set<String> = [resolved, removed, replaced]
 }
 
 /// A commit message in docver's format: subject, body lines, then one paragraph of trailers.

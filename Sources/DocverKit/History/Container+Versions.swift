@@ -50,7 +50,13 @@ extension Container {
         }
         let graph = VersionGraph(repository: repository)
         if let document {
-            guard try graph.introducingCommit(of: document.path, from: commitID) == commitID else {
+            // A version introduces the document's state, or is a device's explicit decision
+            // about it (a resolution that kept a state: it is listed when another device's
+            // decision disagreed).
+            let isDecision = try repository.commit(commitID).trailers.contains { trailer in
+                Trailer.decisionRecords.contains(trailer.key) && VersionRecord(trailerValue: trailer.value)?.path == document.path
+            }
+            guard try isDecision || graph.introducingCommit(of: document.path, from: commitID) == commitID else {
                 throw DocverError.versionOfAnotherDocument(version: id, document: document.path)
             }
             let version = try graph.version(of: document, at: commitID)

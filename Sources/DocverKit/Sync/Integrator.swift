@@ -40,11 +40,24 @@ struct Integrator {
         }
         var changedOn: [String: Int] = [:]
         for documents in changedBySide { for document in documents { changedOn[document, default: 0] += 1 } }
-        let contested = Set(changedOn.filter { $0.value > 1 }.keys)
+        // Explicit decisions (resolutions, replacements) count as changes of the document
+        // they name: two sides that decided differently must meet, not override in silence.
+        let decisions = try candidates.map { try self.decisions(from: $0, since: base) }
+        var involved: [String: Int] = [:]
+        for index in candidates.indices {
+            for document in changedBySide[index].union(decisions[index].keys) { involved[document, default: 0] += 1 }
+        }
+        let disputed = Set(decisions.flatMap(\.keys).filter { (involved[$0] ?? 0) > 1 })
+        if !disputed.isEmpty {
+            merger.decisions = decisions
+            merger.disputed = disputed
+        }
+        let contested = Set(changedOn.filter { $0.value > 1 }.keys).union(disputed)
         if !contested.isEmpty {
             // A side's version of a document it did not change is never asked for: skip it.
             merger.versionTable = try candidates.indices.map { index in
-                try graph.introducingCommits(of: contested.intersection(changedBySide[index]), from: candidates[index])
+                try graph.introducingCommits(of: contested.intersection(changedBySide[index].union(decisions[index].keys)),
+                                             from: candidates[index])
             }
         }
         var tree = try merger.mergeFolder(base: baseTree, sides: sideTrees, prefix: "") ?? ObjectID.emptyTree
@@ -63,6 +76,24 @@ struct Integrator {
         let commit = try repository.createCommit(tree: tree, parents: candidates, author: identity,
                                                  committer: identity, message: message.render())
         return Integration(head: commit, conflicts: records)
+    }
+}
+
+extension Integrator {
+    /// The newest explicit decision about each document on the line from `head` back to
+    /// `base` (exclusive): commits carrying `Docver-Resolved`, `Docver-Removed` or
+    /// `Docver-Replaced` records. Cost: the commits since the base.
+    func decisions(from head: ObjectID, since base: ObjectID?) throws -> [String: ObjectID] {
+        var result: [String: ObjectID] = [:]
+        let walk = try repository.revwalk(from: [head], hiding: base.map { [$0] } ?? [], topological: true)
+        while let id = try walk.next() {
+            let commit = try repository.commit(id)
+            for trailer in commit.trailers where Trailer.decisionRecords.contains(trailer.key) {
+                guard let record = VersionRecord(trailerValue: trailer.value), result[record.path] == nil else { continue }
+                result[record.path] = id
+            }
+        }
+        return result
     }
 }
 

@@ -17,6 +17,12 @@ struct TreeMerger {
     var records: [ConflictRecord] = []
     /// Per head (same order as `heads`), the version commits of the contested documents.
     var versionTable: [[String: ObjectID]] = []
+    /// Per head (same order as `heads`), the newest explicit decision (a resolution or a
+    /// replace) each side made about a document since the base: path → commit.
+    var decisions: [[String: ObjectID]] = []
+    /// Documents a decision makes contested although the tree shortcuts would not see it:
+    /// a side that kept the current version changed no tree, yet its decision counts.
+    var disputed: Set<String> = []
     /// Edits that follow a rename made on another side: new path → entry.
     var renamedEdits: [String: EntryState] = [:]
     private var renameCache: [Int: [String: String]] = [:]
@@ -36,7 +42,7 @@ struct TreeMerger {
     mutating func mergeFolder(base: ObjectID?, sides: [ObjectID?], prefix: String) throws -> ObjectID? {
         if let first = sides.first, sides.allSatisfy({ $0 == first }) { return first }
         let changed = Set(sides.filter { $0 != base }.map { $0?.hex ?? "" })
-        if changed.count == 1, let side = sides.first(where: { $0 != base }) { return side }
+        if changed.count == 1, let side = sides.first(where: { $0 != base }), !isDisputed(under: prefix) { return side }
 
         let baseEntries = try entries(of: base)
         let sideEntries = try sides.map { try entries(of: $0) }
@@ -50,7 +56,7 @@ struct TreeMerger {
             let merged: Slot
             if slots.allSatisfy({ Self.same($0, slots[0]) }) {
                 merged = slots[0]
-            } else if let only = Self.singleChange(base: baseSlot, slots: slots) {
+            } else if let only = Self.singleChange(base: baseSlot, slots: slots), !isDisputed(prefix + name) {
                 merged = only.slot
             } else if !DocumentPath.isPackageName(name),
                       baseSlot.map({ $0.mode.isTree }) ?? true,
@@ -64,6 +70,16 @@ struct TreeMerger {
         }
         guard !result.isEmpty else { return nil }
         return try repository.writeTree(entries: result)
+    }
+
+    /// True when `path` is a disputed document or a folder holding one.
+    private func isDisputed(_ path: String) -> Bool {
+        !disputed.isEmpty && disputed.contains { $0 == path || $0.hasPrefix(path + "/") }
+    }
+
+    /// True when a disputed document lies below the folder `prefix` ("" is the top).
+    private func isDisputed(under prefix: String) -> Bool {
+        !disputed.isEmpty && (prefix.isEmpty || disputed.contains { $0.hasPrefix(prefix) })
     }
 
     /// The one state all changed sides agree on, if they agree.
@@ -80,13 +96,33 @@ struct TreeMerger {
 
     private mutating func mergeDocument(_ path: String, base baseSlot: Slot, slots: [Slot]) throws -> Slot {
         // The versions each changed side holds, minus those another version descends from.
+        // A side's explicit decision about the document (a resolution, even one that kept the
+        // current version and changed no tree) is its version, unless it edited on since.
         var versions: [ObjectID: Slot] = [:]
-        for (index, slot) in slots.enumerated() where !Self.same(slot, baseSlot) {
+        var decisionIDs: Set<ObjectID> = []
+        for (index, slot) in slots.enumerated() {
+            let decision = decisions.isEmpty ? nil : decisions[index][path]
+            guard !Self.same(slot, baseSlot) || decision != nil else { continue }
             let known = versionTable.isEmpty ? nil : versionTable[index][path]
-            versions[try known ?? graph.introducingCommit(of: path, from: heads[index])] = slot
+            let introduced = try known ?? graph.introducingCommit(of: path, from: heads[index])
+            if let decision, try decision == introduced || repository.isDescendant(decision, of: introduced) {
+                versions[decision] = slot
+                decisionIDs.insert(decision)
+            } else {
+                versions[introduced] = slot
+            }
         }
         let ids = Array(versions.keys)
-        let remaining = try ids.filter { id in try !ids.contains { other in try other != id && repository.isDescendant(other, of: id) } }
+        let remaining = try ids.filter { id in
+            try !ids.contains { other in
+                guard other != id else { return false }
+                if try repository.isDescendant(other, of: id) { return true }
+                // An ordinary edit made on top of the state a decision kept supersedes the
+                // decision; another decision never does: two decisions that disagree conflict.
+                guard decisionIDs.contains(id), !decisionIDs.contains(other) else { return false }
+                return try repository.isAncestorOrSame(graph.introducingCommit(of: path, from: id), of: other)
+            }
+        }
         let states = remaining.map { versions[$0]! }
         if let first = states.first, states.allSatisfy({ Self.same($0, first) }) { return first }
 
