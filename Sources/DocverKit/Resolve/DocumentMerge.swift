@@ -70,14 +70,13 @@ extension Container {
         }
     }
 
-    /// The same contents, where JSON is compared by value (its merge re-encodes).
+    /// The same contents, where JSON is compared by value (its merge keeps each side's
+    /// spelling of what it changed, so equal values may be written differently).
     static func equivalent(_ a: DocumentContents, _ b: DocumentContents, type: String) -> Bool {
         func sameFile(_ x: Data?, _ y: Data?, type: String) -> Bool {
             if x == y { return true }
-            guard type == "json", let x, let y,
-                  let valueX = try? JSONDecoder().decode(JSONValue.self, from: x),
-                  let valueY = try? JSONDecoder().decode(JSONValue.self, from: y) else { return false }
-            return valueX == valueY
+            guard type == "json", let x, let y else { return false }
+            return JSONMerge.sameValue(x, y)
         }
         switch (a, b) {
         case let (.flat(x), .flat(y)): return sameFile(x, y, type: type)
@@ -223,76 +222,5 @@ extension Container {
             throw DocverError.mergeFailed(document: path, reasons: ["merge driver '\(name)' reported a conflict (exit \(process.terminationStatus))"])
         }
         return (try Data(contentsOf: directory.appendingPathComponent("A")), true)
-    }
-}
-
-/// A JSON value that keeps integers and floating-point numbers apart.
-enum JSONValue: Codable, Equatable {
-    case null, bool(Bool), integer(Int64), number(Double), string(String), array([JSONValue]), object([String: JSONValue])
-
-    init(from decoder: Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null }
-        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
-        else if let value = try? container.decode(Int64.self) { self = .integer(value) }
-        else if let value = try? container.decode(Double.self) { self = .number(value) }
-        else if let value = try? container.decode(String.self) { self = .string(value) }
-        else if let value = try? container.decode([JSONValue].self) { self = .array(value) }
-        else { self = .object(try container.decode([String: JSONValue].self)) }
-    }
-
-    func encode(to encoder: Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .null: try container.encodeNil()
-        case let .bool(value): try container.encode(value)
-        case let .integer(value): try container.encode(value)
-        case let .number(value): try container.encode(value)
-        case let .string(value): try container.encode(value)
-        case let .array(value): try container.encode(value)
-        case let .object(value): try container.encode(value)
-        }
-    }
-}
-
-/// Structural three-way merge of JSON documents: objects are merged key by key; any other
-/// value changed to different values on both sides is a conflict, reported by its JSON path.
-enum JSONMerge {
-    static func merge(path: String, base: Data?, ours: Data, theirs: Data) throws -> Data {
-        func parse(_ data: Data, _ side: String) throws -> JSONValue {
-            do { return try JSONDecoder().decode(JSONValue.self, from: data) } catch {
-                throw DocverError.notMergeable(document: path, reason: "the \(side) version is not valid JSON")
-            }
-        }
-        let baseValue = try base.map { try parse($0, "base") }
-        var conflicts: [String] = []
-        let merged = merge(baseValue, try parse(ours, "current"), try parse(theirs, "other"), at: "$", conflicts: &conflicts)
-        guard conflicts.isEmpty, let merged else {
-            throw DocverError.mergeFailed(document: path, reasons: conflicts.map { "\($0) changed to different values on both devices" })
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(merged) + Data("\n".utf8)
-    }
-
-    /// nil stands for "absent" (a deleted or never-present key).
-    private static func merge(_ base: JSONValue?, _ ours: JSONValue?, _ theirs: JSONValue?, at path: String,
-                              conflicts: inout [String]) -> JSONValue? {
-        if ours == theirs { return ours }
-        if ours == base { return theirs }
-        if theirs == base { return ours }
-        if case let .object(mine)? = ours, case let .object(other)? = theirs {
-            var baseObject: [String: JSONValue] = [:]
-            if case let .object(object)? = base { baseObject = object }
-            var result: [String: JSONValue] = [:]
-            for key in Set(mine.keys).union(other.keys).union(baseObject.keys).sorted() {
-                if let value = merge(baseObject[key], mine[key], other[key], at: path + "." + key, conflicts: &conflicts) {
-                    result[key] = value
-                }
-            }
-            return .object(result)
-        }
-        conflicts.append(path)
-        return ours
     }
 }
