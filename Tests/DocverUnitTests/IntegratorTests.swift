@@ -199,7 +199,7 @@ import Testing
                                      ConflictRecord(path: "old.txt", version: bob.hex, base: base.hex)])
     }
 
-    @Test(.disabled("bug: Repository.changedPaths (git_diff_tree_to_tree) reads identical subtrees too (libgit2 PR 6863), so an integration reads every side's whole tree"))
+    @Test
     func aFolderUnchangedOnEverySideIsNeverRead() throws {
         let scratch = try TempRepository()
         let forked = try Forked(scratch)

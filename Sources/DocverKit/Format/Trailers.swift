@@ -59,21 +59,22 @@ struct CommitMessage {
     /// Scans UTF-8 bytes directly: integration messages can carry many records and this runs
     /// for every version listed, so it avoids Foundation's string machinery.
     static func trailers(of message: String) -> [(key: String, value: String)] {
-        var bytes = Array(message.utf8)
-        while let last = bytes.last, last == 0x0A || last == 0x20 || last == 0x0D || last == 0x09 { bytes.removeLast() }
-        // The last paragraph starts after the last blank line; a message of one paragraph has none.
-        var start: Int?
-        var index = bytes.count - 1
-        while index > 0 {
-            if bytes[index] == 0x0A && bytes[index - 1] == 0x0A { start = index + 1; break }
-            index -= 1
+        // Lines, without their line ends (LF or CRLF), as git reads them.
+        var lines: [ArraySlice<UInt8>] = []
+        let bytes = Array(message.utf8)
+        var start = 0
+        for index in 0...bytes.count where index == bytes.count || bytes[index] == 0x0A {
+            var end = index
+            if end > start, bytes[end - 1] == 0x0D { end -= 1 }
+            lines.append(bytes[start..<end])
+            start = index + 1
         }
-        guard let start else { return [] }
+        func isBlank(_ line: ArraySlice<UInt8>) -> Bool { line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D } }
+        while let last = lines.last, isBlank(last) { lines.removeLast() }
+        // The last paragraph starts after the last blank line; a message of one paragraph has none.
+        guard let blank = lines.lastIndex(where: isBlank) else { return [] }
         var result: [(key: String, value: String)] = []
-        var lineStart = start
-        for position in start...bytes.count where position == bytes.count || bytes[position] == 0x0A {
-            let line = bytes[lineStart..<position]
-            lineStart = position + 1
+        for line in lines[(blank + 1)...] {
             guard let colon = line.firstIndex(of: 0x3A), colon > line.startIndex,
                   !line[line.startIndex..<colon].contains(0x20) else { continue }
             var valueStart = colon + 1
@@ -88,7 +89,7 @@ struct CommitMessage {
 
     /// Rejects user messages that could forge docver's records.
     static func validateUserMessage(_ message: String) throws {
-        if message.split(separator: "\n").contains(where: { $0.hasPrefix("Docver-") }) {
+        if message.utf8.split(separator: 0x0A).contains(where: { $0.starts(with: "Docver-".utf8) }) {
             throw DocverError.invalidMessage("lines starting with 'Docver-' are reserved for docver's records")
         }
         if message.contains("\0") { throw DocverError.invalidMessage("it contains a NUL byte") }
@@ -110,17 +111,25 @@ enum TrailerPath {
     }
 
     static func decode(_ text: String) -> String? {
+        func hexValue(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case 0x30...0x39: digit - 0x30
+            case 0x41...0x46: digit - 0x41 + 10
+            case 0x61...0x66: digit - 0x61 + 10
+            default: nil
+            }
+        }
         var bytes: [UInt8] = []
         var iterator = Array(text.utf8).makeIterator()
         while let byte = iterator.next() {
             if byte == 0x25 {
-                guard let high = iterator.next(), let low = iterator.next(),
-                      let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) else { return nil }
-                bytes.append(value)
+                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+                bytes.append(high << 4 | low)
             } else {
                 bytes.append(byte)
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        // An escape of bytes that are not UTF-8 names no path docver could have written.
+        return String(validating: bytes, as: UTF8.self)
     }
 }

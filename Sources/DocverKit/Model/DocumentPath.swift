@@ -15,7 +15,7 @@ public struct DocumentPath: Hashable, Comparable, Sendable, Codable, CustomStrin
         guard !name.hasPrefix("/") else {
             throw DocverError.invalidDocumentName(name, reason: "absolute paths are not allowed; name documents relative to the container")
         }
-        guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+        guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
             throw DocverError.invalidDocumentName(name, reason: "control characters are not allowed")
         }
         let components = name.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
@@ -50,6 +50,18 @@ public struct DocumentPath: Hashable, Comparable, Sendable, Codable, CustomStrin
     public var displayName: String {
         guard let ext = Self.fileExtension(of: name) else { return name }
         return String(name.dropLast(ext.count + 1))
+    }
+
+    /// Two paths are the same document when their bytes are the same, as git sees them (not
+    /// when Swift finds the strings canonically equivalent: `é` precomposed and decomposed
+    /// are two files to git).
+    public static func == (lhs: DocumentPath, rhs: DocumentPath) -> Bool {
+        lhs.path.utf8.elementsEqual(rhs.path.utf8)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(path.utf8.count)
+        for byte in path.utf8 { hasher.combine(byte) }
     }
 
     /// Orders paths byte by byte, as git orders them.
