@@ -4,20 +4,35 @@ internal import Clibgit2
 // Tree-to-tree differences: changed paths and renames.
 
 extension Repository {
-    /// Paths of files that differ between two trees (either may be nil: the empty tree).
-    /// Identical subtrees are skipped by id, so the cost follows the size of the change.
+    /// Paths of files that differ between two trees (either may be nil: the empty tree),
+    /// sorted by bytes. Identical subtrees are skipped by id without being read, so the cost
+    /// follows the size of the change. (libgit2's tree diff opens every folder on both sides,
+    /// which made integration read both sides' whole trees.) A file that became a folder, or
+    /// the reverse, is the file plus every file of the folder.
     func changedPaths(from old: ObjectID?, to new: ObjectID?) throws -> [String] {
-        let oldTree = try old.map { try tree($0) }
-        let newTree = try new.map { try tree($0) }
-        var diff: OpaquePointer?
-        try withExtendedLifetime((oldTree, newTree)) {
-            _ = try check(git_diff_tree_to_tree(&diff, pointer, oldTree?.pointer, newTree?.pointer, nil))
-        }
-        defer { git_diff_free(diff) }
-        return (0..<git_diff_num_deltas(diff)).compactMap { index in
-            guard let delta = git_diff_get_delta(diff, index)?.pointee else { return nil }
-            let path = delta.status == GIT_DELTA_DELETED ? delta.old_file.path : delta.new_file.path
-            return path.map { String(cString: $0) }
+        var result: [String] = []
+        try collectChanges(old, new, prefix: "", into: &result)
+        return result.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    private func collectChanges(_ old: ObjectID?, _ new: ObjectID?, prefix: String, into result: inout [String]) throws {
+        guard old != new else { return }
+        let oldEntries = try old.map { try tree($0).entries } ?? []
+        let newEntries = try new.map { try tree($0).entries } ?? []
+        let oldByName = Dictionary(oldEntries.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let newByName = Dictionary(newEntries.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        for name in Set(oldByName.keys).union(newByName.keys) {
+            let before = oldByName[name], after = newByName[name]
+            if let before, let after, before.id == after.id, before.mode == after.mode { continue }
+            let path = prefix + name
+            let beforeFolder = before.map { $0.mode.isTree ? $0.id : nil } ?? nil
+            let afterFolder = after.map { $0.mode.isTree ? $0.id : nil } ?? nil
+            if beforeFolder != nil || afterFolder != nil {
+                try collectChanges(beforeFolder, afterFolder, prefix: path + "/", into: &result)
+            }
+            let beforeFile = before.map { !$0.mode.isTree } ?? false
+            let afterFile = after.map { !$0.mode.isTree } ?? false
+            if beforeFile || afterFile { result.append(path) }
         }
     }
 
