@@ -189,10 +189,10 @@ extension Container {
             throw DocverError.notMergeable(document: path, reason: "merge driver '\(name)' has no merge.\(name).driver command in git config")
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("docver-merge-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileSystem.createDirectory(directory.path)
+        defer { try? FileSystem.remove(directory.path) }
         let files = ["O": base ?? Data(), "A": ours, "B": theirs]
-        for (key, data) in files { try data.write(to: directory.appendingPathComponent(key)) }
+        for (key, data) in files { try AtomicFile.write(data, to: directory.appendingPathComponent(key).path) }
         func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
         var expanded = ""
         var iterator = command.makeIterator()
@@ -209,18 +209,13 @@ extension Container {
             case nil: expanded += "%"
             }
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", expanded]
-        process.currentDirectoryURL = root
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw DocverError.mergeFailed(document: path, reasons: ["merge driver '\(name)' reported a conflict (exit \(process.terminationStatus))"])
+        let outcome = try Subprocess.shell(expanded, directory: root)
+        guard outcome.status == 0 else {
+            throw DocverError.mergeFailed(document: path, reasons: ["merge driver '\(name)' reported a conflict (exit \(outcome.status))"])
         }
-        return (try Data(contentsOf: directory.appendingPathComponent("A")), true)
+        guard let merged = FileSystem.contentsIfReadable(directory.appendingPathComponent("A").path) else {
+            throw DocverError.mergeFailed(document: path, reasons: ["merge driver '\(name)' left no result"])
+        }
+        return (merged, true)
     }
 }
