@@ -1,4 +1,5 @@
 @testable import DocverKit
+import DocverTestSupport
 import Foundation
 import Testing
 
