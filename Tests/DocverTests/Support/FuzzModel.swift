@@ -1,0 +1,588 @@
+import DocverKit
+import Foundation
+import Testing
+
+// The model and the oracle of the model-based sync fuzz test (Integration/Correctness/
+// SyncFuzzTests.swift). The model is what the harness itself recorded while it drove the
+// devices: every document state it saved, what each save was made on top of, and every
+// resolution decision. The oracle compares it with what the converged devices show at the end.
+// Git facts (trees, contents, ancestry, trailers) are read with the git CLI, not with
+// DocverKit, so the oracle does not trust the code it checks.
+
+// MARK: - Documents and states
+
+/// The documents the fuzz world uses: flat files (one without an extension, and `notes`, which
+/// is at times a file and at times a plain folder holding two documents) and one file package.
+enum FuzzNames {
+    static let flat = ["a.txt", "b.txt", "c.md", "f", "g.txt", "notes", "notes/d.txt", "notes/e.txt"]
+    static let packages = ["p.imagenotes"]
+    static let all = flat + packages
+    /// The components a package holds.
+    static let packageFiles = ["text.txt", "img.png"]
+
+    /// The document a stored file belongs to: the package enclosing it, or the file itself.
+    static func document(ofFile path: String) -> String {
+        for package in packages where path.hasPrefix(package + "/") { return package }
+        return path
+    }
+
+    static func isPackage(_ document: String) -> Bool { packages.contains(document) }
+}
+
+/// A document's state: the bytes of a flat document, the files of a package, or absent.
+enum FuzzState: Hashable, CustomStringConvertible {
+    case absent
+    case flat(Data)
+    case package([String: Data])
+
+    init(_ contents: DocumentContents) {
+        switch contents {
+        case let .flat(data): self = .flat(data)
+        case let .package(package): self = .package(package.files)
+        case .deleted: self = .absent
+        }
+    }
+
+    var isAbsent: Bool { self == .absent }
+
+    /// The text lines of a flat document, or of a package's `text.txt`; nil otherwise.
+    var textLines: [String]? {
+        switch self {
+        case let .flat(data): return FuzzState.lines(data)
+        case let .package(files): return files["text.txt"].map(FuzzState.lines)
+        case .absent: return nil
+        }
+    }
+
+    static func lines(_ data: Data) -> [String] {
+        String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    /// A short, stable fingerprint for logs: `absent`, `flat#1a2b3c4d/57B`, `pkg#…`.
+    var description: String {
+        switch self {
+        case .absent: return "absent"
+        case let .flat(data): return "flat#\(FuzzState.fingerprint(data))/\(data.count)B"
+        case let .package(files):
+            var all = Data()
+            for name in files.keys.sorted() { all += Data(name.utf8) + [0] + files[name]! + [0] }
+            return "pkg#\(FuzzState.fingerprint(all))/\(files.count)f"
+        }
+    }
+
+    static func fingerprint(_ data: Data) -> String {
+        var hash: UInt32 = 2_166_136_261
+        for byte in data { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        return String(hash, radix: 16).leftPadded(to: 8)
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+    var short: String { String(prefix(10)) }
+}
+
+// MARK: - The model
+
+/// One document's state in one save, as the harness recorded it when the save appeared on
+/// the device that made it (API saves, saves before a sync, plain `git commit`s, resolutions).
+struct FuzzVersion: CustomStringConvertible {
+    var commit: String
+    var device: String
+    var document: String
+    var state: FuzzState
+    /// The document's state in the save's parent: the state the device saved on top of.
+    var before: FuzzState
+    var step: Int
+    var operation: String
+
+    var description: String {
+        "\(commit.short) \(document) \(state) by \(device) at step \(step) (\(operation)) on top of \(before)"
+    }
+}
+
+/// A resolution of a conflict, as decided on one device.
+struct FuzzDecision: CustomStringConvertible {
+    var device: String
+    var document: String
+    /// The commit that recorded the decision (a resolution save or a record-only commit).
+    var commit: String
+    var kind: String
+    /// The conflict decided: the current version and the conflict versions, sorted.
+    var conflict: [String]
+    /// The document's state the decision made current.
+    var result: FuzzState
+    var step: Int
+
+    var description: String { "\(device) \(kind) of \(document) at step \(step) → \(result) (\(commit.short))" }
+}
+
+/// Everything the harness recorded.
+struct FuzzModel {
+    var versions: [FuzzVersion] = []
+    /// Every save commit any device made (each holds one or more of `versions`, or none for
+    /// record-only commits): commit → "device, step, operation".
+    var saves: [String: String] = [:]
+    var decisions: [FuzzDecision] = []
+    var documents: Set<String> { Set(versions.map(\.document)).union(FuzzNames.all) }
+}
+
+// MARK: - What the converged devices show
+
+/// The state of the converged container, read from one device after the final syncs.
+struct FuzzObservation {
+    struct Listed: Hashable, CustomStringConvertible {
+        var id: String
+        var device: String
+        var state: FuzzState
+        var description: String { "\(id.short)@\(device) \(state)" }
+    }
+
+    var head: String
+    /// The current version of every document the model knows (nil: never saved).
+    var currentID: [String: String] = [:]
+    var current: [String: FuzzState] = [:]
+    /// `conflicts()`: the unresolved conflict versions of each document, in listing order.
+    var listing: [String: [Listed]] = [:]
+    /// The current version `conflicts()` names for each listed document.
+    var listedCurrent: [String: String] = [:]
+    /// The unresolved set as docs/FORMAT.md defines it, computed from the trailers with git:
+    /// `Docver-Conflict` − `Docver-Resolved` − `Docver-Removed`, minus the current version.
+    var unresolvedByTrailers: [String: Set<String>] = [:]
+    /// Every `Docver-Conflict` record, by path: the version ids.
+    var conflictRecords: [String: Set<String>] = [:]
+    /// Versions set aside by a resolution: in a `Docver-Resolved` or `Docver-Removed` trailer.
+    var setAside: [String: Set<String>] = [:]
+    /// The states of the versions set aside.
+    var setAsideStates: [String: [FuzzState]] = [:]
+    /// `history(of:)` of every document with a current version: states, newest first.
+    var history: [String: [FuzzState]] = [:]
+    /// Plain folders the API showed as versions of the file of the same name in conflict (a
+    /// package-kind current or conflict version of a name without an extension): "document
+    /// id". They are absences to the oracle (docs/FORMAT.md: a plain folder is no document),
+    /// and the files in them count as visible.
+    var foldersShownAsVersions: [String] = []
+    var filesInFolderVersions: Set<FuzzState> = []
+    /// For every integration in the history: the model's documents absent there.
+    var absentAtMerges: [String: Set<String>] = [:]
+    var graph: FuzzGraph
+
+    init(head: String, graph: FuzzGraph) {
+        self.head = head
+        self.graph = graph
+    }
+
+    /// Reads the observation from `device` (which must be at `head`) through the public API,
+    /// and the trailers and ancestry through git.
+    static func read(from device: Container, documents: Set<String>, trees: GitTrees) throws -> FuzzObservation {
+        let head = try #require(try device.headID())
+        var observation = FuzzObservation(head: head, graph: try FuzzGraph(head: head, in: device.root))
+        for document in documents.sorted() {
+            let path = try DocumentPath(document)
+            guard let current = try device.currentVersion(of: path) else { continue }
+            observation.currentID[document] = current.id
+            observation.current[document] = observation.normalized(FuzzState(try device.contents(of: current)), of: document,
+                                                                   id: current.id, inConflict: try !device.conflicts(path).isEmpty)
+            if !current.isDeletion {
+                observation.history[document] = try device.history(of: path).map { FuzzState(try device.contents(of: $0)) }
+            }
+        }
+        for conflict in try device.conflicts() {
+            let document = conflict.document.path
+            observation.listedCurrent[document] = conflict.current.id
+            observation.listing[document] = try conflict.conflicts.map {
+                Listed(id: $0.id, device: $0.device.id,
+                       state: observation.normalized(FuzzState(try device.contents(of: $0)), of: document, id: $0.id, inConflict: true))
+            }
+        }
+        // The trailers, each commit's separately (docs/FORMAT.md, "With plain git").
+        let format = "%H%x1f%(trailers:key=Docver-Conflict,valueonly,separator=%x1d)%x1f"
+            + "%(trailers:key=Docver-Resolved,valueonly,separator=%x1d)%x1f%(trailers:key=Docver-Removed,valueonly,separator=%x1d)%x1e"
+        var conflicts: [String: Set<String>] = [:]
+        var settled: [String: Set<String>] = [:]
+        for record in try runGit(["log", "--format=" + format, head], in: device.root).split(separator: "\u{1e}") {
+            let fields = record.split(separator: "\u{1f}", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count == 4 else { continue }
+            func records(_ field: String) -> [(version: String, path: String)] {
+                field.split(separator: "\u{1d}").compactMap { value in
+                    let words = value.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").map(String.init)
+                    guard let version = words.first, let path = words.last, words.count >= 2 else { return nil }
+                    return (version, path.removingPercentEncoding ?? path)
+                }
+            }
+            for (version, path) in records(fields[1]) { conflicts[path, default: []].insert(version) }
+            for (version, path) in records(fields[2]) + records(fields[3]) { settled[path, default: []].insert(version) }
+        }
+        for (document, versions) in conflicts {
+            var open = versions.subtracting(settled[document] ?? [])
+            if let current = observation.currentID[document] { open.remove(current) }
+            if !open.isEmpty { observation.unresolvedByTrailers[document] = open }
+        }
+        observation.setAside = settled
+        observation.conflictRecords = conflicts
+        for merge in observation.graph.merges {
+            let files = try trees.files(at: merge, in: device.root)
+            observation.absentAtMerges[merge] = documents.filter { document in
+                FuzzNames.isPackage(document) ? !files.keys.contains { $0.hasPrefix(document + "/") } : files[document] == nil
+            }
+        }
+        for (document, versions) in settled {
+            observation.setAsideStates[document] = try versions.sorted().map {
+                try trees.state(of: document, at: $0, in: device.root)
+            }
+        }
+        return observation
+    }
+
+    /// A package-kind state of a name that is not a package name is a plain folder: absent.
+    mutating func normalized(_ state: FuzzState, of document: String, id: String, inConflict: Bool) -> FuzzState {
+        guard case let .package(files) = state, !FuzzNames.isPackage(document) else { return state }
+        if inConflict { foldersShownAsVersions.append("\(document) \(id.short)") }
+        for data in files.values { filesInFolderVersions.insert(.flat(data)) }
+        return .absent
+    }
+}
+
+// MARK: - The oracle
+
+/// One thing the oracle found wrong, and the document it is about (if one).
+struct FuzzFailure: CustomStringConvertible {
+    var document: String?
+    /// The version lost, for a lost version.
+    var version: FuzzVersion?
+    var message: String
+    var description: String { message }
+}
+
+enum FuzzOracle {
+    /// Checks (2) every save reachable from the converged head and no version lost, (5) each
+    /// conflict version listed once, never the current version, and the listing equal to the
+    /// unresolved set computed from the trailers, and that a version a later save replaced on
+    /// the line of the current version is in `history(of:)`. Returns one failure per finding.
+    static func check(_ model: FuzzModel, _ observation: FuzzObservation) -> [FuzzFailure] {
+        var failures: [FuzzFailure] = []
+        let graph = observation.graph
+
+        // Every save is in the converged history.
+        for (commit, what) in model.saves.sorted(by: { $0.key < $1.key }) where !graph.contains(commit) {
+            failures.append(FuzzFailure(message: "save \(commit.short) (\(what)) is not reachable from the converged head \(observation.head.short)"))
+        }
+
+        // The listing: each conflict version once, never the current version, and exactly the
+        // unresolved set computed from the trailers.
+        for document in Set(observation.listing.keys).union(observation.unresolvedByTrailers.keys).sorted() {
+            let listed = observation.listing[document] ?? []
+            let ids = listed.map(\.id)
+            if Set(ids).count != ids.count {
+                failures.append(FuzzFailure(document: document, message: "\(document): a conflict version is listed twice: \(listed)"))
+            }
+            if let current = observation.listedCurrent[document], ids.contains(current) {
+                failures.append(FuzzFailure(document: document, message: "\(document): the current version \(current.short) is also listed as a conflict version"))
+            }
+            if let current = observation.listedCurrent[document], current != observation.currentID[document] {
+                failures.append(FuzzFailure(document: document, message: "\(document): conflicts() names \(current.short) as current, currentVersion(of:) \(observation.currentID[document]?.short ?? "none")"))
+            }
+            let expected = observation.unresolvedByTrailers[document] ?? []
+            if Set(ids) != expected {
+                failures.append(FuzzFailure(document: document, message: "\(document): conflicts() lists \(ids.map(\.short).sorted()), the trailers leave \(expected.map(\.short).sorted()) unresolved"))
+            }
+        }
+
+        // docs/FORMAT.md: a plain folder is no document, so never a version of one.
+        for folder in observation.foldersShownAsVersions {
+            let document = String(folder.split(separator: " ")[0])
+            failures.append(FuzzFailure(document: document, message: "\(document): the plain folder of version \(folder.split(separator: " ")[1]) is shown as a version of the file \(document) (kind package)"))
+        }
+
+        // No version lost.
+        let lost = lostVersions(model, observation)
+        for version in lost {
+            let document = version.document
+            failures.append(FuzzFailure(document: document, version: version, message: "version lost: \(version); current \(observation.currentID[document]?.short ?? "none") \(observation.current[document] ?? .absent), "
+                + "conflict versions \(observation.listing[document] ?? []), set aside \((observation.setAside[document] ?? []).map(\.short).sorted())"))
+        }
+
+        // A version that later saves replaced, on the line that leads to the current version,
+        // is in the current version's history.
+        failures += historyFailures(model, observation)
+        return failures
+    }
+
+    /// The versions the converged container does not account for.
+    ///
+    /// A version is accounted for when its state is visible — the current state of a
+    /// document, an unresolved conflict version, a version a resolution set aside — or when a
+    /// save that is itself accounted for was made on top of it (that save replaced it; it is
+    /// in that save's history). States are compared by contents: every edit writes a token of
+    /// its own, so equal contents are the same edit (or an identical edit, which is one state),
+    /// and contents may move to another name (a rename that an edit followed).
+    ///
+    /// A deletion is an absence of one document: accounted for when the document is absent
+    /// now, when a deletion of it is listed or set aside, when an accounted-for save re-created
+    /// the document on top of it, or when it is the same change as an accounted-for deletion
+    /// (it deleted the same state, or an integration joined the two while the document stayed
+    /// absent). A deletion nobody contested may also drop out: when no concurrent save edited
+    /// the state it deleted and that state did not come back, a document created elsewhere
+    /// under the same name (on a line that never held it) legitimately takes the name. A
+    /// contested deletion — one that competed with an edit of the state it deleted — must stay
+    /// visible ("a modification beats a deletion", and the deletion is kept as a conflict
+    /// version).
+    static func lostVersions(_ model: FuzzModel, _ observation: FuzzObservation) -> [FuzzVersion] {
+        let graph = observation.graph
+        var visibleNow: [String: Set<FuzzState>] = [:]
+        for (document, state) in observation.current { visibleNow[document, default: []].insert(state) }
+        for (document, listed) in observation.listing { visibleNow[document, default: []].formUnion(listed.map(\.state)) }
+        func mustStayVisible(_ deletion: FuzzVersion) -> Bool {
+            let contested = model.versions.contains {
+                $0.document == deletion.document && !$0.state.isAbsent && $0.before == deletion.before && $0.commit != deletion.commit
+                    && !graph.isAncestorOrSelf($0.commit, of: deletion.commit) && !graph.isAncestorOrSelf(deletion.commit, of: $0.commit)
+            }
+            let resurrected = visibleNow[deletion.document]?.contains(deletion.before) ?? false
+            return contested || resurrected
+        }
+        let uncontested = Set(model.versions.filter { $0.state.isAbsent && !mustStayVisible($0) }.map { "\($0.commit) \($0.document)" })
+
+        var visible: Set<FuzzState> = []
+        for state in observation.current.values where !state.isAbsent { visible.insert(state) }
+        for listed in observation.listing.values.joined() where !listed.state.isAbsent { visible.insert(listed.state) }
+        for state in observation.setAsideStates.values.joined() where !state.isAbsent { visible.insert(state) }
+        visible.formUnion(observation.filesInFolderVersions)
+
+        var accounted = Array(repeating: false, count: model.versions.count)
+        // Saves accounted for that (re-)created their document on top of its absence.
+        var recreations: [String: [String]] = [:]
+        // Deletions accounted for, by document and the state they deleted: another deletion
+        // of the same state is the same change (two devices that deleted the same version).
+        var deleted: Set<String> = []
+        func deletionKey(_ version: FuzzVersion) -> String { "\(version.document) \(version.before)" }
+        // Deletions accounted for, by document (commits).
+        var accountedDeletions: [String: [String]] = [:]
+        // Two deletions that an integration joined while the document stayed absent became one
+        // absence: what accounts for one accounts for the other.
+        func mergedWithAccountedDeletion(_ version: FuzzVersion) -> Bool {
+            guard let others = accountedDeletions[version.document] else { return false }
+            return observation.absentAtMerges.contains { merge, absent in
+                absent.contains(version.document) && observation.graph.isAncestorOrSelf(version.commit, of: merge)
+                    && others.contains { $0 != version.commit && observation.graph.isAncestorOrSelf($0, of: merge) }
+            }
+        }
+        var changed = true
+        while changed {
+            changed = false
+            // Newest first: a save made on top of another is usually later, so one pass
+            // accounts for most chains.
+            for index in model.versions.indices.reversed() where !accounted[index] {
+                let version = model.versions[index]
+                let document = version.document
+                let listedIDs = Set((observation.listing[document] ?? []).map(\.id))
+                var ok = listedIDs.contains(version.commit) || (observation.setAside[document]?.contains(version.commit) ?? false)
+                if version.state.isAbsent {
+                    // An absence is one state: a listed (or set aside) deletion of the document
+                    // stands for every deletion of it (two lines that both deleted it and met
+                    // hold one deletion version).
+                    ok = ok || (observation.current[document] ?? .absent).isAbsent || uncontested.contains("\(version.commit) \(document)")
+                        || (observation.listing[document] ?? []).contains { $0.state.isAbsent }
+                        || (observation.setAsideStates[document] ?? []).contains { $0.isAbsent }
+                        || deleted.contains(deletionKey(version))
+                        || mergedWithAccountedDeletion(version)
+                        || (recreations[document] ?? []).contains { other in
+                            other != version.commit && observation.graph.isAncestorOrSelf(version.commit, of: other)
+                        }
+                } else {
+                    ok = ok || visible.contains(version.state)
+                }
+                if ok {
+                    accounted[index] = true
+                    changed = true
+                    if version.state.isAbsent {
+                        deleted.insert(deletionKey(version))
+                        accountedDeletions[document, default: []].append(version.commit)
+                    }
+                    // What this version was saved on top of is in its history: accounted for.
+                    if version.before.isAbsent {
+                        recreations[document, default: []].append(version.commit)
+                    } else {
+                        visible.insert(version.before)
+                    }
+                }
+            }
+        }
+        return model.versions.indices.filter { !accounted[$0] }.map { model.versions[$0] }
+    }
+
+    /// Finding 3's pattern: a lost deletion of a document that a device created on its own
+    /// (on top of its absence), on a line that never held the state the deletion deleted, and
+    /// concurrently with the deletion.
+    static func isAbsorbedByIndependentCreation(_ deletion: FuzzVersion, _ model: FuzzModel, _ graph: FuzzGraph) -> Bool {
+        guard deletion.state.isAbsent else { return false }
+        let holders = model.versions.filter { $0.document == deletion.document && $0.state == deletion.before }
+        return model.versions.contains { creation in
+            creation.document == deletion.document && creation.before.isAbsent && !creation.state.isAbsent
+                && !graph.isAncestorOrSelf(creation.commit, of: deletion.commit) && !graph.isAncestorOrSelf(deletion.commit, of: creation.commit)
+                && !holders.contains { graph.isAncestorOrSelf($0.commit, of: creation.commit) }
+        }
+    }
+
+    /// For each document whose current version is a recorded save: every recorded version on
+    /// the chain of saves made on top of one another that ends at the current version must
+    /// be in `history(of:)`.
+    static func historyFailures(_ model: FuzzModel, _ observation: FuzzObservation) -> [FuzzFailure] {
+        var failures: [FuzzFailure] = []
+        for (document, currentID) in observation.currentID.sorted(by: { $0.key < $1.key }) {
+            guard let history = observation.history[document],
+                  let current = model.versions.first(where: { $0.commit == currentID && $0.document == document }) else { continue }
+            let known = Set(history).union([observation.current[document] ?? .absent])
+            var queue = [current]
+            var seen: Set<String> = [current.commit]
+            while let next = queue.popLast() {
+                guard !next.before.isAbsent else { continue }
+                let predecessors = model.versions.filter {
+                    $0.document == document && $0.state == next.before && $0.commit != next.commit
+                        && observation.graph.isAncestorOrSelf($0.commit, of: next.commit)
+                }
+                if predecessors.isEmpty { continue }
+                if !known.contains(next.before) {
+                    failures.append(FuzzFailure(document: document, message: "\(document): \(predecessors[0]) was replaced by \(next.commit.short) on the line of the current version \(currentID.short), but history(of:) does not show it"))
+                }
+                // A state several saves hold (a revert, a copy, a chosen version saved again)
+                // is one state; the history may reach it through any of them, so the chain
+                // cannot be followed further.
+                guard model.versions.filter({ $0.document == document && $0.state == next.before }).count == 1 else { continue }
+                for predecessor in predecessors where seen.insert(predecessor.commit).inserted { queue.append(predecessor) }
+            }
+        }
+        return failures
+    }
+
+    /// Check (6): two devices that resolved the same conflict differently before seeing each
+    /// other's decision must both find their decision kept: each result current or a listed
+    /// conflict version, unless a later save of the document descends from both decisions.
+    static func droppedDecisions(_ model: FuzzModel, _ observation: FuzzObservation) -> [FuzzFailure] {
+        var failures: [FuzzFailure] = []
+        let graph = observation.graph
+        let decisions = model.decisions
+        for i in decisions.indices {
+            for j in decisions.indices where j > i {
+                let (a, b) = (decisions[i], decisions[j])
+                guard a.document == b.document, a.device != b.device, a.conflict == b.conflict, a.result != b.result,
+                      !graph.isAncestorOrSelf(a.commit, of: b.commit), !graph.isAncestorOrSelf(b.commit, of: a.commit) else { continue }
+                // A later save or resolution of the document made after seeing both decided anew.
+                let later = model.versions.map { ($0.document, $0.commit) } + decisions.map { ($0.document, $0.commit) }
+                if later.contains(where: { document, commit in
+                    document == a.document && commit != a.commit && commit != b.commit
+                        && graph.isAncestorOrSelf(a.commit, of: commit) && graph.isAncestorOrSelf(b.commit, of: commit)
+                }) { continue }
+                let current = observation.current[a.document] ?? .absent
+                let listed = Set((observation.listing[a.document] ?? []).map(\.state))
+                for (decision, other) in [(a, b), (b, a)] where decision.result != current && !listed.contains(decision.result) {
+                    failures.append(FuzzFailure(document: a.document, message: "\(a.document): the decision \(decision) was dropped in silence: \(other) is current (\(current)) and \(decision.result) is not listed"))
+                }
+            }
+        }
+        return failures
+    }
+}
+
+// MARK: - Git facts
+
+/// The commit graph reachable from one head, with every commit's ancestors as a bit set.
+struct FuzzGraph {
+    private var index: [String: Int] = [:]
+    private var ancestors: [[UInt64]] = []
+    /// The commits with several parents (integrations).
+    private(set) var merges: [String] = []
+
+    init(head: String, in directory: URL) throws {
+        let lines = try runGit(["rev-list", "--topo-order", "--reverse", "--parents", head], in: directory).split(separator: "\n")
+        let words = (lines.count + 63) / 64
+        for line in lines {
+            let ids = line.split(separator: " ").map(String.init)
+            var bits = Array(repeating: UInt64(0), count: words)
+            let me = index.count
+            bits[me / 64] |= 1 << UInt64(me % 64)
+            for parent in ids.dropFirst() {
+                guard let p = index[parent] else { continue }
+                for word in 0..<words { bits[word] |= ancestors[p][word] }
+            }
+            index[ids[0]] = me
+            ancestors.append(bits)
+            if ids.count > 2 { merges.append(ids[0]) }
+        }
+    }
+
+    func contains(_ commit: String) -> Bool { index[commit] != nil }
+
+    /// True when `ancestor` is `commit` or one of its ancestors.
+    func isAncestorOrSelf(_ ancestor: String, of commit: String) -> Bool {
+        guard let a = index[ancestor], let c = index[commit] else { return false }
+        return ancestors[c][a / 64] & (1 << UInt64(a % 64)) != 0
+    }
+}
+
+/// Reads commits' trees and blobs with git (`ls-tree`, `cat-file --batch`), cached by id.
+final class GitTrees {
+    private var files: [String: [String: String]] = [:] // commit → file path → blob id
+    private var blobs: [String: Data] = [:]
+
+    /// The files of a commit (path → blob id).
+    func files(at commit: String, in repository: URL) throws -> [String: String] {
+        if let cached = files[commit] { return cached }
+        let result = try runProcess("/usr/bin/git", ["ls-tree", "-r", "-z", "--full-tree", commit], in: repository)
+        guard result.status == 0 else { throw GitCommandFailed(arguments: ["ls-tree", commit], status: result.status, stderr: result.stderr) }
+        var map: [String: String] = [:]
+        for entry in result.stdout.split(separator: "\0") {
+            // "<mode> <type> <id>\t<path>"
+            guard let tab = entry.firstIndex(of: "\t") else { continue }
+            let meta = entry[..<tab].split(separator: " ")
+            guard meta.count == 3, meta[1] == "blob" else { continue }
+            map[String(entry[entry.index(after: tab)...])] = String(meta[2])
+        }
+        files[commit] = map
+        return map
+    }
+
+    /// Loads blobs not read yet, in one `git cat-file --batch`.
+    func load(_ ids: some Sequence<String>, in repository: URL) throws {
+        let missing = Array(Set(ids).filter { blobs[$0] == nil })
+        guard !missing.isEmpty else { return }
+        let input = Data((missing.joined(separator: "\n") + "\n").utf8)
+        let result = try runProcess("/usr/bin/git", ["cat-file", "--batch"], in: repository, input: input)
+        let data = result.stdoutData
+        var cursor = data.startIndex
+        while cursor < data.endIndex {
+            guard let newline = data[cursor...].firstIndex(of: 0x0A) else { break }
+            let header = String(decoding: data[cursor..<newline], as: UTF8.self).split(separator: " ")
+            cursor = data.index(after: newline)
+            guard header.count == 3, let size = Int(header[2]) else { continue }
+            blobs[String(header[0])] = Data(data[cursor..<(cursor + size)])
+            cursor += size + 1
+        }
+    }
+
+    /// A document's state at a commit (absent for a nil commit).
+    func state(of document: String, at commit: String?, in repository: URL) throws -> FuzzState {
+        guard let commit else { return .absent }
+        let map = try files(at: commit, in: repository)
+        if FuzzNames.isPackage(document) {
+            let prefix = document + "/"
+            let entries = map.filter { $0.key.hasPrefix(prefix) }
+            guard !entries.isEmpty else { return .absent }
+            try load(entries.values, in: repository)
+            return .package(Dictionary(uniqueKeysWithValues: entries.map { (String($0.key.dropFirst(prefix.count)), blobs[$0.value]!) }))
+        }
+        guard let blob = map[document] else { return .absent }
+        try load([blob], in: repository)
+        return .flat(blobs[blob]!)
+    }
+
+    /// The documents whose files differ between two commits (nil: the empty tree).
+    func changedDocuments(from parent: String?, to commit: String, in repository: URL) throws -> Set<String> {
+        let old = try parent.map { try files(at: $0, in: repository) } ?? [:]
+        let new = try files(at: commit, in: repository)
+        var documents: Set<String> = []
+        for path in Set(old.keys).union(new.keys) where old[path] != new[path] {
+            documents.insert(FuzzNames.document(ofFile: path))
+        }
+        return documents
+    }
+}
