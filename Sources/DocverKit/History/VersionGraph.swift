@@ -172,6 +172,40 @@ struct VersionGraph {
         return result
     }
 
+    /// The change a line that descends from `base` made to a document, when the state `head`
+    /// holds did not come from that line.
+    ///
+    /// An integration may take a document's state from a line that never had the base's
+    /// version (a device that created a document of the same name independently). The
+    /// base's line may still have changed its version (deleted or edited it) before that
+    /// integration; against the base that change is a version of its own, and it must meet
+    /// the other sides' changes of the same base version, or it is absorbed unrecorded.
+    /// Walks back from `head` while the state stays the same along lines that descend from
+    /// `base`, to the commit where the state arrived from elsewhere, and returns the
+    /// versions its base-descending parents held, when they changed the base's version.
+    func baseLineChanges(of path: String, from head: ObjectID, base: ObjectID) throws -> [ObjectID] {
+        let components = path.split(separator: "/").map(String.init)
+        var current = try repository.commit(head)
+        var visited: Set<ObjectID> = []
+        while visited.insert(current.id).inserted {
+            let lines = try current.parentIDs.filter { try repository.isAncestorOrSame(base, of: $0) }
+            var next: Commit?
+            for parentID in lines {
+                let parent = try repository.commit(parentID)
+                if try repository.sameEntry(components, current.treeID, parent.treeID) { next = parent; break }
+            }
+            if let next { current = next; continue }
+            // The state arrived here (or was made here) from outside the base's lines.
+            var result: [ObjectID] = []
+            for parentID in lines {
+                let version = try introducingCommit(of: path, from: parentID)
+                if try repository.isDescendant(version, of: base), !result.contains(version) { result.append(version) }
+            }
+            return result
+        }
+        return []
+    }
+
     // MARK: The version graph of one document
 
     /// The versions a version was made from: the document's version in each parent of its

@@ -111,6 +111,15 @@ struct TreeMerger {
             } else {
                 versions[introduced] = slot
             }
+            // The side's state came from a line that never had the base's version: the change
+            // the side's own line made to that version meets the others too.
+            if let base, baseSlot != nil, !Self.same(slot, baseSlot),
+               try !repository.isAncestorOrSame(base, of: introduced) {
+                for change in try graph.baseLineChanges(of: path, from: heads[index], base: base) where versions.index(forKey: change) == nil {
+                    let state: Slot = try repository.tree(repository.commit(change).treeID).entry(atPath: path).map(EntryState.init)
+                    versions.updateValue(state, forKey: change)
+                }
+            }
         }
         let ids = Array(versions.keys)
         let remaining = try ids.filter { id in

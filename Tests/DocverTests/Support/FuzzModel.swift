@@ -410,19 +410,6 @@ enum FuzzOracle {
         return model.versions.indices.filter { !accounted[$0] }.map { model.versions[$0] }
     }
 
-    /// Finding 3's pattern: a lost deletion of a document that a device created on its own
-    /// (on top of its absence), on a line that never held the state the deletion deleted, and
-    /// concurrently with the deletion.
-    static func isAbsorbedByIndependentCreation(_ deletion: FuzzVersion, _ model: FuzzModel, _ graph: FuzzGraph) -> Bool {
-        guard deletion.state.isAbsent else { return false }
-        let holders = model.versions.filter { $0.document == deletion.document && $0.state == deletion.before }
-        return model.versions.contains { creation in
-            creation.document == deletion.document && creation.before.isAbsent && !creation.state.isAbsent
-                && !graph.isAncestorOrSelf(creation.commit, of: deletion.commit) && !graph.isAncestorOrSelf(deletion.commit, of: creation.commit)
-                && !holders.contains { graph.isAncestorOrSelf($0.commit, of: creation.commit) }
-        }
-    }
-
     /// For each document whose current version is a recorded save: every recorded version on
     /// the chain of saves made on top of one another that ends at the current version must
     /// be in `history(of:)`.

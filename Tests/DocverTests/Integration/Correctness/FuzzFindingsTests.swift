@@ -128,7 +128,7 @@ import Testing
         try expectFsckClean(alice.root)
     }
 
-    /// Finding 3 (seed 31 at 60 steps). Alice deletes `c.md`, which Bob has and edits meanwhile; Carol,
+    /// Finding 3, fixed (seed 31 at 60 steps). Alice deletes `c.md`, which Bob has and edits meanwhile; Carol,
     /// who never had `c.md`, creates a `c.md` of her own. The deletion competes with Bob's edit
     /// of the version it deleted, so it must be kept as a conflict version ("a modification
     /// beats a deletion"). It is, when Bob's edit is integrated first; when Carol's creation is
@@ -156,9 +156,7 @@ import Testing
         for device in [alice, bob, carol, alice, bob] { try device.sync() }
         try expectConverged([alice, bob, carol])
         let listed = try alice.unresolvedConflictVersions(of: DocumentPath("c.md")).map(\.id)
-        withKnownIssue("a contested deletion is dropped when an independent creation of the name is integrated first") {
-            #expect(listed.contains(deletion), "Alice's deletion is not listed: \(listed)")
-        } when: { creationFirst }
+        #expect(listed.contains(deletion), "Alice's deletion is not listed: \(listed)")
     }
 
     /// Finding 4, first form (seed 128 at 60 steps). Bob renames the file `notes` to `f`;

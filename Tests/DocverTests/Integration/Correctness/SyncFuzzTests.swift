@@ -837,8 +837,6 @@ final class FuzzWorld {
                 // With finding 1, a document of the folder notes/ loses its version through a
                 // conflict recorded for the file notes, on the line of that version.
                 finding = .folderIsAVersion
-            } else if let version = failure.version, FuzzOracle.isAbsorbedByIndependentCreation(version, model, observation.graph) {
-                finding = .deletionAbsorbed
             }
             fail(failure.message, finding: finding)
         }
@@ -904,11 +902,6 @@ struct FuzzFinding: Sendable {
         finding 2: a resolution that puts a document where a file or folder of a clashing name stands fails with a libgit2 \
         error ("cannot replace 'tree' with 'blob'", "D/F conflict when updating tree") \
         (FuzzFindingsTests.choosingTheFileOverAFolderOfItsNameResolves, resolvingADocumentWhoseFolderBecameAFileResolves)
-        """)
-    /// Finding 3. Seed 31 at 60 steps.
-    static let deletionAbsorbed = FuzzFinding(description: """
-        finding 3: a deletion that competes with an edit of the version it deleted is never listed when it is first \
-        integrated with an independent creation of the same name (FuzzFindingsTests.aDeletionIsKeptWhateverTheOrderOfIntegration)
         """)
     /// Finding 4. Seeds 17, 27, 52, 128, 133 and 148 at 60 steps.
     static let syncFailsOnFileAndFolder = FuzzFinding(description: """
