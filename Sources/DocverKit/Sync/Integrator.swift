@@ -88,7 +88,8 @@ extension Integrator {
         let walk = try repository.revwalk(from: [head], hiding: base.map { [$0] } ?? [], topological: true)
         while let id = try walk.next() {
             let commit = try repository.commit(id)
-            for trailer in commit.trailers where Trailer.decisionRecords.contains(trailer.key) {
+            let trailers = commit.trailers
+            for trailer in trailers where Trailer.decisionRecords.contains(trailer.key) && RecordTrust.honours(trailer.key, in: trailers) {
                 guard let record = VersionRecord(trailerValue: trailer.value), result[record.path] == nil else { continue }
                 result[record.path] = id
             }
