@@ -6,7 +6,11 @@ extension Container {
     @discardableResult
     public func replace(_ document: DocumentPath, with versionID: String) throws -> SaveResult {
         try withWriteLock { repository in
-            guard try currentVersion(of: document, in: repository) != nil else { throw DocverError.noSuchDocument(document.path) }
+            // (A document in conflict may have no current version on this line: a plain folder
+            // of its name stands there.)
+            guard try currentVersion(of: document, in: repository) != nil || !conflicts(document, in: repository).isEmpty else {
+                throw DocverError.noSuchDocument(document.path)
+            }
             let version = try version(versionID, of: document, in: repository)
             return try writeVersion(version, of: document, subject: "Replace \(document) with version \(version.shortID)",
                                     records: [VersionRecord(path: document.path, version: version.id).trailer(Trailer.replaced)],
@@ -110,9 +114,11 @@ extension Container {
     }
 
     private func openConflict(_ document: DocumentPath, in repository: Repository) throws -> Conflict {
+        // A document in conflict may have no current version on this line (a plain folder of
+        // its name stands there): the conflict is what counts.
+        if let conflict = try conflicts(document, in: repository).first { return conflict }
         guard try currentVersion(of: document, in: repository) != nil else { throw DocverError.noSuchDocument(document.path) }
-        guard let conflict = try conflicts(document, in: repository).first else { throw DocverError.notInConflict(document.path) }
-        return conflict
+        throw DocverError.notInConflict(document.path)
     }
 
     /// Throws ``DocverError/conflictMarkersRemain(document:lines:)`` when the document, as it

@@ -46,7 +46,7 @@ struct PlainMerge {
                 guard seen.insert(version).inserted, try !repository.isAncestorOrSame(version, of: kept) else { continue }
                 // A first commit "introduces" the absence of a document it never had.
                 if try repository.commit(version).parentIDs.isEmpty,
-                   try repository.tree(repository.commit(version).treeID).entry(atPath: path) == nil { continue }
+                   try repository.tree(repository.commit(version).treeID).documentEntry(atPath: path) == nil { continue }
                 records.append(ConflictRecord(path: path, version: version.hex, base: base?.hex))
             }
         }

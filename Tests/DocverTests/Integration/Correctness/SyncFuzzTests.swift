@@ -116,7 +116,7 @@ final class FuzzWorld {
     private var token = 0
     private var issues = 0
     private var stats: [String: Int] = [:]
-    /// Where a plain folder was first shown as a version of the file `notes` (finding 1).
+    /// Where a plain folder was first shown as a version of the file `notes` (reported once).
     private var folderShownAsVersion: String?
     /// The operation running (for errors that end a session).
     private var lastOperation = ""
@@ -152,9 +152,6 @@ final class FuzzWorld {
             step = steps
             try await quiesce()
             try checkOracle()
-        } catch where FuzzFinding.isFileFolderClash(error) && (lastOperation.hasSuffix("sync") || lastOperation.contains("integrate")) {
-            // Finding 4: the device cannot sync any more, so the session cannot converge.
-            fail("\(lastOperation) threw: \(error); the session stops here", finding: .syncFailsOnFileAndFolder)
         } catch {
             fail("step \(step) threw: \(error)")
         }
@@ -416,14 +413,13 @@ final class FuzzWorld {
         try probeFolderVersions(device)
     }
 
-    /// Finding 1's fingerprint: the file `notes` in conflict, with a current or conflict
-    /// version that is the plain folder `notes/` (kind package).
+    /// A plain folder is not a document (docs/FORMAT.md): the file `notes` in conflict must
+    /// never list the folder `notes/` as its current or a conflict version (kind package).
     private func probeFolderVersions(_ device: Container) throws {
         guard folderShownAsVersion == nil, let conflict = try device.conflicts(DocumentPath("notes")).first else { return }
         if let folder = ([conflict.current] + conflict.conflicts).first(where: { $0.kind == .package }) {
             folderShownAsVersion = "\(device.device.id) at step \(step)"
-            fail("\(device.device.id) lists the plain folder notes/ of \(folder.id.short) as a version of the file notes in conflict",
-                 finding: .folderIsAVersion)
+            fail("\(device.device.id) lists the plain folder notes/ of \(folder.id.short) as a version of the file notes in conflict")
         }
     }
 
@@ -621,8 +617,7 @@ final class FuzzWorld {
         stats[refused != nil ? "merge refused" : thrown != nil ? "\(resolution.kind) failed" : resolution.kind, default: 0] += 1
 
         if let thrown {
-            fail("\(resolution) of \(document) on \(id) threw: \(thrown)",
-                 finding: FuzzFinding.isFileFolderClash(thrown) ? .resolutionAcrossFileAndFolder : nil)
+            fail("\(resolution) of \(document) on \(id) threw: \(thrown)")
         }
         // A refused (or failed) resolution changes nothing (but the document's unsaved edits
         // may be saved first).
@@ -641,12 +636,8 @@ final class FuzzWorld {
         let listedAfter = Set(after?.conflicts.map(\.id) ?? [])
         let currentAfter = try device.currentVersion(of: path).map { FuzzState(try device.contents(of: $0)) } ?? .absent
         let before = Set(conflict.conflicts.map(\.id))
-        // Finding 1: the file notes "in conflict" with the plain folder notes/ (a package-kind version).
-        let folderInvolved = document == "notes" && (Array(states.values) + [currentAfter]).contains {
-            if case .package = $0 { true } else { false }
-        }
         func expect(_ condition: Bool, _ message: @autoclosure () -> String) {
-            if !condition { fail("\(resolution) of \(document) on \(id): \(message())", finding: folderInvolved ? .folderIsAVersion : nil) }
+            if !condition { fail("\(resolution) of \(document) on \(id): \(message())") }
         }
         switch resolution {
         case let .replace(version):
@@ -738,9 +729,12 @@ final class FuzzWorld {
         let own = try discover(on: device, from: before, to: after, label: label)
 
         for commit in own {
+            // A document written where a plain folder of its name stands, or inside a folder
+            // that is now a file, displaces what is in the way (saved as deleted beside it).
             for document in commit.changes.keys.sorted() where pendingBefore[document] == nil && document != target {
-                fail("\(label) on \(id): save \(commit.commit.short) changed \(document), which was not edited in the working tree",
-                     finding: target == "notes" && document.hasPrefix("notes/") ? .folderIsAVersion : nil)
+                if let target, document.hasPrefix(target + "/") || target.hasPrefix(document + "/"),
+                   case .absent? = commit.changes[document] { continue }
+                fail("\(label) on \(id): save \(commit.commit.short) changed \(document), which was not edited in the working tree")
             }
         }
         for (document, written) in pendingBefore.sorted(by: { $0.key < $1.key }) {
@@ -827,20 +821,8 @@ final class FuzzWorld {
         // (2) and (5) against the model.
         let observation = try FuzzObservation.read(from: devices[0], documents: model.documents, trees: trees)
         self.observation = observation
-        if folderShownAsVersion == nil, let folder = observation.foldersShownAsVersions.first { folderShownAsVersion = "the end (\(folder))" }
-        for failure in FuzzOracle.check(model, observation) {
-            var finding: FuzzFinding?
-            if folderShownAsVersion != nil && failure.document == "notes" {
-                finding = .folderIsAVersion
-            } else if let version = failure.version, version.document.hasPrefix("notes/"),
-                      (observation.conflictRecords["notes"] ?? []).contains(where: { observation.graph.isAncestorOrSelf(version.commit, of: $0) }) {
-                // With finding 1, a document of the folder notes/ loses its version through a
-                // conflict recorded for the file notes, on the line of that version.
-                finding = .folderIsAVersion
-            }
-            fail(failure.message, finding: finding)
-        }
-        // (6) concurrent decisions (issue 11 item 6, not implemented yet).
+        for failure in FuzzOracle.check(model, observation) { fail(failure.message) }
+        // (6) concurrent decisions (issue 11 item 6; see the known issue below).
         let dropped = FuzzOracle.droppedDecisions(model, observation)
         if recordsIssues {
             withKnownIssue("issue 11 item 6: concurrent resolutions override each other in silence", isIntermittent: true) {
@@ -863,7 +845,7 @@ final class FuzzWorld {
         log.append(step < 0 ? "setup  \(line)" : step >= steps ? "end    \(line)" : "#\(step)".padding(toLength: 6, withPad: " ", startingAt: 0) + " " + line)
     }
 
-    func fail(_ message: String, finding: FuzzFinding? = nil) {
+    func fail(_ message: String) {
         failures.append(message)
         guard recordsIssues else { return }
         issues += 1
@@ -876,44 +858,7 @@ final class FuzzWorld {
         guard issues <= 12 else { return }
         let place = step < 0 ? "setup" : step >= steps ? "end" : "step \(step)"
         let comment = Comment(rawValue: "\(header())\n[\(place)] \(message)\nstep log:\n\(log.joined(separator: "\n"))")
-        if let finding {
-            withKnownIssue(Comment(rawValue: finding.description)) { Issue.record(comment) }
-        } else {
-            Issue.record(comment)
-        }
+        Issue.record(comment)
     }
 }
 
-/// Product bugs the fuzz test found, each reduced to a regression test in
-/// FuzzFindingsTests.swift. A failure of the fuzz test that is one of these is recorded as a
-/// known issue with this description; any other failure fails the test.
-struct FuzzFinding: Sendable {
-    var description: String
-
-    /// Finding 1. Quick profile seeds 2, 3, 4, 5, 7 and 11; 110 of 150 seeds at 60 steps.
-    static let folderIsAVersion = FuzzFinding(description: """
-        finding 1: a plain folder is taken as a version of the file of the same name: integration records a \
-        file-against-folder change as a conflict of the file, the folder's documents get no conflict versions of their own, \
-        and keeping the file discards them (FuzzFindingsTests.aFolderIsNotAVersionOfTheFileOfItsName, \
-        keepingTheFileDoesNotDiscardTheDocumentsOfTheFolder)
-        """)
-    /// Finding 2. Seeds 13, 14, 19, 20, 22, 124, 133, 146 and more at 60 steps.
-    static let resolutionAcrossFileAndFolder = FuzzFinding(description: """
-        finding 2: a resolution that puts a document where a file or folder of a clashing name stands fails with a libgit2 \
-        error ("cannot replace 'tree' with 'blob'", "D/F conflict when updating tree") \
-        (FuzzFindingsTests.choosingTheFileOverAFolderOfItsNameResolves, resolvingADocumentWhoseFolderBecameAFileResolves)
-        """)
-    /// Finding 4. Seeds 17, 27, 52, 128, 133 and 148 at 60 steps.
-    static let syncFailsOnFileAndFolder = FuzzFinding(description: """
-        finding 4: an integration in which an edit follows a rename across a file and a folder of the same name fails with \
-        a libgit2 error, and the device can no longer sync \
-        (FuzzFindingsTests.aRenamedFileMeetsAFolderOfItsOldName, anEditFollowsARenameIntoAFolderThatBecameAFile)
-        """)
-
-    /// The libgit2 errors of findings 2 and 4.
-    static func isFileFolderClash(_ error: Error) -> Bool {
-        let text = "\(error)"
-        return text.contains("cannot replace 'tree' with 'blob'") || text.contains("cannot replace 'blob' with 'tree'")
-            || text.contains("D/F conflict when updating tree")
-    }
-}
