@@ -41,7 +41,8 @@ extension Container {
                 return version
             }
             if !force { try refuseConflictMarkers(in: document) }
-            let records = targets.map { VersionRecord(path: document.path, version: $0.id).trailer(Trailer.resolved) }
+            let currentRecorded = versionIDs.isEmpty ? try openRecordNamingCurrent(conflict, in: repository) : []
+            let records = (targets.map(\.id) + currentRecorded).map { VersionRecord(path: document.path, version: $0).trailer(Trailer.resolved) }
             return try recordOnly(subject: "Mark \(targets.count) conflict version\(targets.count == 1 ? "" : "s") of \(document) resolved",
                                   records: records, in: repository)
         }
@@ -101,9 +102,13 @@ extension Container {
                     throw DocverError.conflictChanged(document: document.path)
                 }
                 let state = try container.entryState(for: resolution, of: document, in: repository)
+                // A record may name the version that is current (it lost once and won later):
+                // it is not listed as another version, but once this resolution makes another
+                // state current it would be; the resolution decides about it too.
+                let currentRecorded = isFinal ? try container.openRecordNamingCurrent(conflict, in: repository) : []
                 let records = [(Trailer.strategy, strategyName)]
-                    + resolved.map { VersionRecord(path: document.path, version: $0).trailer(Trailer.resolved) }
-                    + removed.map { VersionRecord(path: document.path, version: $0).trailer(Trailer.removed) }
+                    + (resolved + currentRecorded).map { VersionRecord(path: document.path, version: $0).trailer(Trailer.resolved) }
+                    + (removed + (keepVersions ? [] : currentRecorded)).map { VersionRecord(path: document.path, version: $0).trailer(Trailer.removed) }
                 let subject = isFinal ? "Resolve conflict in \(document) (\(strategyName))"
                     : "Save \(document) merged with conflict markers"
                 return try container.writeDocumentState(state, of: document, subject: subject, records: records, in: repository)
@@ -111,6 +116,12 @@ extension Container {
         }
         return ResolutionOutcome(document: document, strategy: strategy.name, resolution: resolution,
                                  resolved: resolved, removed: removed, save: save.id)
+    }
+
+    /// The current version's id when an open conflict record names it, else nothing.
+    func openRecordNamingCurrent(_ conflict: Conflict, in repository: Repository) throws -> [String] {
+        let open = try conflictState(in: repository).unresolvedByDocument()[conflict.document] ?? []
+        return open.contains { $0.version == conflict.current.id } ? [conflict.current.id] : []
     }
 
     private func openConflict(_ document: DocumentPath, in repository: Repository) throws -> Conflict {

@@ -94,7 +94,19 @@ struct TreeMerger {
         } else if let only = Self.singleChange(base: fileBase, slots: fileSlots), !isDisputed(path) {
             fileMerged = only.slot
         } else {
+            let recorded = records.count
             fileMerged = try mergeDocument(path, base: fileBase, slots: fileSlots)
+            if folderMerged != nil {
+                // The folder stays, so the document's current state is its absence: a deletion
+                // that lost to the file holds that very state and is no other version.
+                let added = records[recorded...]
+                records.removeSubrange(recorded...)
+                for record in added {
+                    guard let version = ObjectID(hex: record.version),
+                          try repository.tree(repository.commit(version).treeID).documentEntry(atPath: path) != nil else { continue }
+                    records.append(record)
+                }
+            }
         }
         guard let folderMerged else { return fileMerged }
         // A file unchanged since the base was replaced by the folder on purpose, as a save
@@ -165,7 +177,7 @@ struct TreeMerger {
                 // An ordinary edit made on top of the state a decision kept supersedes the
                 // decision; another decision never does: two decisions that disagree conflict.
                 guard decisionIDs.contains(id), !decisionIDs.contains(other) else { return false }
-                return try repository.isAncestorOrSame(graph.introducingCommit(of: path, from: id), of: other)
+                return try isEdit(other, onTopOf: graph.introducingCommit(of: path, from: id), path: path)
             }
         }
         let states = remaining.map { versions[$0]! }
@@ -193,6 +205,35 @@ struct TreeMerger {
             records.append(ConflictRecord(path: path, version: loser.hex, base: baseVersion))
         }
         return versions[winner]!
+    }
+
+    /// True when `version`, an ordinary save, was made on top of the state `kept` introduced:
+    /// its chain of predecessors in the document's version graph reaches `kept` without going
+    /// through a decision about the document. An edit made on top of another device's
+    /// decision (one that replaced the kept state) is no edit of the kept state, although
+    /// its commit descends from it: it must meet a decision that kept that state, not
+    /// supersede it in silence.
+    private func isEdit(_ version: ObjectID, onTopOf kept: ObjectID, path: String) throws -> Bool {
+        if version == kept { return true }
+        guard try repository.isDescendant(version, of: kept) else { return false }
+        var visited: Set<ObjectID> = [version]
+        var stack = [version]
+        while let next = stack.popLast() {
+            for predecessor in try graph.predecessors(of: next, path: path) where visited.insert(predecessor).inserted {
+                if predecessor == kept { return true }
+                guard try repository.isDescendant(predecessor, of: kept), try !isDecision(predecessor, about: path) else { continue }
+                stack.append(predecessor)
+            }
+        }
+        return false
+    }
+
+    private func isDecision(_ commitID: ObjectID, about path: String) throws -> Bool {
+        let trailers = try repository.commit(commitID).trailers
+        return trailers.contains { trailer in
+            Trailer.decisionRecords.contains(trailer.key) && RecordTrust.honours(trailer.key, in: trailers)
+                && VersionRecord(trailerValue: trailer.value)?.path == path
+        }
     }
 
     /// Where a document went on a side that removed it, if libgit2 sees a pure rename there.
