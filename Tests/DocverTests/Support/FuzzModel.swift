@@ -213,6 +213,14 @@ struct FuzzObservation {
             for (version, path) in records(fields[1]) { conflicts[path, default: []].insert(version) }
             for (version, path) in records(fields[2]) + records(fields[3]) { settled[path, default: []].insert(version) }
         }
+        // Versions a merge made with plain git set aside carry no trailer: docver derives them
+        // from the merge (docs/FORMAT.md, "Merges made with plain git") and lists them as
+        // resolved conflict versions (`versions --all`).
+        for document in documents.sorted() {
+            for version in try device.resolvedConflictVersions(of: DocumentPath(document)) {
+                settled[document, default: []].insert(version.id)
+            }
+        }
         for (document, versions) in conflicts {
             var open = versions.subtracting(settled[document] ?? [])
             if let current = observation.currentID[document] { open.remove(current) }

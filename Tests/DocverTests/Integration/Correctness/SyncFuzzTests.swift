@@ -10,12 +10,14 @@ import Testing
 /// document, sync, a crossed `git fetch` of one other device's branch followed by
 /// `integrate()`, a resolution of a document in conflict (replace, mark-resolved,
 /// remove-other-versions, latest-date, merge, choose), the same conflict resolved on several
-/// devices before they sync, or a plain `git commit -am` (a save of that device through the
-/// commit hook). Every step checks its own postconditions; at the end every device syncs until
+/// devices before they sync, a plain `git commit -am` (a save of that device through the
+/// commit hook), or a plain `git merge -s ours` of another device's branch (a resolution by a
+/// git user that drops the other side). Every step checks its own postconditions; at the end
+/// every device syncs until
 /// nothing moves and the oracle (Support/FuzzModel.swift) checks: (1) the devices converged,
 /// (2) no saved version was lost and every save is reachable, (3) the working trees hold the
 /// current versions, (4) `git fsck --strict` is clean, (5) each conflict version is listed once
-/// and the listing is the unresolved set of the trailers, (6) concurrent resolutions of the
+/// and the listing is the unresolved set of the trailers and of plain merges, (6) concurrent resolutions of the
 /// same conflict do not drop a decision in silence (a known issue: issue 11 item 6).
 ///
 /// Profiles: 12 seeds × 40 steps by default (CI); `DOCVER_FUZZ_LONG=1` runs 300 seeds × 120
@@ -185,6 +187,7 @@ final class FuzzWorld {
         case 72..<83: try await resolveStep(on: device)
         case 83..<90: try await multiResolveStep()
         case 90..<97: try await plainCommit(device)
+        case 97..<99: try await plainMerge(device)
         default: try await sync(device)
         }
     }
@@ -471,6 +474,32 @@ final class FuzzWorld {
             }
             return ""
         }
+    }
+
+    /// A git user merges another device's branch into this one with `git merge -s ours` (this
+    /// side's tree whole, the other side dropped) and pushes it: a resolution by a git user
+    /// (docs/FORMAT.md, "Merges made with plain git"). Every version the merge dropped must
+    /// stay listed, as a resolved conflict version, on every device.
+    private func plainMerge(_ device: Container) async throws {
+        let id = device.device.id
+        guard (pending[id] ?? [:]).isEmpty else { return try await sync(device) }
+        let pushed = devices.filter { other in
+            other.device.id != id && (try? runGit(["rev-parse", "--verify", "-q", "refs/heads/docver/\(other.device.id)"], in: remote)) != nil
+        }
+        guard let other = pick(pushed) else { return try await sync(device) }
+        let branch = "docver/\(other.device.id)"
+        try runGit(["fetch", "-q", "origin", "+refs/heads/\(branch):refs/remotes/origin/\(branch)"], in: device.root)
+        let before = try device.headID()
+        let result = try runProcess("/usr/bin/git", ["merge", "-q", "--no-edit", "-s", "ours", "refs/remotes/origin/\(branch)"],
+                                    in: device.root,
+                                    environment: ["GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "tester@example.com",
+                                                  "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "tester@example.com"])
+        let after = try device.headID()
+        // The merge is no save: every device's discovery skips it.
+        if let after, after != before { known.insert(after) }
+        note("\(id): git merge -s ours \(other.device.id)'s branch" + (result.status == 0 ? (after == before ? " | already merged" : " | merged") : " | failed"))
+        if result.status != 0 { fail("git merge -s ours on \(id) failed: \(result.stderr)") }
+        try expectClean(device, after: "a plain merge")
     }
 
     /// After a sync or an integration nothing is unsaved: plain git sees a clean checkout.
