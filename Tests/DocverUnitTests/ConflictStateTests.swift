@@ -198,7 +198,7 @@ import Testing
         #expect(state.unresolvedByDocument().isEmpty)
         // A version that is not in the repository.
         var checked = ConflictState()
-        checked.absorb(Self.integration([conflict]), exists: { $0 != Self.v1 })
+        checked.absorb(Self.integration([conflict]), exists: { version, _ in version != Self.v1 })
         #expect(checked.conflicts.isEmpty && checked.ignored.count == 1)
     }
 
@@ -265,10 +265,12 @@ import Testing
         #expect(conflicts.allSatisfy { Set($0.keys).isSubset(of: ["path", "version", "base"]) && $0["path"] != nil })
         #expect(try JSONDecoder().decode(ConflictState.self, from: data) == state)
         // A cache written with an explicit null base reads the same.
-        // (and a cache without "ignored", written before it existed, reads as nothing ignored).
-        let written = #"{"head":null,"conflicts":[{"path":"x","version":"v","base":null}],"resolved":[],"removed":[]}"#
+        let written = #"{"head":null,"conflicts":[{"path":"x","version":"v","base":null}],"resolved":[],"removed":[],"ignored":[]}"#
         let decoded = try JSONDecoder().decode(ConflictState.self, from: Data(written.utf8))
         #expect(decoded.conflicts == [ConflictRecord(path: "x", version: "v", base: nil)])
         #expect(decoded.ignored.isEmpty)
+        // A cache written before records were validated (no "ignored") is not read: it is rebuilt.
+        let old = #"{"head":null,"conflicts":[],"resolved":[],"removed":[]}"#
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(ConflictState.self, from: Data(old.utf8)) }
     }
 }

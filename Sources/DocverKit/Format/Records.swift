@@ -73,11 +73,21 @@ enum RecordID {
 /// device: docver's own saves and resolutions, and plain commits marked by the commit hook.
 /// A record in any other commit (typed by hand into a plain `git commit`, or copied by a
 /// plain merge) is ignored, and the sync that brings it says so.
-enum RecordTrust {
-    static func honours(_ key: String, in trailers: [(key: String, value: String)]) -> Bool {
+struct RecordTrust {
+    private let isIntegration: Bool
+    private let namesDevice: Bool
+
+    /// Reads once what the commit with these trailers is (so judging each of its records is
+    /// constant time, however many it holds).
+    init(_ trailers: [(key: String, value: String)]) {
+        isIntegration = trailers.contains { $0.key == Trailer.integration }
+        namesDevice = trailers.contains { $0.key == Trailer.device }
+    }
+
+    func honours(_ key: String) -> Bool {
         switch key {
-        case Trailer.conflict: trailers.contains { $0.key == Trailer.integration }
-        case Trailer.resolved, Trailer.removed, Trailer.replaced: trailers.contains { $0.key == Trailer.device }
+        case Trailer.conflict: isIntegration
+        case Trailer.resolved, Trailer.removed, Trailer.replaced: namesDevice
         default: true
         }
     }

@@ -33,9 +33,8 @@ struct ConflictCache {
         let plainMerges = PlainMerge(graph: VersionGraph(repository: repository))
         while let id = try walk.next() {
             let commit = try repository.commit(id)
-            try state.absorb(commit.trailers) { version in
-                guard let id = ObjectID(hex: version) else { return false }
-                return try repository.commitExists(id)
+            try state.absorb(commit.trailers) { version, path in
+                try Self.isVersion(version, of: path, in: repository)
             }
             if PlainMerge.isPlainMerge(commit) { state.absorb(setAside: try plainMerges.setAside(by: id)) }
         }
@@ -44,16 +43,30 @@ struct ConflictCache {
         return state
     }
 
+    /// True when `version` is a commit that holds a state of document `path` of its own: the
+    /// document is there, or was there in a parent (a deletion). Two tree lookups, so a
+    /// commit with many forged records costs time linear in their number.
+    static func isVersion(_ version: String, of path: String, in repository: Repository) throws -> Bool {
+        guard let id = ObjectID(hex: version), try repository.commitExists(id) else { return false }
+        let commit = try repository.commit(id)
+        if try repository.tree(commit.treeID).documentEntry(atPath: path) != nil { return true }
+        for parent in commit.parentIDs where try repository.tree(repository.commit(parent).treeID).documentEntry(atPath: path) != nil {
+            return true
+        }
+        return false
+    }
+
     /// The conflict listing cached for `head`, if there is one.
     func listing(at head: ObjectID) -> [Conflict]? {
         guard let data = FileSystem.contentsIfReadable(files.conflictListing),
               let listing = try? JSONDecoder().decode(ConflictListing.self, from: data),
-              listing.head == head.hex else { return nil }
+              listing.format == ConflictListing.currentFormat, listing.head == head.hex else { return nil }
         return listing.conflicts.compactMap(\.conflict)
     }
 
     func storeListing(_ conflicts: [Conflict], at head: ObjectID) {
-        store(ConflictListing(head: head.hex, conflicts: conflicts.map(ConflictListing.Item.init)), at: files.conflictListing)
+        store(ConflictListing(format: ConflictListing.currentFormat, head: head.hex, conflicts: conflicts.map(ConflictListing.Item.init)),
+              at: files.conflictListing)
     }
 
     private func store(_ value: some Encodable, at path: String) {
@@ -106,6 +119,11 @@ struct ConflictListing: Codable {
         }
     }
 
+    /// Raised whenever the rules that compute the listing change, so that a listing cached by
+    /// an older build is recomputed, not trusted (2: records are validated, plain folders are
+    /// no versions of files).
+    static let currentFormat = 2
+    var format: Int
     var head: String
     var conflicts: [Item]
 }

@@ -19,18 +19,20 @@ struct ConflictState: Codable, Equatable {
     var ignored: Set<String> = []
 
     /// Adds the records among one commit's trailers. Malformed records, records in a commit
-    /// that may not carry them, and records naming a version `exists` denies are ignored.
-    mutating func absorb(_ trailers: [(key: String, value: String)], exists: (String) throws -> Bool) rethrows {
+    /// that may not carry them, and records naming a version of a document that `exists`
+    /// denies are ignored.
+    mutating func absorb(_ trailers: [(key: String, value: String)], exists: (_ version: String, _ path: String) throws -> Bool) rethrows {
+        let trust = RecordTrust(trailers)
         for trailer in trailers where [Trailer.conflict, Trailer.resolved, Trailer.removed].contains(trailer.key) {
-            guard RecordTrust.honours(trailer.key, in: trailers) else { ignored.insert("\(trailer.key): \(trailer.value)"); continue }
+            guard trust.honours(trailer.key) else { ignored.insert("\(trailer.key): \(trailer.value)"); continue }
             switch trailer.key {
             case Trailer.conflict:
-                guard let record = ConflictRecord(trailerValue: trailer.value), try exists(record.version) else {
+                guard let record = ConflictRecord(trailerValue: trailer.value), try exists(record.version, record.path) else {
                     ignored.insert("\(trailer.key): \(trailer.value)"); continue
                 }
                 conflicts.insert(record)
             default:
-                guard let record = VersionRecord(trailerValue: trailer.value), try exists(record.version) else {
+                guard let record = VersionRecord(trailerValue: trailer.value), try exists(record.version, record.path) else {
                     ignored.insert("\(trailer.key): \(trailer.value)"); continue
                 }
                 if trailer.key == Trailer.resolved { resolved.insert(record) } else { removed.insert(record) }
@@ -40,7 +42,7 @@ struct ConflictState: Codable, Equatable {
 
     /// Adds the records among one commit's trailers, taking every version they name to exist.
     mutating func absorb(_ trailers: [(key: String, value: String)]) {
-        absorb(trailers, exists: { _ in true })
+        absorb(trailers, exists: { _, _ in true })
     }
 
     /// Adds what a merge made with plain git set aside: each version is recorded as a
@@ -91,7 +93,8 @@ struct ConflictState: Codable, Equatable {
         conflicts = try container.decode(Set<ConflictRecord>.self, forKey: .conflicts)
         resolved = try container.decode(Set<VersionRecord>.self, forKey: .resolved)
         removed = try container.decode(Set<VersionRecord>.self, forKey: .removed)
-        ignored = try container.decodeIfPresent(Set<String>.self, forKey: .ignored) ?? []
+        // Required: a cache written before records were validated is rebuilt, not trusted.
+        ignored = try container.decode(Set<String>.self, forKey: .ignored)
     }
 
     /// The same sets, ignoring the head the state was read at.

@@ -110,7 +110,8 @@ extension Integrator {
         while let id = try walk.next() {
             let commit = try repository.commit(id)
             let trailers = commit.trailers
-            for trailer in trailers where Trailer.decisionRecords.contains(trailer.key) && RecordTrust.honours(trailer.key, in: trailers) {
+            let trust = RecordTrust(trailers)
+            for trailer in trailers where Trailer.decisionRecords.contains(trailer.key) && trust.honours(trailer.key) {
                 guard let record = VersionRecord(trailerValue: trailer.value), result[record.path] == nil else { continue }
                 result[record.path] = id
             }

@@ -230,8 +230,9 @@ struct TreeMerger {
 
     private func isDecision(_ commitID: ObjectID, about path: String) throws -> Bool {
         let trailers = try repository.commit(commitID).trailers
+        let trust = RecordTrust(trailers)
         return trailers.contains { trailer in
-            Trailer.decisionRecords.contains(trailer.key) && RecordTrust.honours(trailer.key, in: trailers)
+            Trailer.decisionRecords.contains(trailer.key) && trust.honours(trailer.key)
                 && VersionRecord(trailerValue: trailer.value)?.path == path
         }
     }
