@@ -51,7 +51,7 @@ extension Container {
         let oldTree = try old.map { try repository.commit($0).treeID }
         let documents = Set(try repository.changedPaths(from: oldTree, to: repository.commit(new).treeID)
             .map { DocumentPath.document(containingFile: $0) })
-        for document in documents.subtracting(explained) {
+        for document in documents.subtracting(explained) where !DocumentPath.isReserved(document.path) {
             guard let current = try current(document), current.device.id != device.id else { continue }
             changes.append(DocumentSyncChange(document: document, kind: .updated, current: current, version: nil))
         }
