@@ -41,8 +41,12 @@ struct KeyValueSnapshot {
     /// Throws ``DocverError/keyValueQuotaExceeded(_:)`` when `changes` would take the store
     /// past a quota, or further past one it is already over (after a sync brought it there).
     func checkQuota(after changes: [String: PropertyListValue?]) throws {
-        let before = usage
-        let after = usage(after: changes)
+        try Self.checkQuota(from: usage, to: usage(after: changes))
+    }
+
+    /// Throws unless going from `before` to `after` stays within the quotas or adds nothing to
+    /// an excess.
+    static func checkQuota(from before: KeyValueUsage, to after: KeyValueUsage) throws {
         if after.keys > KeyValueQuota.maximumKeys, after.keys > before.keys {
             throw DocverError.keyValueQuotaExceeded("\(after.keys) keys, at most \(KeyValueQuota.maximumKeys) are allowed")
         }
@@ -62,7 +66,7 @@ extension Container {
     }
 
     /// Saves `changes` (key → value, nil: remove) as one commit on this device's branch and
-    /// brings the keys' files in the working tree and the index along. Returns the save's id,
+    /// brings the keys' files in the working tree and the index along (a checkout). Returns the save's id,
     /// or nil when every value was already stored. A write past a quota throws and changes
     /// nothing.
     func saveKeyValues(_ changes: [String: PropertyListValue?]) throws -> String? {
@@ -95,15 +99,10 @@ extension Container {
                 let commit = try repository.createCommit(tree: newTree, parents: head.map { [$0] } ?? [],
                                                          author: identity, committer: identity, message: message)
                 do {
-                    try advanceBranch(to: commit, from: head, message: "docver: key-value store", in: repository) { _ in
-                        for replacement in replacements {
-                            let entry = replacement.new.map { TreeEntry(name: "", id: $0.id, mode: $0.mode) }
-                            let files = try materialize(entry, at: root.path + "/" + replacement.path, relative: replacement.path,
-                                                        in: repository)
-                            try recordInIndex([DocumentSnapshot(document: DocumentPath(trusted: replacement.path),
-                                                                state: replacement.new, files: files)], in: repository)
-                        }
-                    }
+                    // A checkout from the old tree touches only the keys' files and updates the index,
+                    // so `git status` stays clean (one checkout, not a durable write per file: the
+                    // values are safe in the commit, and an interrupted checkout is finished later).
+                    try advanceBranch(to: commit, from: head, message: "docver: key-value store", in: repository)
                 } catch let error as GitError where [.modified, .exists, .locked].contains(error.code) {
                     // Another writer (a plain git commit) moved the branch: rebuild on the new tip.
                     usleep(UInt32(min(attempt, 20)) * 500)
@@ -138,9 +137,9 @@ extension Container {
         }
     }
 
-    /// Every saved state of `key` reachable from this device's head, newest first: the
-    /// current one, the ones later writes replaced, and the ones that lost to concurrent
-    /// writes under the per-key rule.
+    /// Every saved state of `key` reachable from this device's head: the current one first,
+    /// then the ones later writes replaced and the ones that lost to concurrent writes under
+    /// the per-key rule, in git's topological order (a state before the ones it replaced).
     ///
     /// Cost: one look at the key's tree entry per commit in the history.
     public func keyValueHistory(of key: String) throws -> [KeyValueVersion] {
@@ -150,7 +149,7 @@ extension Container {
             let path = KeyValueFiles.path(ofKey: key)
             let components = path.split(separator: "/").map(String.init)
             let current = try VersionGraph(repository: repository).introducingCommit(of: path, from: head)
-            let walk = try repository.revwalk(from: [head], topological: false)
+            let walk = try repository.revwalk(from: [head], topological: true)
             var result: [KeyValueVersion] = []
             while let id = try walk.next() {
                 let commit = try repository.commit(id)
@@ -170,7 +169,9 @@ extension Container {
                 result.append(KeyValueVersion(id: id.hex, key: key, value: value, modified: commit.author.time,
                                               device: commit.device, role: role))
             }
-            return result.sorted { ($0.modified, $0.device.id, $0.id) > ($1.modified, $1.device.id, $1.id) }
+            // The current state first, then git's topological order (a state before the ones it
+            // replaced), which is the same on every device holding the same head.
+            return result.filter { $0.role == .current } + result.filter { $0.role != .current }
         }
     }
 }

@@ -32,6 +32,28 @@ public final class KeyValueStore: Sendable {
         var head: ObjectID?
         /// Changes not saved yet (nil: removal).
         var pending: [String: PropertyListValue?] = [:]
+        /// The file size of each key in memory (saved values with `pending` applied), kept up
+        /// to date write by write so a quota check costs one file's size, not the store's.
+        var sizes: [String: Int] = [:]
+        var bytes = 0
+
+        init(snapshot: KeyValueSnapshot, head: ObjectID?) {
+            self.snapshot = snapshot
+            self.head = head
+            load(snapshot, head: head)
+        }
+
+        /// Takes the saved values at `head`, keeping the pending changes on top.
+        mutating func load(_ snapshot: KeyValueSnapshot, head: ObjectID?) {
+            self.snapshot = snapshot
+            self.head = head
+            persisted = snapshot.values
+            sizes = snapshot.sizes
+            for (key, value) in pending { sizes[key] = value.map { KeyValueFiles.contents(key: key, value: $0).count } }
+            bytes = sizes.values.reduce(0, +)
+        }
+
+        var usage: KeyValueUsage { KeyValueUsage(keys: sizes.count, bytes: bytes) }
     }
 
     private let state: Mutex<State>
@@ -40,7 +62,7 @@ public final class KeyValueStore: Sendable {
     public init(container: Container) throws {
         self.container = container
         let (head, snapshot) = try container.keyValueSnapshot()
-        state = Mutex(State(persisted: snapshot.values, snapshot: snapshot, head: head))
+        state = Mutex(State(snapshot: snapshot, head: head))
     }
 
     // MARK: Reading
@@ -107,7 +129,7 @@ public final class KeyValueStore: Sendable {
 
     /// How much of the quota the values in memory use.
     public var usage: KeyValueUsage {
-        state.withLock { $0.snapshot.usage(after: $0.pending) }
+        state.withLock { $0.usage }
     }
 
     // MARK: Writing
@@ -139,11 +161,16 @@ public final class KeyValueStore: Sendable {
     private func change(_ key: String, to value: PropertyListValue?) throws {
         try KeyValueQuota.validate(key: key)
         if let problem = value?.storageProblem { throw DocverError.invalidValue(problem) }
+        let size = value.map { KeyValueFiles.contents(key: key, value: $0).count }
         try state.withLock { state in
-            var pending = state.pending
-            pending[key] = .some(value)
-            try state.snapshot.checkQuota(after: pending)
-            state.pending = pending
+            let before = state.usage
+            let old = state.sizes[key]
+            let after = KeyValueUsage(keys: before.keys + (size == nil ? 0 : 1) - (old == nil ? 0 : 1),
+                                      bytes: before.bytes + (size ?? 0) - (old ?? 0))
+            try KeyValueSnapshot.checkQuota(from: before, to: after)
+            state.pending[key] = .some(value)
+            state.sizes[key] = size
+            state.bytes = after.bytes
         }
     }
 
@@ -171,9 +198,11 @@ public final class KeyValueStore: Sendable {
         let pending = state.withLock { $0.pending }
         guard !pending.isEmpty else { return nil }
         let id = try container.saveKeyValues(pending)
+        let (head, snapshot) = try container.keyValueSnapshot()
         state.withLock { state in
             // Keep what changed in memory while the save ran.
             for (key, value) in pending where state.pending[key] == value { state.pending[key] = nil }
+            state.load(snapshot, head: head)
         }
         return id
     }
@@ -189,11 +218,7 @@ public final class KeyValueStore: Sendable {
     private func reload(since old: ObjectID?) throws -> KeyValueStoreChange? {
         let (head, snapshot) = try container.keyValueSnapshot()
         let change = try container.keyValueChange(from: old, to: head)
-        state.withLock { state in
-            state.head = head
-            state.snapshot = snapshot
-            state.persisted = snapshot.values
-        }
+        state.withLock { $0.load(snapshot, head: head) }
         return change
     }
 
