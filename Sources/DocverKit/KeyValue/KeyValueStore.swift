@@ -14,7 +14,8 @@ import Synchronization
 /// When two devices change the same key concurrently, every device keeps the same value: the
 /// rule that picks a document's current version (latest modification date, then greater
 /// device id, then greater version id; a value beats a concurrent removal), applied per key.
-/// The losing value stays in history (``history(ofKey:)``); no conflict is left open.
+/// The losing value stays in history (``history(ofKey:)``); no conflict is left open. The rule
+/// is applied at each integration, so a value that lost once does not compete again.
 /// Concurrent writes to different keys never meet.
 ///
 /// Getters return what Apple's do for a missing key or a value of another type: nil, 0 or
@@ -233,8 +234,9 @@ public final class KeyValueStore: Sendable {
     /// The values other devices change, as they arrive: Apple's
     /// `didChangeExternallyNotification`. A sync in this process or another (`docver sync`)
     /// that brings new values yields one change with the keys and the reason; this device's
-    /// own writes yield nothing. The store's values in memory are up to date when a change
-    /// is yielded.
+    /// own writes yield nothing. Changes count from the values the store last read (when it
+    /// was opened, saved, synchronized or reloaded). The store's values in memory are up to
+    /// date when a change is yielded.
     ///
     /// Arrivals are noticed by reading this device's branch every `pollInterval`, off the
     /// cooperative pool. The stream ends when it is cancelled or the container can no longer
@@ -242,10 +244,13 @@ public final class KeyValueStore: Sendable {
     public func changes(pollInterval: Duration = .seconds(1),
                         clock: any Clock<Duration> = ContinuousClock()) -> AsyncStream<KeyValueStoreChange> {
         let store = self
+        // From the head the store last read, taken now: an arrival between this call and the
+        // first poll is reported, not mistaken for the starting point.
+        let start = state.withLock { $0.head?.hex }
         return AsyncStream { continuation in
             let task = Task {
                 do {
-                    var seen = try await offCooperativePool { try store.container.headID() }
+                    var seen = start
                     while !Task.isCancelled {
                         try await clock.sleep(for: pollInterval)
                         let head = try await offCooperativePool { try store.container.headID() }

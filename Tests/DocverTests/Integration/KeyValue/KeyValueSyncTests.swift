@@ -1,6 +1,7 @@
 import DocverKit
 import DocverTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// The key-value store between devices: change events with their keys and reasons, and
@@ -61,12 +62,24 @@ import Testing
         let alice = try KeyValueStore(container: aliceContainer)
         let bob = try KeyValueStore(container: bobContainer)
         let stream = bob.changes(pollInterval: .milliseconds(20))
-        var iterator = stream.makeAsyncIterator()
+        // One consumer task; each change is handed over with a deadline, so a missed change
+        // fails the test instead of hanging it.
+        let received = Received()
+        let consumer = Task { for await change in stream { received.changes.withLock { $0.append(change) } } }
+        defer { consumer.cancel() }
+        func change(_ number: Int) async throws -> KeyValueStoreChange? {
+            for _ in 0..<500 {
+                if let change = received.changes.withLock({ $0.count > number ? $0[number] : nil }) { return change }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            Issue.record("change \(number + 1) did not arrive within 10 seconds")
+            return nil
+        }
 
         try alice.set(0x00FF00, forKey: "bg")
         try alice.synchronize()
         try bobContainer.sync() // another process's sync would do the same: the stream watches the branch
-        let first = await iterator.next()
+        let first = try await change(0)
         #expect(first == KeyValueStoreChange(keys: ["bg"], reason: .initialSync))
         #expect(bob.longLong(forKey: "bg") == 0x00FF00, "the store's values are up to date when the change arrives")
 
@@ -75,13 +88,25 @@ import Testing
         try alice.set(2, forKey: "bg")
         try alice.synchronize()
         try bob.synchronize()
-        let second = await iterator.next()
+        let second = try await change(1)
         #expect(second == KeyValueStoreChange(keys: ["bg"], reason: .serverChange))
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(received.changes.withLock { $0.count } == 2, "each arrival is delivered once")
+    }
+
+    /// The changes a stream delivered, shared with the task that reads the stream.
+    final class Received: Sendable {
+        let changes = Mutex<[KeyValueStoreChange]>([])
     }
 
     // MARK: Convergence
 
-    /// A model of the per-key rule: every write with what its device knew when it wrote it.
+    /// A model of the per-key rule as integration applies it. Every write records what its
+    /// device knew when it wrote it (its causal past). Each device branch holds, per key, the
+    /// write that is current there; a sync joins this device's branch with every branch on the
+    /// remote: per key, a write another joined write saw drops out, and of the rest a value
+    /// beats a removal, then the later date, the greater device id, the greater commit id. A
+    /// write that lost a join is not current anywhere after it (it stays in history).
     struct Model {
         struct Write {
             var id: Int
@@ -94,17 +119,41 @@ import Testing
         }
 
         var writes: [Write] = []
+        /// Device → the writes its branch holds (its causal past).
         var knowledge: [String: Set<Int>] = [:]
-        var remote: Set<Int> = []
+        /// Device → key → the write current on its branch.
+        var branches: [String: [String: Int]] = [:]
+        /// Device → its branch as last pushed to the remote.
+        var pushed: [String: [String: Int]] = [:]
 
-        /// The value the rule must give `key`: among the writes no other write saw, a value beats
-        /// a removal, then the latest date, the greater device id, the greater commit id.
-        func expected(_ key: String) -> PropertyListValue? {
-            let candidates = writes.filter { $0.key == key }
-            let maximal = candidates.filter { write in !candidates.contains { $0.seen.contains(write.id) } }
-            let present = maximal.filter { $0.value != nil }
-            let pool = present.isEmpty ? maximal : present
-            return pool.max { ($0.date, $0.device, $0.commit) < ($1.date, $1.device, $1.commit) }?.value
+        mutating func record(_ write: Write) {
+            writes.append(write)
+            knowledge[write.device, default: []].insert(write.id)
+            branches[write.device, default: [:]][write.key] = write.id
+        }
+
+        /// The rule among the current writes of the joined branches.
+        func join(_ candidates: Set<Int>) -> Int {
+            let remaining = candidates.filter { id in !candidates.contains { writes[$0].seen.contains(id) } }
+            let present = remaining.filter { writes[$0].value != nil }
+            let pool = present.isEmpty ? remaining : present
+            return pool.max { (writes[$0].date, writes[$0].device, writes[$0].commit) < (writes[$1].date, writes[$1].device, writes[$1].commit) }!
+        }
+
+        /// A sync of `device`: join its branch with every pushed branch, then push.
+        mutating func sync(_ device: String) {
+            let heads = [branches[device, default: [:]]] + Array(pushed.values)
+            var joined: [String: Int] = [:]
+            for key in Set(heads.flatMap(\.keys)) { joined[key] = join(Set(heads.compactMap { $0[key] })) }
+            branches[device] = joined
+            for other in pushed.keys { knowledge[device, default: []].formUnion(knowledge[other + "@remote", default: []]) }
+            knowledge[device + "@remote"] = knowledge[device, default: []]
+            pushed[device] = joined
+        }
+
+        /// The value `device` must hold for `key`.
+        func expected(_ key: String, on device: String) -> PropertyListValue? {
+            branches[device]?[key].flatMap { writes[$0].value }
         }
     }
 
@@ -149,8 +198,7 @@ import Testing
         func sync(_ index: Int) throws {
             let device = containers[index].device.id
             try stores[index].synchronize()
-            model.knowledge[device, default: []].formUnion(model.remote)
-            model.remote.formUnion(model.knowledge[device, default: []])
+            model.sync(device)
             log.append("\(device) sync")
         }
 
@@ -158,8 +206,9 @@ import Testing
         func check(_ context: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
             for (index, store) in stores.enumerated() {
                 for key in keys {
-                    #expect(store.object(forKey: key) == model.expected(key),
-                            "\(context): \(containers[index].device.id) holds \(key) = \(store.object(forKey: key)?.jsonText ?? "nil"), the rule gives \(model.expected(key)?.jsonText ?? "nil")\n\(log.joined(separator: "\n"))",
+                    let expected = model.expected(key, on: containers[index].device.id)
+                    #expect(store.object(forKey: key) == expected,
+                            "\(context): \(containers[index].device.id) holds \(key) = \(store.object(forKey: key)?.jsonText ?? "nil"), the rule gives \(expected?.jsonText ?? "nil")\n\(log.joined(separator: "\n"))",
                             sourceLocation: sourceLocation)
                 }
                 #expect(try containers[index].conflicts().isEmpty, "\(context): no conflict is left open", sourceLocation: sourceLocation)
@@ -233,10 +282,8 @@ extension KeyValueSyncTests.World {
         let seen = model.knowledge[device, default: []]
         for file in files {
             let key = String(file.dropFirst(".docver/kv/".count).dropLast(".json".count))
-            let id = model.writes.count
-            model.writes.append(KeyValueSyncTests.Model.Write(id: id, key: key, value: stores[index].object(forKey: key), date: date,
-                                                              device: device, commit: commit, seen: seen))
-            model.knowledge[device, default: []].insert(id)
+            model.record(KeyValueSyncTests.Model.Write(id: model.writes.count, key: key, value: stores[index].object(forKey: key),
+                                                       date: date, device: device, commit: commit, seen: seen))
         }
     }
 }
