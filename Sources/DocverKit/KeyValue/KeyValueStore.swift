@@ -178,8 +178,8 @@ public final class KeyValueStore: Sendable {
     // MARK: Synchronizing
 
     /// Saves the changes made in memory as one save of this device (`Set bg`, ...), then,
-    /// when the container has remotes, syncs it (fetch, integrate, push, like
-    /// ``Container/sync(_:)``), and reads the values back.
+    /// when the container has remotes, syncs the container (``Container/sync(_:)``: unsaved
+    /// document edits are saved too, then fetch, integrate, push), and reads the values back.
     ///
     /// Returns the values of other devices that arrived, with their reason, or nil. A save
     /// past a quota (values of another process may have used it meanwhile) throws
@@ -223,8 +223,8 @@ public final class KeyValueStore: Sendable {
         return change
     }
 
-    /// The saved states of `key`, newest first, with the role each plays now: the current
-    /// value, values later writes replaced, and values that lost to concurrent writes.
+    /// The saved states of `key`, the current one first, with the role each plays now: the
+    /// current value, values later writes replaced, and values that lost to concurrent writes.
     public func history(ofKey key: String) throws -> [KeyValueVersion] {
         try container.keyValueHistory(of: key)
     }
