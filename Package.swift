@@ -33,12 +33,14 @@ let package = Package(
         // Example apps on the editor library (see Examples/TextNotes and Examples/ImageNotes).
         .executableTarget(name: "TextNotes", dependencies: ["DocverKit"], path: "Examples/TextNotes/Sources"),
         .executableTarget(name: "ImageNotes", dependencies: ["DocverKit"], path: "Examples/ImageNotes/Sources"),
+        // The key-value store's example (see Examples/BackgroundColor).
+        .executableTarget(name: "BackgroundColor", dependencies: ["DocverKit"], path: "Examples/BackgroundColor/Sources"),
         // Helpers shared by the test targets (the seeded generator of property and fuzz tests).
         .target(name: "DocverTestSupport", path: "Tests/DocverTestSupport"),
         .testTarget(
             name: "DocverTests",
-            // "docver", "TextNotes" and "ImageNotes" are build dependencies only: the tests run the built binaries.
-            dependencies: ["DocverKit", "DocverTestSupport", "docver", "TextNotes", "ImageNotes"]
+            // "docver" and the examples are build dependencies only: the tests run the built binaries.
+            dependencies: ["DocverKit", "DocverTestSupport", "docver", "TextNotes", "ImageNotes", "BackgroundColor"]
         ),
         .testTarget(name: "DocverUnitTests", dependencies: ["DocverKit", "DocverTestSupport"]),
     ]

@@ -43,7 +43,7 @@ extension Container {
             let tree = try repository.tree(commit.treeID)
             let documents = Set(try repository.changedPaths(from: parentTree, to: commit.treeID)
                 .map { DocumentPath.document(containingFile: $0) })
-            changes = try documents.sorted().compactMap { document in
+            changes = try documents.filter { !DocumentPath.isReserved($0.path) }.sorted().compactMap { document in
                 let before = try parentTreeObject?.documentEntry(atPath: document.path) != nil
                 let after = try tree.documentEntry(atPath: document.path) != nil
                 return ChangeKind(existedBefore: before, existsAfter: after).map { DocumentChange(document: document, change: $0) }

@@ -37,6 +37,12 @@ public struct DocumentPath: Hashable, Comparable, Sendable, Codable, CustomStrin
     /// docver's reserved name at the top of the container.
     static let reservedArea = ".docver"
 
+    /// True for a stored path inside the reserved area (the key-value store's files): never a
+    /// user document, so listings, conflicts and sync reports leave it out.
+    static func isReserved(_ path: String) -> Bool {
+        path == reservedArea || path.hasPrefix(reservedArea + "/")
+    }
+
     /// The path, as written in listings.
     public var description: String { path }
 

@@ -43,6 +43,14 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
     case conflictMarkersRemain(document: String, lines: [String])
     case branchKeptChanging(attempts: Int)
     case indexLocked
+    /// A key-value store key that cannot be used (empty, over 64 bytes, control characters).
+    case invalidKey(String, reason: String)
+    /// A value the key-value store cannot hold (not a property-list value, not finite).
+    case invalidValue(String)
+    /// A key-value store write that would pass a quota; nothing was changed.
+    case keyValueQuotaExceeded(String)
+    /// The key-value store has no value for the key.
+    case noSuchKey(String)
     case git(GitError)
     case system(SystemError)
 
@@ -91,6 +99,10 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
             "the device branch kept changing under other writers; gave up after \(attempts) attempts, nothing was changed"
         case .indexLocked:
             "the save is recorded, but git's index stayed locked by another git command (.git/index.lock), so it was not updated"
+        case let .invalidKey(key, reason): "invalid key '\(key)': \(reason)"
+        case let .invalidValue(reason): "invalid value: \(reason)"
+        case let .keyValueQuotaExceeded(reason): "the key-value store's quota would be exceeded: \(reason); nothing was changed"
+        case let .noSuchKey(key): "no such key: \(key)"
         case let .git(error): error.message
         case let .system(error): error.description
         }

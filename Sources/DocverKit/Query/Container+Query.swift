@@ -83,6 +83,7 @@ extension Container {
         var result: [(DocumentPath, TreeEntry)] = []
         for entry in try repository.tree(tree).entries {
             let path = prefix + entry.name
+            if DocumentPath.isReserved(path) { continue } // the key-value store's files
             if entry.mode.isTree && !DocumentPath.isPackageName(entry.name) {
                 result += try documentEntries(in: entry.id, repository: repository, prefix: path + "/")
             } else if entry.mode.isTree || entry.mode.isBlob {

@@ -74,7 +74,7 @@ extension Container {
         let oldTree = try old.map { try repository.commit($0).treeID }
         let documents = Set(try repository.changedPaths(from: oldTree, to: repository.commit(new).treeID)
             .map { DocumentPath.document(containingFile: $0) })
-        for document in documents.subtracting(explained) {
+        for document in documents.subtracting(explained) where !DocumentPath.isReserved(document.path) {
             guard let current = try current(document), current.device.id != device.id else { continue }
             var change = DocumentSyncChange(document: document, kind: .updated, current: current, version: nil)
             if current.kind == .flat, let entry = current.entryID {

@@ -76,7 +76,10 @@ struct Integrator {
             tree = try repository.writeTree(base: tree, updates: [.init(path: path, action: .upsert(edit.state.id, edit.state.mode))])
         }
 
-        let records = merger.records.sorted { ($0.path, $0.version) < ($1.path, $1.version) }
+        // The key-value store's files (the reserved area) are decided by the same rule, but the
+        // store resolves by itself: its losing values stay in history, not as open conflicts.
+        let records = merger.records.filter { !DocumentPath.isReserved($0.path) }
+            .sorted { ($0.path, $0.version) < ($1.path, $1.version) }
         var message = CommitMessage(subject: "Integrate saves from \(candidates.count) heads")
         message.body = records.map { "conflict: \($0.path) (version \($0.version.prefix(12)) kept as a conflict version)" }
         message.trailers = [(Trailer.integration, "1")] + records.map(\.trailer)

@@ -2,7 +2,7 @@ import DocverKit
 import Foundation
 import Testing
 
-/// The example apps (Examples/TextNotes, Examples/ImageNotes) build and do what their
+/// The example apps (Examples/TextNotes, Examples/ImageNotes, Examples/BackgroundColor) build and do what their
 /// READMEs say. They are built next to the docver binary.
 @Suite struct ExamplesTests {
     private func example(_ name: String) -> String {
@@ -60,6 +60,27 @@ import Testing
             "laptop and phone hold the same merged note, no conflicts left: yes",
             "demo finished",
         ])
+    }
+
+    @Test func backgroundColorDemoRepaintsTheOtherDeviceAndConverges() throws {
+        let result = try runProcess(example("BackgroundColor"), ["demo"])
+        expectLines(result, [
+            "== 1. A laptop and a phone share a remote",
+            "== 2. The laptop sets the background to green and synchronizes",
+            "laptop: background #00FF00",
+            "== 3. The phone synchronizes",
+            "phone: told that bg changed (initial-sync)",
+            "phone: repaints its background #00FF00",
+            "phone saw the change: yes",
+            "== 4. Both change the colour before seeing each other's change",
+            "laptop and phone show the same colour: yes",
+            "conflicts left open: 0",
+            "== 5. The other colour stays in history",
+            "  current ",
+            "demo finished",
+        ])
+        #expect(result.stdout.contains("  lost       "), "the losing colour is listed")
+        #expect(result.stdout.contains("  superseded #00FF00 by Laptop"))
     }
 
     @Test func imageNotesWritesAValidPNG() throws {
