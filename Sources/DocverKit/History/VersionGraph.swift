@@ -9,10 +9,32 @@ import Foundation
 struct VersionGraph {
     let repository: Repository
     var memo: VersionMemo?
+    /// When present, walks run in the index instead of reading trees (same answers).
+    var index: VersionIndex?
 
-    init(repository: Repository, memo: VersionMemo? = nil) {
+    init(repository: Repository, memo: VersionMemo? = nil, index: VersionIndex? = nil) {
         self.repository = repository
         self.memo = memo
+        self.index = index
+    }
+
+    /// The index's answer, when it knows `start` and `path` is a document as the index
+    /// records them (a file, or a package as one unit).
+    private func indexedIntroducingCommit(of path: String, from start: ObjectID) throws -> ObjectID? {
+        guard let index, index.contains(start), DocumentPath.document(containingFile: path).path == path else { return nil }
+        let absent = try repository.tree(repository.commit(start).treeID).entry(atPath: path) == nil
+        return index.introducingCommit(of: path, from: start, absent: absent)
+    }
+
+    /// True when `commit` strictly descends from `ancestor`: from the index's generation
+    /// numbers when it knows both, else from libgit2.
+    func isDescendant(_ commit: ObjectID, of ancestor: ObjectID) throws -> Bool {
+        if let known = index?.isDescendant(commit, of: ancestor) { return known }
+        return try repository.isDescendant(commit, of: ancestor)
+    }
+
+    func isAncestorOrSame(_ ancestor: ObjectID, of commit: ObjectID) throws -> Bool {
+        try ancestor == commit || isDescendant(commit, of: ancestor)
     }
 
     /// The commit that introduced the state (contents, or absence) a document has at `start`:
@@ -27,6 +49,7 @@ struct VersionGraph {
     /// passed a commit with several parents lacking the document, every such line is searched,
     /// and the deletion no other deletion found descends from is the version.
     func introducingCommit(of path: String, from start: ObjectID) throws -> ObjectID {
+        if let known = try indexedIntroducingCommit(of: path, from: start) { return known }
         let components = path.split(separator: "/").map(String.init)
         var current = try repository.commit(start)
         // Absence needs the search below once the walk meets a commit with several parents
@@ -84,7 +107,7 @@ struct VersionGraph {
             }
         }
         let latest = try deletions.first { deletion in
-            try !deletions.contains { other in try other != deletion && repository.isDescendant(other, of: deletion) }
+            try !deletions.contains { other in try other != deletion && isDescendant(other, of: deletion) }
         }
         return latest ?? firstRoot ?? start
     }
@@ -93,6 +116,11 @@ struct VersionGraph {
     /// head's history while it is a single line, comparing only the pending documents at each
     /// step, so each commit's trees are read once however many documents are asked about.
     func introducingCommits(of paths: Set<String>, from head: ObjectID) throws -> [String: ObjectID] {
+        if index?.contains(head) == true {
+            var result: [String: ObjectID] = [:]
+            for path in paths { result[path] = try introducingCommit(of: path, from: head) }
+            return result
+        }
         var pending = Dictionary(uniqueKeysWithValues: paths.map { ($0, $0.split(separator: "/").map(String.init)) })
         var result: [String: ObjectID] = [:]
         var current = try repository.commit(head)
