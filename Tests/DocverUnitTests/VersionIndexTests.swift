@@ -8,8 +8,9 @@ import Testing
 /// random commit graphs with saves, deletions, packages, merges of two or three parents
 /// and unrelated roots.
 @Suite struct VersionIndexTests {
-    static let paths = ["a.txt", "b.txt", "dir/c.txt", "dir/d.txt", "p.pkg/x", "p.pkg/y"]
-    static let documents = ["a.txt", "b.txt", "dir/c.txt", "dir/d.txt", "p.pkg", "never.txt", "dir/never.txt"]
+    /// `e` and `e/f.txt` take turns: a document saved under a folder's name.
+    static let paths = ["a.txt", "b.txt", "dir/c.txt", "dir/d.txt", "p.pkg/x", "p.pkg/y", "e", "e/f.txt"]
+    static let documents = ["a.txt", "b.txt", "dir/c.txt", "dir/d.txt", "p.pkg", "never.txt", "dir/never.txt", "e", "e/f.txt"]
 
     /// A random commit graph: every commit with the files it holds.
     struct RandomHistory {
@@ -43,9 +44,12 @@ import Testing
                             if path.hasPrefix("p.pkg/") { state["p.pkg/x"] = nil; state["p.pkg/y"] = nil } else { state[path] = nil }
                         } else {
                             state[path] = "\(path) \(clock)"
+                            if path == "e" { state["e/f.txt"] = nil }
+                            if path == "e/f.txt" { state["e"] = nil }
                         }
                     }
                 }
+                if state["e"] != nil, state["e/f.txt"] != nil { state[Bool.random(using: &random) ? "e" : "e/f.txt"] = nil }
                 let tree = try scratch.tree(state)
                 let id = try scratch.commit(tree: tree, parents: parents, device: "d\(device)", at: clock)
                 commits.append(id)
@@ -109,7 +113,10 @@ import Testing
         let index = try Self.index(of: history, in: scratch.repository)
         let plain = VersionGraph(repository: scratch.repository)
         for commit in history.commits {
-            let present = try Self.documents.filter { try scratch.repository.tree(scratch.treeID(of: commit)).entry(atPath: $0) != nil }
+            let present = try Self.documents.filter { document in
+                let entry = try scratch.entry(document, at: commit)
+                return entry != nil && !(entry!.mode.isTree && !document.hasSuffix(".pkg")) // documents, not plain folders
+            }
             let answers = try #require(index.presentVersions(of: present, from: commit))
             #expect(answers.count == present.count)
             for document in present {
@@ -119,7 +126,9 @@ import Testing
                 var atRoot = false
                 while true {
                     guard let parent = try scratch.repository.commit(version).parentIDs.first else { atRoot = true; break }
-                    guard try scratch.entry(document, at: parent) != nil else { break }
+                    // The run ends where the parent lacks the document or holds a plain folder there.
+                    guard let entry = try scratch.entry(document, at: parent), !(entry.mode.isTree && !document.hasSuffix(".pkg"))
+                    else { break }
                     version = try plain.introducingCommit(of: document, from: parent)
                 }
                 #expect(answers[document]?.appeared == version, "seed \(seed): \(document) appeared")

@@ -22,8 +22,11 @@ struct VersionGraph {
     /// records them (a file, or a package as one unit).
     private func indexedIntroducingCommit(of path: String, from start: ObjectID) throws -> ObjectID? {
         guard let index, index.contains(start), DocumentPath.document(containingFile: path).path == path else { return nil }
-        let absent = try repository.tree(repository.commit(start).treeID).entry(atPath: path) == nil
-        return index.introducingCommit(of: path, from: start, absent: absent)
+        let entry = try repository.tree(repository.commit(start).treeID).entry(atPath: path)
+        // The index records a plain folder's entry only where it appears, vanishes or meets a
+        // file; a walk that starts at a folder (not a document) reads the trees.
+        if let entry, entry.mode.isTree, !DocumentPath.isPackageName(entry.name) { return nil }
+        return index.introducingCommit(of: path, from: start, absent: entry == nil)
     }
 
     /// True when `commit` strictly descends from `ancestor`: from the index's generation

@@ -109,7 +109,9 @@ extension VersionIndex {
     func changes(of commit: ObjectID) -> [(document: String, kind: IndexedChangeKind)]? {
         guard let number = nodeNumbers[commit] else { return nil }
         let list = nodes[Int(number)].changes[0]
-        return zip(list.documents, list.kinds).map { (documents[Int($0)], $1) }
+        // A plain folder appearing or vanishing is not a document's change.
+        return zip(list.documents, list.kinds).filter { $1 != .folderAdded && $1 != .folderDeleted }
+            .map { (documents[Int($0)], $1) }
     }
 
     /// True when a log of `document` lists `commit`: a save or resolution that changed it
@@ -283,19 +285,16 @@ extension VersionIndex {
         return result
     }
 
-    /// True when some indexed commit deleted `path` against some parent: only then can the
-    /// absence before a document's appearance be a deletion rather than a beginning.
-    func wasEverDeleted(_ path: String) -> Bool {
-        guard let document = documentNumbers[path] else { return false }
-        return nodes.contains { node in node.changes.contains { $0.kind(of: document) == .deleted } }
-    }
-
-    /// The documents ever deleted, for asking ``wasEverDeleted(_:)`` about many at once.
+    /// The documents some indexed commit deleted against some parent, or that were a plain
+    /// folder somewhere: only for those can the state before a document's appearance be
+    /// something other than a beginning, so only those need the full history walk.
     func deletedDocuments() -> Set<String> {
         var result = Set<Int32>()
         for node in nodes {
             for list in node.changes {
-                for (document, kind) in zip(list.documents, list.kinds) where kind == .deleted { result.insert(document) }
+                for (document, kind) in zip(list.documents, list.kinds) where kind == .deleted || kind.involvesFolder {
+                    result.insert(document)
+                }
             }
         }
         return Set(result.map { documents[Int($0)] })
@@ -336,5 +335,18 @@ private struct GenerationHeap {
             parent = largest
         }
         return top.number
+    }
+}
+
+extension IndexedChangeKind {
+    /// The user's word for the change.
+    var change: ChangeKind {
+        switch self {
+        case .added: .added
+        case .deleted: .deleted
+        case .modified, .folderChanged: .modified
+        case .folderAdded: .added
+        case .folderDeleted: .deleted
+        }
     }
 }

@@ -94,16 +94,25 @@ struct VersionIndexStore {
                 }
             }
             let parentTree = try parentTreeID.map { try repository.tree($0) }
-            var documents: [String] = []
-            for path in try repository.changedPaths(from: parentTreeID, to: commit.treeID) {
-                let document = DocumentPath.document(containingFile: path).path
-                if documents.last != document { documents.append(document) }
-            }
+            // A folder appearing, vanishing or turning into a file changes the entry at its
+            // path with no file of that name telling: it is recorded too, so that walks for a
+            // document once saved under a folder's name stay exact.
+            let (files, folders) = try repository.changedPathsAndFolders(from: parentTreeID, to: commit.treeID)
+            var documents = Set<String>()
+            for path in files + folders { documents.insert(DocumentPath.document(containingFile: path).path) }
             var list: [(document: String, kind: IndexedChangeKind)] = []
-            for document in Set(documents).sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-                let before = try parentTree?.entry(atPath: document) != nil
-                let after = try tree.entry(atPath: document) != nil
-                list.append((document, before && after ? .modified : after ? .added : .deleted))
+            for document in documents.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                let before = try parentTree?.entry(atPath: document), after = try tree.entry(atPath: document)
+                func isPlainFolder(_ entry: TreeEntry?) -> Bool {
+                    entry.map { $0.mode.isTree && !DocumentPath.isPackageName($0.name) } ?? false
+                }
+                let kind: IndexedChangeKind
+                if isPlainFolder(before) || isPlainFolder(after) {
+                    kind = before == nil ? .folderAdded : after == nil ? .folderDeleted : .folderChanged
+                } else {
+                    kind = before != nil && after != nil ? .modified : after != nil ? .added : .deleted
+                }
+                list.append((document, kind))
             }
             changes.append(list)
         }

@@ -27,10 +27,11 @@ extension Container {
         let open = try conflictState(in: repository).unresolvedByDocument()
         let documents = document.map { open[$0] == nil ? [] : [$0] } ?? open.keys.sorted()
         let memo = VersionMemo(file: files.versionMemo)
-        let graph = VersionGraph(repository: repository, memo: memo)
+        let graph = VersionGraph(repository: repository, memo: memo, index: documents.isEmpty ? nil : versionIndex(in: repository))
         defer { memo.save() }
+        guard let head = try headCommit(repository) else { return [] }
         return try documents.compactMap { document in
-            guard let current = try currentVersion(of: document, in: repository, memo: memo) else { return nil }
+            guard let current = try graph.currentVersion(of: document, at: head) else { return nil }
             // A conflict version is its version id: several records of one version (crossed
             // integrations record it once each, with their own merge base) list it once.
             let ids = Set((open[document] ?? []).map(\.version)).subtracting([current.id])

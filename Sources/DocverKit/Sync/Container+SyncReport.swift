@@ -10,7 +10,8 @@ extension Container {
         let cache = ConflictCache(files: files, repository: repository)
         let before = try old.map { try cache.state(at: $0) } ?? ConflictState()
         let after = try cache.state(at: new)
-        let graph = VersionGraph(repository: repository, memo: VersionMemo(file: files.versionMemo))
+        let graph = VersionGraph(repository: repository, memo: VersionMemo(file: files.versionMemo),
+                                 index: versionIndex(in: repository))
         defer { graph.memo?.save() }
         var currents: [DocumentPath: DocumentVersion?] = [:]
         func current(_ document: DocumentPath) throws -> DocumentVersion? {
