@@ -94,6 +94,38 @@ import Testing
         }
     }
 
+    @Test(arguments: [31, 32, 33, 34] as [UInt64])
+    func theSharedWalkOfManyDocumentsGivesEachOnesWalk(seed: UInt64) throws {
+        let scratch = try TempRepository()
+        let history = try RandomHistory(scratch, seed: seed, count: 50)
+        let index = try Self.index(of: history, in: scratch.repository)
+        let plain = VersionGraph(repository: scratch.repository)
+        let indexed = VersionGraph(repository: scratch.repository, index: index)
+        for commit in history.commits {
+            let all = try indexed.introducingCommits(of: Set(Self.documents), from: commit)
+            for document in Self.documents {
+                #expect(all[document] == (try plain.introducingCommit(of: document, from: commit)), "seed \(seed): \(document)")
+            }
+        }
+    }
+
+    /// The integrator is a pure function of the heads: with the index (shared walks, lines,
+    /// generation numbers) it must write the very commit it writes without.
+    @Test(arguments: [41, 42, 43, 44, 45, 46] as [UInt64])
+    func theIntegratorWritesTheSameCommitWithTheIndex(seed: UInt64) throws {
+        let scratch = try TempRepository()
+        let history = try RandomHistory(scratch, seed: seed, count: 40)
+        let index = try Self.index(of: history, in: scratch.repository)
+        var random = SeededRandom(seed: seed)
+        for _ in 0..<6 {
+            let heads = (0..<Int.random(in: 2...3, using: &random)).map { _ in history.commits.randomElement(using: &random)! }
+            let plain = try Integrator(repository: scratch.repository).integrate(Array(heads.dropFirst()), into: heads[0])
+            let indexed = try Integrator(repository: scratch.repository, index: index).integrate(Array(heads.dropFirst()), into: heads[0])
+            #expect(indexed.head == plain.head, "seed \(seed)")
+            #expect(indexed.conflicts == plain.conflicts)
+        }
+    }
+
     @Test(arguments: [7, 8, 9] as [UInt64])
     func ancestryFromGenerationNumbersMatchesLibgit2(seed: UInt64) throws {
         let scratch = try TempRepository()

@@ -11,6 +11,9 @@ struct VersionGraph {
     var memo: VersionMemo?
     /// When present, walks run in the index instead of reading trees (same answers).
     var index: VersionIndex?
+    /// Optional knowledge for ancestry questions within one integration: per head, the
+    /// commits reachable from it but not from the merge base (each side's own line).
+    var lines: [Set<ObjectID>] = []
 
     init(repository: Repository, memo: VersionMemo? = nil, index: VersionIndex? = nil) {
         self.repository = repository
@@ -32,6 +35,12 @@ struct VersionGraph {
     /// True when `commit` strictly descends from `ancestor`: from the index's generation
     /// numbers when it knows both, else from libgit2.
     func isDescendant(_ commit: ObjectID, of ancestor: ObjectID) throws -> Bool {
+        // A commit descends from a commit of some side's line only if every line holding it
+        // holds that commit too (a commit of a line is never reachable from the base).
+        if !lines.isEmpty, lines.contains(where: { $0.contains(ancestor) }),
+           lines.contains(where: { $0.contains(commit) && !$0.contains(ancestor) }) {
+            return false
+        }
         if let known = index?.isDescendant(commit, of: ancestor) { return known }
         return try repository.isDescendant(commit, of: ancestor)
     }
@@ -119,10 +128,24 @@ struct VersionGraph {
     /// head's history while it is a single line, comparing only the pending documents at each
     /// step, so each commit's trees are read once however many documents are asked about.
     func introducingCommits(of paths: Set<String>, from head: ObjectID) throws -> [String: ObjectID] {
-        if index?.contains(head) == true {
-            var result: [String: ObjectID] = [:]
-            for path in paths { result[path] = try introducingCommit(of: path, from: head) }
-            return result
+        if let index, index.contains(head) {
+            // Documents (not plain folders) go through the index's shared walk; the rest alone.
+            let tree = try repository.tree(repository.commit(head).treeID)
+            var shared: [String] = [], absent = Set<String>(), result: [String: ObjectID] = [:]
+            for path in paths {
+                let entry = try tree.entry(atPath: path)
+                let isFolder = entry.map { $0.mode.isTree && !DocumentPath.isPackageName($0.name) } ?? false
+                if isFolder || DocumentPath.document(containingFile: path).path != path {
+                    result[path] = try introducingCommit(of: path, from: head)
+                } else {
+                    shared.append(path)
+                    if entry == nil { absent.insert(path) }
+                }
+            }
+            if let found = index.introducingCommits(of: shared, absent: absent, from: head) {
+                result.merge(found) { first, _ in first }
+                return result
+            }
         }
         var pending = Dictionary(uniqueKeysWithValues: paths.map { ($0, $0.split(separator: "/").map(String.init)) })
         var result: [String: ObjectID] = [:]

@@ -350,3 +350,78 @@ extension IndexedChangeKind {
         }
     }
 }
+
+extension VersionIndex {
+    /// ``introducingCommit(of:from:absent:)`` for many documents at once: one walk from
+    /// `head` shared by all of them, each commit visited once (newest generation first), so
+    /// the cost is the commits passed plus their changes, not documents × history. `absent`
+    /// names the documents absent at `head`. nil when `head` is not indexed.
+    func introducingCommits(of paths: [String], absent: Set<String>, from head: ObjectID) -> [String: ObjectID]? {
+        guard let headNumber = nodeNumbers[head] else { return nil }
+        var result: [String: ObjectID] = [:]
+        // Per commit, the documents still walking: number → is absent.
+        var pending: [Int32: [Int32: Bool]] = [:]
+        var heap = GenerationHeap()
+        var start: [Int32: Bool] = [:]
+        for path in paths {
+            if let document = documentNumbers[path] {
+                start[document] = absent.contains(path)
+            } else {
+                // Never changed anywhere indexed: the walk of one document answers at once.
+                result[path] = nodes[Int(introducingNode(of: -1, from: headNumber, absent: absent.contains(path)))].id
+            }
+        }
+        if !start.isEmpty {
+            pending[headNumber] = start
+            heap.push(headNumber, generation: nodes[Int(headNumber)].generation)
+        }
+        func forward(_ documents: [Int32: Bool], to number: Int32) {
+            guard !documents.isEmpty else { return }
+            if var existing = pending.removeValue(forKey: number) {
+                existing.merge(documents) { first, _ in first }
+                pending[number] = existing
+            } else {
+                pending[number] = documents
+                heap.push(number, generation: nodes[Int(number)].generation)
+            }
+        }
+        while let number = heap.pop() {
+            guard var documents = pending.removeValue(forKey: number) else { continue }
+            let node = nodes[Int(number)]
+            if node.parents.isEmpty {
+                for document in documents.keys { result[self.documents[Int(document)]] = node.id }
+                continue
+            }
+            var moved: [Int32: [Int32: Bool]] = [:]
+            func resolve(_ document: Int32, at resolved: Int32) {
+                result[self.documents[Int(document)]] = nodes[Int(resolved)].id
+            }
+            // Documents that differ from the first parent, and (at a merge) absent documents,
+            // whose other parents decide: the rules of `introducingNode`, document by document.
+            var special: [Int32] = []
+            let first = node.changes[0]
+            if first.documents.count <= documents.count {
+                special = first.documents.filter { documents[$0] != nil }
+            } else {
+                special = documents.keys.filter { first.contains($0) }
+            }
+            if node.parents.count > 1 {
+                for (document, isAbsent) in documents where isAbsent && !first.contains(document) { special.append(document) }
+            }
+            for document in special {
+                guard let isAbsent = documents.removeValue(forKey: document) else { continue }
+                let same = node.parents.indices.filter { !node.changes[$0].contains(document) }
+                if same.isEmpty {
+                    resolve(document, at: number)
+                } else if !isAbsent || same.count == 1 {
+                    moved[node.parents[same[0]], default: [:]][document] = isAbsent
+                } else {
+                    resolve(document, at: introducingNode(of: document, from: number, absent: true))
+                }
+            }
+            forward(documents, to: node.parents[0])
+            for (parent, set) in moved { forward(set, to: parent) }
+        }
+        return result
+    }
+}

@@ -24,7 +24,7 @@ struct Integrator {
     /// that integrates the same heads therefore writes the very same commit, which is what
     /// makes devices converge.
     func integrate(_ heads: [ObjectID], into ours: ObjectID?) throws -> Integration {
-        let graph = VersionGraph(repository: repository, index: index)
+        var graph = VersionGraph(repository: repository, index: index)
         var candidates = Array(Set(heads + (ours.map { [$0] } ?? [])))
         candidates = try candidates.filter { candidate in
             try !candidates.contains { other in try other != candidate && graph.isDescendant(other, of: candidate) }
@@ -32,6 +32,16 @@ struct Integrator {
         guard candidates.count > 1 else { return Integration(head: candidates.first ?? ours) }
 
         let base = try repository.mergeBase(of: candidates)
+        // Each side's own line, walked once: ancestry between versions of different lines is
+        // then a set lookup, not a search.
+        if index != nil {
+            graph.lines = try candidates.map { head in
+                var line = Set<ObjectID>()
+                let walk = try repository.revwalk(from: [head], hiding: base.map { [$0] } ?? [], topological: false)
+                while let id = try walk.next() { line.insert(id) }
+                return line
+            }
+        }
         var merger = TreeMerger(graph: graph, heads: candidates, base: base)
         let baseTree = try base.map { try repository.commit($0).treeID }
         let sideTrees = try candidates.map { try repository.commit($0).treeID }
