@@ -101,7 +101,14 @@ struct VersionIndexStore {
             var documents = Set<String>()
             for path in files + folders { documents.insert(DocumentPath.document(containingFile: path).path) }
             var list: [(document: String, kind: IndexedChangeKind)] = []
+            let folderSet = Set(folders)
             for document in documents.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                if parentTreeID == nil {
+                    // A root: everything is new, and only the folder events name plain folders.
+                    let isFolder = folderSet.contains(document) && !DocumentPath.isPackageName(String(document.split(separator: "/").last ?? ""))
+                    list.append((document, isFolder ? .folderAdded : .added))
+                    continue
+                }
                 let before = try parentTree?.entry(atPath: document), after = try tree.entry(atPath: document)
                 func isPlainFolder(_ entry: TreeEntry?) -> Bool {
                     entry.map { $0.mode.isTree && !DocumentPath.isPackageName($0.name) } ?? false
