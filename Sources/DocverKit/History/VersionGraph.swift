@@ -196,6 +196,15 @@ struct VersionGraph {
                                isDeletion: entry == nil, commitID: commitID, entryID: entry?.id)
     }
 
+    /// A version from what the caller already knows: the commit that introduced the state
+    /// and the entry it holds there (the same entry as at any commit holding that state).
+    /// Reads the commit and the entry's size, never a tree on the way to the entry.
+    func version(of document: DocumentPath, at commit: Commit, entry: TreeEntry) throws -> DocumentVersion {
+        DocumentVersion(id: commit.id.hex, document: document, device: commit.device, modified: commit.author.time,
+                        size: try entry.mode.isTree ? treeSize(entry.id) : repository.blobSize(entry.id),
+                        kind: entry.mode.isTree ? .package : .flat, isDeletion: false, commitID: commit.id, entryID: entry.id)
+    }
+
     private func treeSize(_ id: ObjectID) throws -> Int64 {
         try repository.tree(id).entries.reduce(0) { total, entry in
             try total + (entry.mode.isTree ? treeSize(entry.id) : repository.blobSize(entry.id))

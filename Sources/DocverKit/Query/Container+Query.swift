@@ -34,10 +34,20 @@ extension Container {
                 return result
             }()
             var dates: [ObjectID: Date] = [:]
+            var commits: [ObjectID: Commit] = [:]
             var items: [MetadataItem] = []
-            for (document, _) in entries {
+            for (document, entry) in entries {
                 let answer = shared?[document.path]
-                let current = try graph.version(of: document, at: answer?.current ?? graph.introducingCommit(of: document.path, from: head))
+                let current: DocumentVersion
+                if let answer {
+                    // The version holds the state the head holds: the head's entry, the
+                    // version commit's date and device (commits shared by many documents).
+                    let commit = try commits[answer.current] ?? repository.commit(answer.current)
+                    commits[answer.current] = commit
+                    current = try graph.version(of: document, at: commit, entry: entry)
+                } else {
+                    current = try graph.version(of: document, at: graph.introducingCommit(of: document.path, from: head))
+                }
                 let uploaded = onlyHere.map { !$0.contains(current.commitID) } ?? false
                 let created: Date
                 if let answer, answer.appearedAtRoot || !everDeleted.contains(document.path) {
