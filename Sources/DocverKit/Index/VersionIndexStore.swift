@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Reads, extends and writes the version index of one repository
 /// (`.git/docver/version-index`, see ``VersionIndexFile``).
@@ -16,9 +17,38 @@ struct VersionIndexStore {
     /// Segments beyond this many are folded into one file on the next write.
     static let segmentLimit = 64
 
+    /// Indexes this process already read, by file, with the file's identity (inode, size,
+    /// modification time) when it was read or last written here: a command that asks several
+    /// history questions (`versions` asks four) decodes the file once. A file changed since
+    /// (by another process, or damaged) is read again.
+    private static let loaded = Mutex<[String: (stamp: [Int], index: VersionIndex)]>([:])
+
+    private var stamp: [Int]? {
+        var info = stat()
+        guard stat(file, &info) == 0 else { return nil }
+        return [Int(info.st_ino), Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec)]
+    }
+
     /// The index covering every commit reachable from `tips`, updated on disk when it learned
     /// something. Writing is best effort: failing to write costs time on the next call only.
     func load(covering tips: [ObjectID]) throws -> VersionIndex {
+        if let cached = Self.loaded.withLock({ $0[file] }), let now = stamp, cached.stamp == now {
+            var index = cached.index
+            let learned = try extend(&index, to: tips)
+            if !learned.isEmpty {
+                append(learned)
+                let written = stamp
+                Self.loaded.withLock { $0[file] = written.map { ($0, index) } }
+            }
+            return index
+        }
+        let index = try readAndExtend(covering: tips)
+        let written = stamp
+        Self.loaded.withLock { $0[file] = written.map { ($0, index) } }
+        return index
+    }
+
+    private func readAndExtend(covering tips: [ObjectID]) throws -> VersionIndex {
         var index = VersionIndex()
         var intact = false
         var segments = 0
