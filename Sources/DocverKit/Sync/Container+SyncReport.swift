@@ -26,6 +26,8 @@ extension Container {
         }
 
         var changes: [DocumentSyncChange] = []
+        // (document, version) pairs already listed: a set, since a join may bring thousands.
+        var listed = Set<String>()
         var explained: Set<DocumentPath> = []
         let openBefore = Set(before.unresolvedByDocument().values.joined().map(\.versionRecord))
         for record in after.conflicts.subtracting(before.conflicts) {
@@ -35,7 +37,7 @@ extension Container {
                   let loser = try version(record.version, of: document),
                   let current = try current(document), current.id != loser.id else { continue }
             let kind: DocumentSyncChange.Kind = loser.device.id == device.id ? .yoursIsConflictVersion : .conflictVersionKept
-            if !changes.contains(where: { $0.document == document && $0.version?.id == loser.id }) {
+            if listed.insert(document.path + "\u{0}" + loser.id).inserted {
                 changes.append(DocumentSyncChange(document: document, kind: kind, current: current, version: loser))
             }
             explained.insert(document)
@@ -44,7 +46,7 @@ extension Container {
         where openBefore.contains(record) {
             let document = DocumentPath(trusted: record.path)
             guard let resolved = try version(record.version, of: document),
-                  !changes.contains(where: { $0.document == document && $0.version?.id == resolved.id }) else { continue }
+                  listed.insert(document.path + "\u{0}" + resolved.id).inserted else { continue }
             changes.append(DocumentSyncChange(document: document, kind: .resolvedElsewhere, current: try current(document),
                                               version: resolved))
             explained.insert(document)
