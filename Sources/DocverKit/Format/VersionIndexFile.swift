@@ -10,15 +10,6 @@ enum IndexedChangeKind: UInt8, Sendable {
     case deleted = 2
     /// Present in both with a different entry (contents, mode, or file↔package).
     case modified = 3
-    /// Absent in the parent, a plain folder (not a package) in the commit.
-    case folderAdded = 5
-    /// A plain folder in the parent, absent in the commit.
-    case folderDeleted = 6
-    /// A file or package on one side, a plain folder on the other.
-    case folderChanged = 7
-
-    /// True when the path is a plain folder on one side: it is then not a document there.
-    var involvesFolder: Bool { rawValue & 4 != 0 }
 }
 
 /// One commit as the version index records it: facts about an immutable commit.

@@ -15,23 +15,7 @@ extension Repository {
         return result.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
-    /// ``changedPaths(from:to:)``, and the folders that exist on one side only or became (or
-    /// stopped being) a file: the places where a path's entry changed without a file below it
-    /// telling.
-    func changedPathsAndFolders(from old: ObjectID?, to new: ObjectID?) throws -> (files: [String], folders: [String]) {
-        var result: [String] = []
-        var folders: [String]? = []
-        try collectChanges(old, new, prefix: "", into: &result, folders: &folders)
-        return (result.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }, folders ?? [])
-    }
-
     private func collectChanges(_ old: ObjectID?, _ new: ObjectID?, prefix: String, into result: inout [String]) throws {
-        var ignored: [String]? = nil
-        try collectChanges(old, new, prefix: prefix, into: &result, folders: &ignored)
-    }
-
-    private func collectChanges(_ old: ObjectID?, _ new: ObjectID?, prefix: String, into result: inout [String],
-                                folders: inout [String]?) throws {
         guard old != new else { return }
         let oldEntries = try old.map { try tree($0).entries } ?? []
         let newEntries = try new.map { try tree($0).entries } ?? []
@@ -41,8 +25,7 @@ extension Repository {
             let beforeFolder = before.map { $0.mode.isTree ? $0.id : nil } ?? nil
             let afterFolder = after.map { $0.mode.isTree ? $0.id : nil } ?? nil
             if beforeFolder != nil || afterFolder != nil {
-                if (beforeFolder == nil) != (afterFolder == nil) { folders?.append(path) }
-                try collectChanges(beforeFolder, afterFolder, prefix: path + "/", into: &result, folders: &folders)
+                try collectChanges(beforeFolder, afterFolder, prefix: path + "/", into: &result)
             }
             let beforeFile = before.map { !$0.mode.isTree } ?? false
             let afterFile = after.map { !$0.mode.isTree } ?? false

@@ -109,9 +109,7 @@ extension VersionIndex {
     func changes(of commit: ObjectID) -> [(document: String, kind: IndexedChangeKind)]? {
         guard let number = nodeNumbers[commit] else { return nil }
         let list = nodes[Int(number)].changes[0]
-        // A plain folder appearing or vanishing is not a document's change.
-        return zip(list.documents, list.kinds).filter { $1 != .folderAdded && $1 != .folderDeleted }
-            .map { (documents[Int($0)], $1) }
+        return zip(list.documents, list.kinds).map { (documents[Int($0)], $1) }
     }
 
     /// True when a log of `document` lists `commit`: a save or resolution that changed it
@@ -285,14 +283,14 @@ extension VersionIndex {
         return result
     }
 
-    /// The documents some indexed commit deleted against some parent, or that were a plain
-    /// folder somewhere: only for those can the state before a document's appearance be
-    /// something other than a beginning, so only those need the full history walk.
+    /// The documents some indexed commit deleted against some parent: only for those can the
+    /// absence before a document's appearance be a deletion rather than a beginning, so only
+    /// those need the full history walk.
     func deletedDocuments() -> Set<String> {
         var result = Set<Int32>()
         for node in nodes {
             for list in node.changes {
-                for (document, kind) in zip(list.documents, list.kinds) where kind == .deleted || kind.involvesFolder {
+                for (document, kind) in zip(list.documents, list.kinds) where kind == .deleted {
                     result.insert(document)
                 }
             }
@@ -344,9 +342,7 @@ extension IndexedChangeKind {
         switch self {
         case .added: .added
         case .deleted: .deleted
-        case .modified, .folderChanged: .modified
-        case .folderAdded: .added
-        case .folderDeleted: .deleted
+        case .modified: .modified
         }
     }
 }

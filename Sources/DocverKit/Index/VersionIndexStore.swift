@@ -124,32 +124,21 @@ struct VersionIndexStore {
                 }
             }
             let parentTree = try parentTreeID.map { try repository.tree($0) }
-            // A folder appearing, vanishing or turning into a file changes the entry at its
-            // path with no file of that name telling: it is recorded too, so that walks for a
-            // document once saved under a folder's name stay exact.
-            let (files, folders) = try repository.changedPathsAndFolders(from: parentTreeID, to: commit.treeID)
+            // A document changed when its document entry did (docs/FORMAT.md, "Documents": a
+            // plain folder at its name is its absence, as in `sameDocumentState`).
             var documents = Set<String>()
-            for path in files + folders { documents.insert(DocumentPath.document(containingFile: path).path) }
+            for path in try repository.changedPaths(from: parentTreeID, to: commit.treeID) {
+                documents.insert(DocumentPath.document(containingFile: path).path)
+            }
             var list: [(document: String, kind: IndexedChangeKind)] = []
-            let folderSet = Set(folders)
             for document in documents.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
                 if parentTreeID == nil {
-                    // A root: everything is new, and only the folder events name plain folders.
-                    let isFolder = folderSet.contains(document) && !DocumentPath.isPackageName(String(document.split(separator: "/").last ?? ""))
-                    list.append((document, isFolder ? .folderAdded : .added))
+                    list.append((document, .added)) // a root: each file or package is new
                     continue
                 }
-                let before = try parentTree?.entry(atPath: document), after = try tree.entry(atPath: document)
-                func isPlainFolder(_ entry: TreeEntry?) -> Bool {
-                    entry.map { $0.mode.isTree && !DocumentPath.isPackageName($0.name) } ?? false
-                }
-                let kind: IndexedChangeKind
-                if isPlainFolder(before) || isPlainFolder(after) {
-                    kind = before == nil ? .folderAdded : after == nil ? .folderDeleted : .folderChanged
-                } else {
-                    kind = before != nil && after != nil ? .modified : after != nil ? .added : .deleted
-                }
-                list.append((document, kind))
+                let before = try parentTree?.documentEntry(atPath: document), after = try tree.documentEntry(atPath: document)
+                if before == nil && after == nil { continue }
+                list.append((document, before != nil && after != nil ? .modified : after != nil ? .added : .deleted))
             }
             changes.append(list)
         }

@@ -4,7 +4,7 @@ extension Container {
     /// The entry a stored version holds of its document; nil for a deletion.
     func entryState(of version: DocumentVersion, in repository: Repository) throws -> EntryState? {
         guard let id = version.entryID else { return nil }
-        let mode = try repository.tree(repository.commit(version.commitID).treeID).entry(atPath: version.document.path)?.mode
+        let mode = try repository.tree(repository.commit(version.commitID).treeID).documentEntry(atPath: version.document.path)?.mode
         return EntryState(id, mode ?? EntryState.fallbackMode(for: version.kind))
     }
 
@@ -27,14 +27,19 @@ extension Container {
             // Neither in the working tree nor in the last save (its deletion is saved): no edits to keep.
         }
         let old = try headCommit(repository)
-        let snapshot = DocumentSnapshot(document: document, state: state, files: [])
-        guard let result = try commitSnapshots([snapshot], subject: subject, in: repository, records: records,
+        let oldTree = try old.map { try repository.commit($0).treeID }
+        // Writing a file where a plain folder stands, or inside a folder that is now a file,
+        // displaces what is in the way, as a save does: it is saved as deleted beside the
+        // document (its versions stay in its history).
+        let displaced = state == nil ? [] : try displacedDocuments(by: [document], headTree: oldTree, in: repository)
+        let snapshots = [DocumentSnapshot(document: document, state: state, files: [])]
+            + displaced.map { DocumentSnapshot(document: $0, state: nil, files: []) }
+        guard let result = try commitSnapshots(snapshots, subject: subject, in: repository, records: records,
                                                allowEmpty: true, updateIndex: false) else {
             throw DocverError.noSuchDocument(document.path)
         }
-        let oldTree = try old.map { try repository.commit($0).treeID }
         try repository.checkout(tree: repository.commit(ObjectID(hex: result.id)!).treeID, baseline: oldTree,
-                                paths: [document.path, document.path + "/*"])
+                                paths: ([document] + displaced).flatMap { [$0.path, $0.path + "/*"] })
         return result
     }
 
