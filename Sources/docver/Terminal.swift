@@ -82,7 +82,18 @@ enum Terminal {
 
     /// "1 document", "2 documents".
     static func count(_ count: Int, _ noun: String) -> String {
-        "\(count) \(noun)\(count == 1 ? "" : "s")"
+        "\(grouped(count)) \(noun)\(count == 1 ? "" : "s")"
+    }
+
+    /// 1238 → "1,238": counts at the scale of a team's joins stay readable.
+    static func grouped(_ number: Int) -> String {
+        let digits = String(number.magnitude)
+        var result = ""
+        for (offset, digit) in digits.enumerated() {
+            if offset > 0, (digits.count - offset) % 3 == 0 { result.append(",") }
+            result.append(digit)
+        }
+        return (number < 0 ? "-" : "") + result
     }
 
     // Dates and sizes are formatted by hand: Foundation's formatters load ICU, which costs

@@ -20,4 +20,6 @@ struct MetadataFiles: Sendable {
     var conflictListing: String { directory + "/conflict-listing.json" }
     /// Cache: which commit introduced a document's state, by (commit, path) (``VersionMemo``).
     var versionMemo: String { directory + "/versions.json" }
+    /// Derived data: per commit, the documents it changed against each parent (``VersionIndex``).
+    var versionIndex: String { directory + "/version-index" }
 }

@@ -21,6 +21,17 @@ struct ObjectID: Hashable, Sendable, Comparable, CustomStringConvertible {
 
     var description: String { hex }
 
+    /// The 20 bytes of the id, for binary files.
+    var bytes: [UInt8] { withUnsafeBytes(of: raw.id) { Array($0) } }
+
+    /// An id from its 20 bytes; nil for any other length.
+    init?(bytes: some Collection<UInt8>) {
+        guard bytes.count == 20 else { return nil }
+        var oid = git_oid()
+        withUnsafeMutableBytes(of: &oid.id) { buffer in buffer.copyBytes(from: bytes) }
+        raw = oid
+    }
+
     /// The empty tree, which git knows without storing it.
     static let emptyTree = ObjectID(hex: "4b825dc642cb6eb9a060e54bf8d69288fbee4904")!
 

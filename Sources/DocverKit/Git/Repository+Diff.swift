@@ -19,12 +19,9 @@ extension Repository {
         guard old != new else { return }
         let oldEntries = try old.map { try tree($0).entries } ?? []
         let newEntries = try new.map { try tree($0).entries } ?? []
-        let oldByName = Dictionary(oldEntries.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        let newByName = Dictionary(newEntries.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        for name in Set(oldByName.keys).union(newByName.keys) {
-            let before = oldByName[name], after = newByName[name]
+        for (before, after) in Self.pairedEntries(oldEntries, newEntries) {
             if let before, let after, before.id == after.id, before.mode == after.mode { continue }
-            let path = prefix + name
+            let path = prefix + (before ?? after)!.name
             let beforeFolder = before.map { $0.mode.isTree ? $0.id : nil } ?? nil
             let afterFolder = after.map { $0.mode.isTree ? $0.id : nil } ?? nil
             if beforeFolder != nil || afterFolder != nil {
@@ -34,6 +31,49 @@ extension Repository {
             let afterFile = after.map { !$0.mode.isTree } ?? false
             if beforeFile || afterFile { result.append(path) }
         }
+    }
+
+    /// The entries of two trees paired by name. Trees list entries in git's order (names
+    /// compared bytewise, a folder's as if it ended in "/"), so one merge pass pairs them;
+    /// a tree that is not in that order (not written by git or libgit2) is paired by a
+    /// dictionary instead. A name that is a file on one side and a folder on the other
+    /// comes as two pairs, each with one side, which the caller treats like one.
+    static func pairedEntries(_ old: [TreeEntry], _ new: [TreeEntry]) -> [(TreeEntry?, TreeEntry?)] {
+        func order(_ a: TreeEntry, _ b: TreeEntry) -> Int {
+            var x = a.name.utf8.makeIterator(), y = b.name.utf8.makeIterator()
+            var xSlash = a.mode.isTree, ySlash = b.mode.isTree
+            while true {
+                let p: Int, q: Int
+                if let byte = x.next() { p = Int(byte) } else if xSlash { p = 0x2F; xSlash = false } else { p = -1 }
+                if let byte = y.next() { q = Int(byte) } else if ySlash { q = 0x2F; ySlash = false } else { q = -1 }
+                if p != q { return p < q ? -1 : 1 }
+                if p == -1 { return 0 }
+            }
+        }
+        func sorted(_ entries: [TreeEntry]) -> Bool {
+            zip(entries, entries.dropFirst()).allSatisfy { order($0, $1) < 0 }
+        }
+        guard sorted(old), sorted(new) else {
+            let oldByName = Dictionary(old.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            let newByName = Dictionary(new.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            return Set(oldByName.keys).union(newByName.keys).map { (oldByName[$0], newByName[$0]) }
+        }
+        var result: [(TreeEntry?, TreeEntry?)] = []
+        result.reserveCapacity(max(old.count, new.count))
+        var i = 0, j = 0
+        while i < old.count || j < new.count {
+            if i == old.count { result.append((nil, new[j])); j += 1; continue }
+            if j == new.count { result.append((old[i], nil)); i += 1; continue }
+            let comparison = order(old[i], new[j])
+            if comparison == 0 {
+                result.append((old[i], new[j])); i += 1; j += 1
+            } else if comparison < 0 {
+                result.append((old[i], nil)); i += 1
+            } else {
+                result.append((nil, new[j])); j += 1
+            }
+        }
+        return result
     }
 
     /// Renamed files between two trees, found by libgit2's similarity detection (old → new path).

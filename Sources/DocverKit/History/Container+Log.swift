@@ -4,17 +4,34 @@ extension Container {
     /// Saves, integrations and resolutions on this device's branch, newest first; with a
     /// document, only those that changed it or recorded something about it.
     public func log(of document: DocumentPath? = nil, limit: Int? = nil) throws -> [LogEntry] {
+        var result: [LogEntry] = []
+        try log(of: document, limit: limit) { result.append($0) }
+        return result
+    }
+
+    /// ``log(of:limit:)`` streamed: `body` receives each entry as soon as it is found, so the
+    /// first entry costs what one entry costs, however long the history.
+    ///
+    /// With a document, the version index says which commits concern it, so only those are
+    /// read; without one, each entry's changes come from its own tree difference.
+    public func log(of document: DocumentPath? = nil, limit: Int? = nil, each body: (LogEntry) throws -> Void) throws {
         try withRepository { repository in
-            guard let head = try headCommit(repository) else { return [] }
+            guard let head = try headCommit(repository) else { return }
+            let index = document == nil ? nil : versionIndex(in: repository)
             // Time order streams; a topological sort would read all history before the first entry.
             let walk = try repository.revwalk(from: [head], topological: false)
-            var result: [LogEntry] = []
-            while limit.map({ result.count < $0 }) ?? true, let id = try walk.next() {
-                let commit = try repository.commit(id)
-                if let document, !(try touches(commit, document: document, in: repository)) { continue }
-                result.append(try logEntry(commit, in: repository))
+            var count = 0
+            while limit.map({ count < $0 }) ?? true, let id = try walk.next() {
+                if let document {
+                    if let known = index?.touches(id, document: document.path) {
+                        if !known { continue }
+                    } else if !(try touches(repository.commit(id), document: document, in: repository)) {
+                        continue
+                    }
+                }
+                try body(logEntry(repository.commit(id), index: index, in: repository))
+                count += 1
             }
-            return result
         }
     }
 
@@ -32,12 +49,16 @@ extension Container {
         return try !repository.sameEntry(components, commit.treeID, repository.commit(parents[0]).treeID)
     }
 
-    private func logEntry(_ commit: Commit, in repository: Repository) throws -> LogEntry {
+    private func logEntry(_ commit: Commit, index: VersionIndex?, in repository: Repository) throws -> LogEntry {
         let trailers = commit.trailers
         let kind: LogEntry.Kind = trailers.contains { $0.key == Trailer.integration } ? .integration
             : trailers.contains { [Trailer.resolved, Trailer.removed, Trailer.replaced].contains($0.key) } ? .resolution : .save
         var changes: [DocumentChange] = []
-        if kind != .integration {
+        if kind != .integration, let indexed = index?.changes(of: commit.id) {
+            changes = indexed.map { change in
+                DocumentChange(document: DocumentPath(trusted: change.document), change: change.kind.change)
+            }.sorted { $0.document < $1.document }
+        } else if kind != .integration {
             let parentTree = try commit.parentIDs.first.map { try repository.commit($0).treeID }
             let parentTreeObject = try parentTree.map { try repository.tree($0) }
             let tree = try repository.tree(commit.treeID)

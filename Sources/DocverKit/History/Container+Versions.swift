@@ -14,7 +14,8 @@ extension Container {
     func currentVersion(of document: DocumentPath, in repository: Repository,
                         memo: VersionMemo? = nil) throws -> DocumentVersion? {
         guard let head = try headCommit(repository) else { return nil }
-        return try VersionGraph(repository: repository, memo: memo).currentVersion(of: document, at: head)
+        return try VersionGraph(repository: repository, memo: memo, index: versionIndex(in: repository))
+            .currentVersion(of: document, at: head)
     }
 
     /// Older versions of a document that led to its current version, newest first.
@@ -23,7 +24,8 @@ extension Container {
             guard let current = try currentVersion(of: document, in: repository) else {
                 throw DocverError.noSuchDocument(document.path)
             }
-            return try VersionGraph(repository: repository).history(of: document, after: current, limit: limit)
+            return try VersionGraph(repository: repository, index: versionIndex(in: repository))
+                .history(of: document, after: current, limit: limit)
         }
     }
 
@@ -48,7 +50,7 @@ extension Container {
         } catch let error as GitError where error.code == .notFound || error.code == .invalid {
             throw DocverError.noSuchVersion(id)
         }
-        let graph = VersionGraph(repository: repository)
+        let graph = VersionGraph(repository: repository, index: versionIndex(in: repository))
         if let document {
             // A version introduces the document's state, or is a device's explicit decision
             // about it (a resolution that kept a state: it is listed when another device's

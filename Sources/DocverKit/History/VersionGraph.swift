@@ -9,10 +9,42 @@ import Foundation
 struct VersionGraph {
     let repository: Repository
     var memo: VersionMemo?
+    /// When present, walks run in the index instead of reading trees (same answers).
+    var index: VersionIndex?
+    /// Optional knowledge for ancestry questions within one integration: per head, the
+    /// commits reachable from it but not from the merge base (each side's own line).
+    var lines: [Set<ObjectID>] = []
 
-    init(repository: Repository, memo: VersionMemo? = nil) {
+    init(repository: Repository, memo: VersionMemo? = nil, index: VersionIndex? = nil) {
         self.repository = repository
         self.memo = memo
+        self.index = index
+    }
+
+    /// The index's answer, when it knows `start` and `path` is a document as the index
+    /// records them (a file, or a package as one unit).
+    private func indexedIntroducingCommit(of path: String, from start: ObjectID) throws -> ObjectID? {
+        guard let index, index.contains(start), DocumentPath.document(containingFile: path).path == path else { return nil }
+        // A plain folder at the document's name is its absence (as in the walk below).
+        let entry = try repository.tree(repository.commit(start).treeID).documentEntry(atPath: path)
+        return index.introducingCommit(of: path, from: start, absent: entry == nil)
+    }
+
+    /// True when `commit` strictly descends from `ancestor`: from the index's generation
+    /// numbers when it knows both, else from libgit2.
+    func isDescendant(_ commit: ObjectID, of ancestor: ObjectID) throws -> Bool {
+        // A commit descends from a commit of some side's line only if every line holding it
+        // holds that commit too (a commit of a line is never reachable from the base).
+        if !lines.isEmpty, lines.contains(where: { $0.contains(ancestor) }),
+           lines.contains(where: { $0.contains(commit) && !$0.contains(ancestor) }) {
+            return false
+        }
+        if let known = index?.isDescendant(commit, of: ancestor) { return known }
+        return try repository.isDescendant(commit, of: ancestor)
+    }
+
+    func isAncestorOrSame(_ ancestor: ObjectID, of commit: ObjectID) throws -> Bool {
+        try ancestor == commit || isDescendant(commit, of: ancestor)
     }
 
     /// The commit that introduced the state (contents, or absence) a document has at `start`:
@@ -27,6 +59,7 @@ struct VersionGraph {
     /// passed a commit with several parents lacking the document, every such line is searched,
     /// and the deletion no other deletion found descends from is the version.
     func introducingCommit(of path: String, from start: ObjectID) throws -> ObjectID {
+        if let known = try indexedIntroducingCommit(of: path, from: start) { return known }
         let components = path.split(separator: "/").map(String.init)
         var current = try repository.commit(start)
         // Absence needs the search below once the walk meets a commit with several parents
@@ -84,7 +117,7 @@ struct VersionGraph {
             }
         }
         let latest = try deletions.first { deletion in
-            try !deletions.contains { other in try other != deletion && repository.isDescendant(other, of: deletion) }
+            try !deletions.contains { other in try other != deletion && isDescendant(other, of: deletion) }
         }
         return latest ?? firstRoot ?? start
     }
@@ -93,6 +126,24 @@ struct VersionGraph {
     /// head's history while it is a single line, comparing only the pending documents at each
     /// step, so each commit's trees are read once however many documents are asked about.
     func introducingCommits(of paths: Set<String>, from head: ObjectID) throws -> [String: ObjectID] {
+        if let index, index.contains(head) {
+            // Documents go through the index's shared walk; paths inside packages walk alone.
+            let tree = try repository.tree(repository.commit(head).treeID)
+            var shared: [String] = [], absent = Set<String>(), result: [String: ObjectID] = [:]
+            for path in paths {
+                let entry = try tree.documentEntry(atPath: path)
+                if DocumentPath.document(containingFile: path).path != path {
+                    result[path] = try introducingCommit(of: path, from: head)
+                } else {
+                    shared.append(path)
+                    if entry == nil { absent.insert(path) }
+                }
+            }
+            if let found = index.introducingCommits(of: shared, absent: absent, from: head) {
+                result.merge(found) { first, _ in first }
+                return result
+            }
+        }
         var pending = Dictionary(uniqueKeysWithValues: paths.map { ($0, $0.split(separator: "/").map(String.init)) })
         var result: [String: ObjectID] = [:]
         var current = try repository.commit(head)
@@ -140,6 +191,15 @@ struct VersionGraph {
         return DocumentVersion(id: commitID.hex, document: document, device: commit.device,
                                modified: commit.author.time, size: size, kind: kind,
                                isDeletion: entry == nil, commitID: commitID, entryID: entry?.id)
+    }
+
+    /// A version from what the caller already knows: the commit that introduced the state
+    /// and the entry it holds there (the same entry as at any commit holding that state).
+    /// Reads the commit and the entry's size, never a tree on the way to the entry.
+    func version(of document: DocumentPath, at commit: Commit, entry: TreeEntry) throws -> DocumentVersion {
+        DocumentVersion(id: commit.id.hex, document: document, device: commit.device, modified: commit.author.time,
+                        size: try entry.mode.isTree ? treeSize(entry.id) : repository.blobSize(entry.id),
+                        kind: entry.mode.isTree ? .package : .flat, isDeletion: false, commitID: commit.id, entryID: entry.id)
     }
 
     private func treeSize(_ id: ObjectID) throws -> Int64 {

@@ -18,13 +18,49 @@ extension Container {
                     remoteChanged.insert(DocumentPath.document(containingFile: path))
                 }
             }
-            let graph = VersionGraph(repository: repository)
+            let index = versionIndex(in: repository)
+            let graph = VersionGraph(repository: repository, index: index)
+            let entries = try documentEntries(in: repository.commit(head).treeID, repository: repository)
+            // With the index, one walk shared by all documents finds each one's current version
+            // and where its present run began; without it, each document walks on its own.
+            let shared = index?.presentVersions(of: entries.map(\.0.path), from: head)
+            let everDeleted = shared == nil ? [] : index?.deletedDocuments() ?? []
+            // Uploaded: reachable from a tracking branch, i.e. not among the commits only this
+            // device has (one walk, however many documents).
+            let onlyHere: Set<ObjectID>? = tracking.isEmpty ? nil : try {
+                var result = Set<ObjectID>()
+                let walk = try repository.revwalk(from: [head], hiding: tracking, topological: false)
+                while let id = try walk.next() { result.insert(id) }
+                return result
+            }()
+            var dates: [ObjectID: Date] = [:]
+            var commits: [ObjectID: Commit] = [:]
             var items: [MetadataItem] = []
-            for (document, _) in try documentEntries(in: repository.commit(head).treeID, repository: repository) {
-                let current = try graph.version(of: document, at: graph.introducingCommit(of: document.path, from: head))
-                let uploaded = try tracking.contains { try repository.isAncestorOrSame(current.commitID, of: $0) }
-                let oldest = try graph.history(of: document, after: current, limit: nil).last ?? current
-                let item = MetadataItem(document: document, created: oldest.modified, current: current,
+            for (document, entry) in entries {
+                let answer = shared?[document.path]
+                let current: DocumentVersion
+                if let answer {
+                    // The version holds the state the head holds: the head's entry, the
+                    // version commit's date and device (commits shared by many documents).
+                    let commit = try commits[answer.current] ?? repository.commit(answer.current)
+                    commits[answer.current] = commit
+                    current = try graph.version(of: document, at: commit, entry: entry)
+                } else {
+                    current = try graph.version(of: document, at: graph.introducingCommit(of: document.path, from: head))
+                }
+                let uploaded = onlyHere.map { !$0.contains(current.commitID) } ?? false
+                let created: Date
+                if let answer, answer.appearedAtRoot || !everDeleted.contains(document.path) {
+                    // Before its appearance the document never existed on this line: the
+                    // appearance is its oldest version.
+                    if let known = dates[answer.appeared] { created = known } else {
+                        created = try repository.commit(answer.appeared).author.time
+                        dates[answer.appeared] = created
+                    }
+                } else {
+                    created = try (graph.history(of: document, after: current, limit: nil).last ?? current).modified
+                }
+                let item = MetadataItem(document: document, created: created, current: current,
                                         hasUnresolvedConflicts: conflicted.contains(document),
                                         syncStatus: SyncStatus(isUploaded: uploaded, hasRemoteChanges: remoteChanged.contains(document)))
                 if query.matches(item) { items.append(item) }

@@ -28,12 +28,13 @@ extension Container {
         let open = try conflictState(in: repository).unresolvedByDocument()
         let documents = document.map { open[$0] == nil ? [] : [$0] } ?? open.keys.sorted()
         let memo = VersionMemo(file: files.versionMemo)
-        let graph = VersionGraph(repository: repository, memo: memo)
+        let graph = VersionGraph(repository: repository, memo: memo, index: documents.isEmpty ? nil : versionIndex(in: repository))
         defer { memo.save() }
+        guard let head = try headCommit(repository) else { return [] }
         return try documents.compactMap { document in
             // A document never saved on this line (its name is a plain folder here, say) is
             // current as its absence at the head.
-            let current = try currentVersion(of: document, in: repository, memo: memo) ?? graph.version(of: document, at: head)
+            let current = try graph.currentVersion(of: document, at: head) ?? graph.version(of: document, at: head)
             // A conflict version is its version id: several records of one version (crossed
             // integrations record it once each, with their own merge base) list it once.
             let ids = Set((open[document] ?? []).map(\.version)).subtracting([current.id])

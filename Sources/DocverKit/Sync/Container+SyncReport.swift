@@ -22,7 +22,8 @@ extension Container {
 
     private func documentChanges(from old: ObjectID?, to new: ObjectID, before: ConflictState, after: ConflictState,
                                  in repository: Repository) throws -> [DocumentSyncChange] {
-        let graph = VersionGraph(repository: repository, memo: VersionMemo(file: files.versionMemo))
+        let graph = VersionGraph(repository: repository, memo: VersionMemo(file: files.versionMemo),
+                                 index: versionIndex(in: repository))
         defer { graph.memo?.save() }
         var currents: [DocumentPath: DocumentVersion?] = [:]
         func current(_ document: DocumentPath) throws -> DocumentVersion? {
@@ -37,6 +38,8 @@ extension Container {
         }
 
         var changes: [DocumentSyncChange] = []
+        // (document, version) pairs already listed: a set, since a join may bring thousands.
+        var listed = Set<String>()
         var explained: Set<DocumentPath> = []
         let openBefore = Set(before.unresolvedByDocument().values.joined().map(\.versionRecord))
         for record in after.conflicts.subtracting(before.conflicts) {
@@ -46,7 +49,7 @@ extension Container {
                   let loser = try version(record.version, of: document),
                   let current = try current(document), current.id != loser.id else { continue }
             let kind: DocumentSyncChange.Kind = loser.device.id == device.id ? .yoursIsConflictVersion : .conflictVersionKept
-            if !changes.contains(where: { $0.document == document && $0.version?.id == loser.id }) {
+            if listed.insert(document.path + "\u{0}" + loser.id).inserted {
                 changes.append(DocumentSyncChange(document: document, kind: kind, current: current, version: loser))
             }
             explained.insert(document)
@@ -55,7 +58,7 @@ extension Container {
         where openBefore.contains(record) {
             let document = DocumentPath(trusted: record.path)
             guard let resolved = try version(record.version, of: document),
-                  !changes.contains(where: { $0.document == document && $0.version?.id == resolved.id }) else { continue }
+                  listed.insert(document.path + "\u{0}" + resolved.id).inserted else { continue }
             changes.append(DocumentSyncChange(document: document, kind: .resolvedElsewhere, current: try current(document),
                                               version: resolved))
             explained.insert(document)
@@ -66,7 +69,7 @@ extension Container {
             guard after.conflicts.contains(where: { $0.versionRecord == record }),
                   !before.conflicts.contains(where: { $0.versionRecord == record }),
                   let setAside = try version(record.version, of: document),
-                  !changes.contains(where: { $0.document == document && $0.version?.id == setAside.id }) else { continue }
+                  listed.insert(document.path + "\u{0}" + setAside.id).inserted else { continue }
             changes.append(DocumentSyncChange(document: document, kind: .setAsideByPlainMerge, current: try current(document),
                                               version: setAside))
             explained.insert(document)

@@ -12,6 +12,8 @@ struct Integration {
 /// converge. A pure function of the heads and the repository's objects.
 struct Integrator {
     let repository: Repository
+    /// The version index, when available: versions and ancestry are then read from it.
+    var index: VersionIndex? = nil
 
     /// Integrates the given heads with this device's head into one commit.
     ///
@@ -22,14 +24,24 @@ struct Integrator {
     /// that integrates the same heads therefore writes the very same commit, which is what
     /// makes devices converge.
     func integrate(_ heads: [ObjectID], into ours: ObjectID?) throws -> Integration {
+        var graph = VersionGraph(repository: repository, index: index)
         var candidates = Array(Set(heads + (ours.map { [$0] } ?? [])))
         candidates = try candidates.filter { candidate in
-            try !candidates.contains { other in try other != candidate && repository.isDescendant(other, of: candidate) }
+            try !candidates.contains { other in try other != candidate && graph.isDescendant(other, of: candidate) }
         }.sorted()
         guard candidates.count > 1 else { return Integration(head: candidates.first ?? ours) }
 
         let base = try repository.mergeBase(of: candidates)
-        let graph = VersionGraph(repository: repository)
+        // Each side's own line, walked once: ancestry between versions of different lines is
+        // then a set lookup, not a search.
+        if index != nil {
+            graph.lines = try candidates.map { head in
+                var line = Set<ObjectID>()
+                let walk = try repository.revwalk(from: [head], hiding: base.map { [$0] } ?? [], topological: false)
+                while let id = try walk.next() { line.insert(id) }
+                return line
+            }
+        }
         var merger = TreeMerger(graph: graph, heads: candidates, base: base)
         let baseTree = try base.map { try repository.commit($0).treeID }
         let sideTrees = try candidates.map { try repository.commit($0).treeID }
@@ -126,6 +138,6 @@ extension Integrator {
 extension Container {
     /// Integrates `heads` into this device's head `ours` (see ``Integrator``).
     func integrate(_ heads: [ObjectID], into ours: ObjectID?, in repository: Repository) throws -> Integration {
-        try Integrator(repository: repository).integrate(heads, into: ours)
+        try Integrator(repository: repository, index: versionIndex(in: repository)).integrate(heads, into: ours)
     }
 }

@@ -153,7 +153,7 @@ struct TreeMerger {
             guard !Self.same(slot, baseSlot) || decision != nil else { continue }
             let known = versionTable.isEmpty ? nil : versionTable[index][path]
             let introduced = try known ?? graph.introducingCommit(of: path, from: heads[index])
-            if let decision, try decision == introduced || repository.isDescendant(decision, of: introduced) {
+            if let decision, try decision == introduced || graph.isDescendant(decision, of: introduced) {
                 versions[decision] = slot
                 decisionIDs.insert(decision)
             } else {
@@ -173,7 +173,7 @@ struct TreeMerger {
         let remaining = try ids.filter { id in
             try !ids.contains { other in
                 guard other != id else { return false }
-                if try repository.isDescendant(other, of: id) { return true }
+                if try graph.isDescendant(other, of: id) { return true }
                 // An ordinary edit made on top of the state a decision kept supersedes the
                 // decision; another decision never does: two decisions that disagree conflict.
                 guard decisionIDs.contains(id), !decisionIDs.contains(other) else { return false }

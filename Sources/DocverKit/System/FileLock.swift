@@ -19,6 +19,21 @@ final class FileLock {
         }
     }
 
+    private init(descriptor: Int32) { self.descriptor = descriptor }
+
+    /// The lock on `path` if no one holds it now; nil when another process does (or the
+    /// file cannot be opened). Never blocks.
+    static func ifFree(path: String) -> FileLock? {
+        guard (try? FileSystem.createDirectory((path as NSString).deletingLastPathComponent)) != nil else { return nil }
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return nil }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            return nil
+        }
+        return FileLock(descriptor: descriptor)
+    }
+
     func unlock() {
         flock(descriptor, LOCK_UN)
         close(descriptor)

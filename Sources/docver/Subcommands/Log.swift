@@ -40,10 +40,11 @@ extension Docver {
 
         func run(in container: Container) async throws {
             let path = try document.map(DocumentPath.init)
-            let entries = try container.log(of: path, limit: limit)
-            if output.json { return try Terminal.printJSON(entries.map(JSON.init)) }
-            for entry in entries {
+            if output.json { return try Terminal.printJSON(container.log(of: path, limit: limit).map(JSON.init)) }
+            // Each line as soon as its entry is found: `docver log | head -1` costs one entry.
+            try container.log(of: path, limit: limit) { entry in
                 print("\(Terminal.shortID(entry.id))  \(Terminal.date(entry.date))  \(entry.device.name)  \(entry.subject)")
+                fflush(nil)
             }
         }
     }

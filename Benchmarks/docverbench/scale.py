@@ -1,0 +1,221 @@
+"""The scale cases of issue 12: a team's container (10,000 documents, 8 devices that diverged with
+N offline saves each) joined by a new device with `docver clone`, against git's same job; then,
+on the joined container, `ls`, `log DOC`, `versions DOC`, `conflicts` and the status of a copy
+made with `cp -a`. Each case is timed with paired runs (docver, git, docver, git, ...) and the
+join's growth in N is fitted as an exponent (time ~ N^k).
+
+Run: python3 Benchmarks/scale.py --docver PATH [--sizes 50,200,800] [--huge] [--reps 3]
+(`--huge` adds N = 2,500; `--reuse` keeps the remotes of an earlier run; `--join-only`). Prints a Markdown table; `--json FILE` keeps every sample.
+"""
+
+import argparse
+import json
+import math
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+DOCUMENTS = 10_000
+DEVICES = 8
+EPOCH = 1_672_531_200
+
+
+def run(argv, cwd=None, check=True, input=None):
+    result = subprocess.run(argv, cwd=cwd, input=input, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if check and result.returncode != 0:
+        raise RuntimeError(f"{argv} failed ({result.returncode}): {result.stderr.decode(errors='replace')}")
+    return result
+
+
+def timed(argv, cwd=None, ok=(0,)):
+    start = time.perf_counter()
+    result = subprocess.run(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    elapsed = time.perf_counter() - start
+    if result.returncode not in ok:
+        raise RuntimeError(f"{argv} failed ({result.returncode}): {result.stderr.decode(errors='replace')[:500]}")
+    return elapsed
+
+
+def path_of(index):
+    return f"d{index // 1000:02d}/d{(index // 100) % 10:02d}/doc{index:05d}.txt"
+
+
+def generate_remote(remote, saves, seed=12):
+    """A bare remote: one save adding every document (2 KB each), then each of 8 devices saves
+    `saves` times on its own branch, 1-3 random documents per save."""
+    if remote.exists():
+        shutil.rmtree(remote)
+    run(["git", "init", "-q", "--bare", str(remote)])
+    rng = random.Random(seed)
+    line = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz ") for _ in range(63)) + "\n"
+    out = [b"feature done\n"]
+    clock = EPOCH
+    mark = 0
+
+    def data(payload):
+        return b"data %d\n" % len(payload) + payload + b"\n"
+
+    def commit(ref, device, message, parent, files):
+        nonlocal mark, clock
+        mark += 1
+        clock += 30
+        identity = f"Device {device} <dev{device}@docver>"
+        body = (f"commit {ref}\nmark :{mark}\nauthor {identity} {clock} +0000\n"
+                f"committer {identity} {clock} +0000\n").encode()
+        body += data(f"{message}\n\nDocver-Device: dev{device}\nDocver-Device-Name: Device {device}\n".encode())
+        if parent:
+            body += f"from :{parent}\n".encode()
+        for path, content in files:
+            body += f"M 100644 inline {path}\n".encode() + data(content)
+        out.append(body)
+        return mark
+
+    root = commit("refs/heads/docver/dev0", 0, "Add documents", None,
+                  [(path_of(d), (f"{d}\n" + line * 32).encode()) for d in range(DOCUMENTS)])
+    for device in range(DEVICES):
+        parent = root
+        for save in range(saves):
+            docs = rng.sample(range(DOCUMENTS), rng.randint(1, 3))
+            files = [(path_of(d), (f"{d} by dev{device} save {save}\n" + line * 32).encode()) for d in docs]
+            parent = commit(f"refs/heads/docver/dev{device}", device, f"Save {len(docs)} documents", parent, files)
+    out.append(b"done\n")
+    run(["git", "fast-import", "--quiet", "--done"], cwd=remote, input=b"".join(out))
+    run(["git", "symbolic-ref", "HEAD", "refs/heads/docver/dev0"], cwd=remote)
+
+
+def pairs(reps, a, b, prepare=None):
+    """Runs a and b in turn `reps` times; returns their samples (seconds)."""
+    sa, sb = [], []
+    for rep in range(reps):
+        for side, step, samples in (("docver", a, sa), ("git", b, sb)):
+            if prepare:
+                prepare(side)
+            samples.append(step())
+    return sa, sb
+
+
+def fit_exponent(points):
+    """Least-squares slope of log(time) against log(N)."""
+    xs = [math.log(n) for n, _ in points]
+    ys = [math.log(t) for _, t in points]
+    mx, my = statistics.mean(xs), statistics.mean(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--docver", required=True)
+    parser.add_argument("--work", default=str(Path(__file__).resolve().parent.parent / "bench-work" / "scale"))
+    parser.add_argument("--sizes", default="50,200,800")
+    parser.add_argument("--huge", action="store_true", help="also N = 2,500")
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--json")
+    parser.add_argument("--reuse", action="store_true", help="keep remotes generated by an earlier run")
+    parser.add_argument("--join-only", action="store_true", help="only the join cases")
+    args = parser.parse_args()
+    docver = str(Path(args.docver).resolve())
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    sizes = [int(s) for s in args.sizes.split(",")] + ([2500] if args.huge else [])
+    rows, samples, join_points = [], {}, []
+
+    def record(label, a, b, git_label, goal):
+        ma, mb = statistics.median(a), statistics.median(b) if b else None
+        samples[label] = {"docver": a, "git": b}
+        ratio = f"{ma / mb:.2f}×" if mb else "—"
+        rows.append(f"| {label} | {ma * 1000:,.0f} ms | {git_label}: {mb * 1000:,.0f} ms | {ratio} | {goal} |"
+                    if mb else f"| {label} | {ma * 1000:,.1f} ms | — | — | {goal} |")
+        print(rows[-1], flush=True)
+
+    joined = None
+    for n in sizes:
+        remote = work / f"remote-{n}.git"
+        start = time.perf_counter()
+        if not (args.reuse and remote.exists()):
+            generate_remote(remote, n)
+        print(f"generated N={n} in {time.perf_counter() - start:.1f}s", file=sys.stderr, flush=True)
+        dest = work / f"join-{n}"
+        gitdest = work / f"gitjoin-{n}"
+
+        def prepare(side):
+            for d in (dest, gitdest):
+                if d.exists():
+                    shutil.rmtree(d)
+
+        def docver_join():
+            return timed([docver, "clone", str(remote), str(dest), "--device", "newdev"])
+
+        def git_join():
+            total = timed(["git", "clone", "-q", "--no-local", str(remote), str(gitdest)])
+            start = time.perf_counter()
+            for device in range(1, DEVICES):
+                subprocess.run(["git", "merge-tree", "--write-tree", "origin/docver/dev0", f"origin/docver/dev{device}"],
+                               cwd=gitdest, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            return total + time.perf_counter() - start
+
+        reps = args.reps if n <= 800 else 1
+        a, b = pairs(reps, docver_join, git_join, prepare)
+        join_points.append((n, statistics.median(a)))
+        record(f"join 8 devices × {n} offline saves (clone)", a, b, "git clone --no-local + 7 × merge-tree", "≤ 1.0×")
+        if args.join_only:
+            continue
+        docver_join()  # keep one joined container of this size for the read cases
+        joined = dest
+        conflicts = json.loads(run([docver, "-C", str(dest), "conflicts", "--json"]).stdout or b"[]")
+        index_size = (dest / ".git" / "docver" / "version-index").stat().st_size
+        print(f"N={n}: {len(conflicts)} documents in conflict, version index {index_size:,} bytes", file=sys.stderr, flush=True)
+        record(f"conflicts ({len(conflicts)} documents in conflict, N={n})",
+               [timed([docver, "-C", str(dest), "conflicts"]) for _ in range(5)], None, "", "< 30 ms at ≥ 1,000")
+        rebuilt = []
+        for _ in range(2):
+            (dest / ".git" / "docver" / "version-index").unlink()
+            rebuilt.append(timed([docver, "-C", str(dest), "log", "-n", "1", path_of(0)]))
+        record(f"version index built from scratch (N={n}, {index_size:,} bytes)", rebuilt, None, "", "reported")
+
+    if joined is not None:
+        dest = joined
+        document = run(["git", "log", "-1", "--format=", "--name-only", "HEAD~1"], cwd=dest).stdout.decode().split("\n")[0] \
+            or path_of(0)
+        git_log = ["git", "log", "-20", "--", document]
+        for label, argv, git_argv, git_label, goal in [
+            ("ls (10,000 documents)", [docver, "ls"], ["git", "ls-tree", "-r", "-l", "HEAD"], "git ls-tree -r -l HEAD", "≤ 2×"),
+            ("log DOC", [docver, "log", document], git_log, "git log -20 -- DOC", "≤ 1×"),
+            ("log -n 1 (whole history)", [docver, "log", "-n", "1"], ["git", "log", "-1"], "git log -1", "—"),
+            ("versions DOC", [docver, "versions", document], git_log, "git log -20 -- DOC", "≤ 1×"),
+            ("status, index fresh", [docver, "status"], ["git", "status", "--porcelain"], "git status --porcelain", "≤ 1×"),
+        ]:
+            a, b = pairs(args.reps + 2, lambda: timed(argv, cwd=dest), lambda: timed(git_argv, cwd=dest))
+            record(label, a, b, git_label, goal)
+        copy = dest.parent / (dest.name + "-copy")
+        if copy.exists():
+            shutil.rmtree(copy)
+        run(["cp", "-a", str(dest), str(copy)])
+        gitcopy = dest.parent / (dest.name + "-gitcopy")
+        if gitcopy.exists():
+            shutil.rmtree(gitcopy)
+        run(["cp", "-a", str(dest), str(gitcopy)])
+        first = timed([docver, "status"], cwd=copy)
+        git_first = timed(["git", "status", "--porcelain"], cwd=gitcopy)
+        record("status after cp -a, first call", [first], [git_first], "git status --porcelain", "—")
+        a, b = pairs(args.reps + 2, lambda: timed([docver, "status"], cwd=copy),
+                     lambda: timed(["git", "status", "--porcelain"], cwd=gitcopy))
+        record("status after cp -a, later calls", a, b, "git status --porcelain", "≤ 1×")
+
+    if len(join_points) >= 2:
+        exponent = fit_exponent(join_points)
+        line = f"join time grows as N^{exponent:.2f} over N = {', '.join(str(n) for n, _ in join_points)}"
+        rows.append(line)
+        print(line, flush=True)
+    print("\n| case | docver | git | ratio | goal |\n|---|---|---|---|---|")
+    print("\n".join(rows))
+    if args.json:
+        Path(args.json).write_text(json.dumps({"samples": samples, "join": join_points}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

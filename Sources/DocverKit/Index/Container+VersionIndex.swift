@@ -1,0 +1,21 @@
+import Foundation
+
+extension Container {
+    /// The version index covering every docver branch of the repository (this device's, the
+    /// fetched ones, the kept ones), extended by the commits added since it was last written.
+    ///
+    /// nil when it cannot be built (a repository that libgit2 cannot walk, say): callers then
+    /// answer by walking history, as before the index existed, so losing the index costs
+    /// time, never correctness.
+    func versionIndex(in repository: Repository) -> VersionIndex? {
+        do {
+            var tips = try repository.references(matching: RefName.allDeviceBranches).map(\.target)
+            tips += try repository.references(matching: RefName.allTrackingBranches).map(\.target)
+            tips += try repository.references(matching: RefName.allKept).map(\.target)
+            if let head = try headCommit(repository) { tips.append(head) }
+            return try VersionIndexStore(file: files.versionIndex, repository: repository).load(covering: Array(Set(tips)))
+        } catch {
+            return nil
+        }
+    }
+}

@@ -1,0 +1,423 @@
+import Foundation
+
+/// The per-document version index: for every indexed commit, its parents, its generation
+/// number, and which documents differ from each parent (with how). Derived from the
+/// repository and kept under `.git/docver/version-index`; every entry is a fact about an
+/// immutable commit, so the index can lack commits but never be wrong about one.
+///
+/// It answers the questions history walks used to answer by reading trees — which commit
+/// introduced a document's state, whether one commit descends from another — in memory, in
+/// time proportional to the commits passed, never reading an object. The commits it knows
+/// are closed under ancestry: a commit is only added after its parents.
+struct VersionIndex: Sendable {
+    /// The differences between a commit and one parent, sorted by document number.
+    struct ChangeList: Sendable {
+        var documents: [Int32] = []
+        var kinds: [IndexedChangeKind] = []
+
+        func kind(of document: Int32) -> IndexedChangeKind? {
+            var low = 0, high = documents.count
+            while low < high {
+                let middle = (low + high) / 2
+                if documents[middle] < document { low = middle + 1 } else { high = middle }
+            }
+            return low < documents.count && documents[low] == document ? kinds[low] : nil
+        }
+
+        func contains(_ document: Int32) -> Bool { kind(of: document) != nil }
+    }
+
+    struct Node: Sendable {
+        var id: ObjectID
+        var parents: [Int32]
+        /// 1 for a root, else one more than the greatest parent's: a commit's generation is
+        /// greater than every ancestor's, which prunes ancestry searches.
+        var generation: Int32
+        /// Per parent (one list against the empty tree for a root).
+        var changes: [ChangeList]
+        var mentioned: [Int32]
+    }
+
+    private(set) var documents: [String] = []
+    private var documentNumbers: [String: Int32] = [:]
+    private(set) var nodes: [Node] = []
+    private var nodeNumbers: [ObjectID: Int32] = [:]
+    private var hasChildren: [Bool] = []
+
+    init() {}
+
+    var count: Int { nodes.count }
+
+    func number(of commit: ObjectID) -> Int32? { nodeNumbers[commit] }
+    func number(ofDocument path: String) -> Int32? { documentNumbers[path] }
+    func contains(_ commit: ObjectID) -> Bool { nodeNumbers[commit] != nil }
+
+    /// Commits no indexed commit has as a parent: the tips the index was built from.
+    var tips: [ObjectID] { nodes.indices.filter { !hasChildren[$0] }.map { nodes[$0].id } }
+
+    private mutating func intern(_ path: String) -> Int32 {
+        if let known = documentNumbers[path] { return known }
+        let number = Int32(documents.count)
+        documents.append(path)
+        documentNumbers[path] = number
+        return number
+    }
+
+    /// Adds a commit whose parents are all indexed; false (and nothing added) otherwise, or
+    /// when its change lists do not match its parents. A commit already known is skipped.
+    @discardableResult
+    mutating func add(_ commit: IndexedCommit) -> Bool {
+        if nodeNumbers[commit.id] != nil { return true }
+        guard commit.changes.count == max(commit.parents.count, 1) else { return false }
+        var parents: [Int32] = []
+        for parent in commit.parents {
+            guard let number = nodeNumbers[parent] else { return false }
+            parents.append(number)
+        }
+        let generation = (parents.map { nodes[Int($0)].generation }.max() ?? 0) + 1
+        let changes = commit.changes.map { list -> ChangeList in
+            let sorted = list.map { (intern($0.document), $0.kind) }.sorted { $0.0 < $1.0 }
+            return ChangeList(documents: sorted.map(\.0), kinds: sorted.map(\.1))
+        }
+        let number = Int32(nodes.count)
+        nodes.append(Node(id: commit.id, parents: parents, generation: generation, changes: changes,
+                          mentioned: commit.mentioned.map { intern($0) }))
+        nodeNumbers[commit.id] = number
+        hasChildren.append(false)
+        for parent in parents { hasChildren[Int(parent)] = true }
+        return true
+    }
+
+    /// The commit as it was added (for writing the index, and for comparing two indexes).
+    func indexedCommit(_ number: Int32) -> IndexedCommit {
+        let node = nodes[Int(number)]
+        return IndexedCommit(
+            id: node.id, parents: node.parents.map { nodes[Int($0)].id },
+            changes: node.changes.map { list in
+                zip(list.documents, list.kinds).map { (documents[Int($0)], $1) }
+                    .sorted { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
+            },
+            mentioned: node.mentioned.map { documents[Int($0)] })
+    }
+}
+
+// MARK: Answers
+
+extension VersionIndex {
+    /// The documents `commit` changed against its first parent (all its documents for a
+    /// root), with how; nil when the commit is not indexed.
+    func changes(of commit: ObjectID) -> [(document: String, kind: IndexedChangeKind)]? {
+        guard let number = nodeNumbers[commit] else { return nil }
+        let list = nodes[Int(number)].changes[0]
+        return zip(list.documents, list.kinds).map { (documents[Int($0)], $1) }
+    }
+
+    /// True when a log of `document` lists `commit`: a save or resolution that changed it
+    /// against its parent, a root that holds it, or any commit whose records name it.
+    /// nil when the commit is not indexed.
+    func touches(_ commit: ObjectID, document path: String) -> Bool? {
+        guard let number = nodeNumbers[commit] else { return nil }
+        guard let document = documentNumbers[path] else { return false }
+        let node = nodes[Int(number)]
+        if node.mentioned.contains(document) { return true }
+        return node.parents.count <= 1 && node.changes[0].contains(document)
+    }
+
+    /// True when `commit` is a strict descendant of `ancestor`; nil when either is not indexed.
+    /// Generation numbers stop the search at commits older than the ancestor.
+    func isDescendant(_ commit: ObjectID, of ancestor: ObjectID) -> Bool? {
+        guard let start = nodeNumbers[commit], let target = nodeNumbers[ancestor] else { return nil }
+        return isDescendant(start, of: target)
+    }
+
+    func isDescendant(_ start: Int32, of target: Int32) -> Bool {
+        let floor = nodes[Int(target)].generation
+        guard start != target, nodes[Int(start)].generation > floor else { return false }
+        var visited: Set<Int32> = [start]
+        var stack = [start]
+        while let number = stack.popLast() {
+            for parent in nodes[Int(number)].parents {
+                if parent == target { return true }
+                if nodes[Int(parent)].generation > floor, visited.insert(parent).inserted { stack.append(parent) }
+            }
+        }
+        return false
+    }
+
+    /// ``VersionGraph/introducingCommit(of:from:)`` from the index: the same walk, the same
+    /// answer, without reading a tree. `absent` says whether `path` is absent at `start`
+    /// (the caller knows it from one tree lookup). nil when `start` is not indexed.
+    func introducingCommit(of path: String, from start: ObjectID, absent: Bool) -> ObjectID? {
+        guard let startNumber = nodeNumbers[start] else { return nil }
+        // A document the index never saw change is in the same state since the roots.
+        let document = documentNumbers[path] ?? -1
+        return nodes[Int(introducingNode(of: document, from: startNumber, absent: absent))].id
+    }
+
+    func introducingNode(of document: Int32, from start: Int32, absent: Bool) -> Int32 {
+        var current = start
+        while true {
+            let node = nodes[Int(current)]
+            if node.parents.isEmpty {
+                return current
+            }
+            var next: Int32?
+            for (index, parent) in node.parents.enumerated() where !node.changes[index].contains(document) {
+                if next == nil {
+                    next = parent
+                    if !absent { break }
+                } else {
+                    return latestDeletion(of: document, from: current)
+                }
+            }
+            guard let next else { return current }
+            current = next
+        }
+    }
+
+    /// The index's form of VersionGraph's search through every line lacking a document.
+    private func latestDeletion(of document: Int32, from start: Int32) -> Int32 {
+        var deletions: [Int32] = []
+        var firstRoot: Int32?
+        var visited: Set<Int32> = []
+        var stack = [start]
+        while let number = stack.popLast() {
+            guard visited.insert(number).inserted else { continue }
+            let node = nodes[Int(number)]
+            // The walk only enters commits lacking the document, so a parent lacks it exactly
+            // when it is in the same state.
+            let lacking = node.parents.indices.filter { !node.changes[$0].contains(document) }.map { node.parents[$0] }
+            if lacking.isEmpty {
+                if node.parents.isEmpty { firstRoot = firstRoot ?? number } else { deletions.append(number) }
+            } else {
+                stack.append(contentsOf: lacking.reversed())
+            }
+        }
+        let latest = deletions.first { deletion in
+            !deletions.contains { other in other != deletion && isDescendant(other, of: deletion) }
+        }
+        return latest ?? firstRoot ?? start
+    }
+
+    /// The introducing commit of many documents present at `head`, and the commit that began
+    /// each one's present run (its oldest version since it last appeared): one walk shared by
+    /// all documents, each commit visited once, newest generation first. Work: the commits
+    /// passed plus the changes they hold. Documents not present at `head` must not be asked.
+    func presentVersions(of paths: [String], from head: ObjectID) -> [String: (current: ObjectID, appeared: ObjectID, appearedAtRoot: Bool)]? {
+        guard let headNumber = nodeNumbers[head] else { return nil }
+        var pending: [Int32: Set<Int32>] = [:]
+        var unknown: [String] = []
+        var start = Set<Int32>()
+        for path in paths {
+            if let document = documentNumbers[path] { start.insert(document) } else { unknown.append(path) }
+        }
+        var current: [Int32: Int32] = [:]
+        var appeared: [Int32: (Int32, Bool)] = [:]
+        var heap = GenerationHeap()
+        if !start.isEmpty {
+            pending[headNumber] = start
+            heap.push(headNumber, generation: nodes[Int(headNumber)].generation)
+        }
+        func forward(_ documents: Set<Int32>, to number: Int32) {
+            guard !documents.isEmpty else { return }
+            if var existing = pending.removeValue(forKey: number) {
+                if existing.count < documents.count {
+                    var larger = documents
+                    larger.formUnion(existing)
+                    pending[number] = larger
+                } else {
+                    existing.formUnion(documents)
+                    pending[number] = existing
+                }
+            } else {
+                pending[number] = documents
+                heap.push(number, generation: nodes[Int(number)].generation)
+            }
+        }
+        while let number = heap.pop() {
+            guard var documents = pending.removeValue(forKey: number) else { continue }
+            let node = nodes[Int(number)]
+            if node.parents.isEmpty {
+                for document in documents {
+                    if current[document] == nil { current[document] = number }
+                    appeared[document] = (number, true)
+                }
+                continue
+            }
+            let first = node.changes[0]
+            var moved: [Int32: Set<Int32>] = [:]
+            var versions: [Int32] = []
+            func visit(_ document: Int32, _ kind: IndexedChangeKind) {
+                documents.remove(document)
+                // Present here, different in the first parent: follow the first parent holding
+                // the same state, else this commit introduced it.
+                if let same = node.parents.indices.dropFirst().first(where: { !node.changes[$0].contains(document) }) {
+                    moved[node.parents[same], default: []].insert(document)
+                    return
+                }
+                if current[document] == nil { current[document] = number }
+                appeared[document] = (number, false)
+                if kind == .modified { versions.append(document) }
+            }
+            if first.documents.count <= documents.count {
+                for (document, kind) in zip(first.documents, first.kinds) where documents.contains(document) { visit(document, kind) }
+            } else {
+                for document in Array(documents) { if let kind = first.kind(of: document) { visit(document, kind) } }
+            }
+            // Those still present in the first parent walk on through it.
+            documents.formUnion(versions)
+            forward(documents, to: node.parents[0])
+            for (parent, set) in moved { forward(set, to: parent) }
+        }
+        var result: [String: (current: ObjectID, appeared: ObjectID, appearedAtRoot: Bool)] = [:]
+        for (document, version) in current {
+            let (began, atRoot) = appeared[document]!
+            result[documents[Int(document)]] = (nodes[Int(version)].id, nodes[Int(began)].id, atRoot)
+        }
+        // Never changed anywhere the index saw: present since a root on the first-parent line.
+        if !unknown.isEmpty {
+            var root = headNumber
+            while let parent = nodes[Int(root)].parents.first { root = parent }
+            for path in unknown { result[path] = (nodes[Int(root)].id, nodes[Int(root)].id, true) }
+        }
+        return result
+    }
+
+    /// The documents some indexed commit deleted against some parent: only for those can the
+    /// absence before a document's appearance be a deletion rather than a beginning, so only
+    /// those need the full history walk.
+    func deletedDocuments() -> Set<String> {
+        var result = Set<Int32>()
+        for node in nodes {
+            for list in node.changes {
+                for (document, kind) in zip(list.documents, list.kinds) where kind == .deleted {
+                    result.insert(document)
+                }
+            }
+        }
+        return Set(result.map { documents[Int($0)] })
+    }
+}
+
+/// A max-heap of commit numbers by generation: children before their parents.
+private struct GenerationHeap {
+    private var items: [(generation: Int32, number: Int32)] = []
+
+    private static func above(_ a: (generation: Int32, number: Int32), _ b: (generation: Int32, number: Int32)) -> Bool {
+        (a.generation, a.number) > (b.generation, b.number)
+    }
+
+    mutating func push(_ number: Int32, generation: Int32) {
+        items.append((generation, number))
+        var child = items.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard Self.above(items[child], items[parent]) else { break }
+            items.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func pop() -> Int32? {
+        guard !items.isEmpty else { return nil }
+        items.swapAt(0, items.count - 1)
+        let top = items.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var largest = parent
+            if left < items.count, Self.above(items[left], items[largest]) { largest = left }
+            if right < items.count, Self.above(items[right], items[largest]) { largest = right }
+            if largest == parent { break }
+            items.swapAt(parent, largest)
+            parent = largest
+        }
+        return top.number
+    }
+}
+
+extension IndexedChangeKind {
+    /// The user's word for the change.
+    var change: ChangeKind {
+        switch self {
+        case .added: .added
+        case .deleted: .deleted
+        case .modified: .modified
+        }
+    }
+}
+
+extension VersionIndex {
+    /// ``introducingCommit(of:from:absent:)`` for many documents at once: one walk from
+    /// `head` shared by all of them, each commit visited once (newest generation first), so
+    /// the cost is the commits passed plus their changes, not documents × history. `absent`
+    /// names the documents absent at `head`. nil when `head` is not indexed.
+    func introducingCommits(of paths: [String], absent: Set<String>, from head: ObjectID) -> [String: ObjectID]? {
+        guard let headNumber = nodeNumbers[head] else { return nil }
+        var result: [String: ObjectID] = [:]
+        // Per commit, the documents still walking: number → is absent.
+        var pending: [Int32: [Int32: Bool]] = [:]
+        var heap = GenerationHeap()
+        var start: [Int32: Bool] = [:]
+        for path in paths {
+            if let document = documentNumbers[path] {
+                start[document] = absent.contains(path)
+            } else {
+                // Never changed anywhere indexed: the walk of one document answers at once.
+                result[path] = nodes[Int(introducingNode(of: -1, from: headNumber, absent: absent.contains(path)))].id
+            }
+        }
+        if !start.isEmpty {
+            pending[headNumber] = start
+            heap.push(headNumber, generation: nodes[Int(headNumber)].generation)
+        }
+        func forward(_ documents: [Int32: Bool], to number: Int32) {
+            guard !documents.isEmpty else { return }
+            if var existing = pending.removeValue(forKey: number) {
+                existing.merge(documents) { first, _ in first }
+                pending[number] = existing
+            } else {
+                pending[number] = documents
+                heap.push(number, generation: nodes[Int(number)].generation)
+            }
+        }
+        while let number = heap.pop() {
+            guard var documents = pending.removeValue(forKey: number) else { continue }
+            let node = nodes[Int(number)]
+            if node.parents.isEmpty {
+                for document in documents.keys { result[self.documents[Int(document)]] = node.id }
+                continue
+            }
+            var moved: [Int32: [Int32: Bool]] = [:]
+            func resolve(_ document: Int32, at resolved: Int32) {
+                result[self.documents[Int(document)]] = nodes[Int(resolved)].id
+            }
+            // Documents that differ from the first parent, and (at a merge) absent documents,
+            // whose other parents decide: the rules of `introducingNode`, document by document.
+            var special: [Int32] = []
+            let first = node.changes[0]
+            if first.documents.count <= documents.count {
+                special = first.documents.filter { documents[$0] != nil }
+            } else {
+                special = documents.keys.filter { first.contains($0) }
+            }
+            if node.parents.count > 1 {
+                for (document, isAbsent) in documents where isAbsent && !first.contains(document) { special.append(document) }
+            }
+            for document in special {
+                guard let isAbsent = documents.removeValue(forKey: document) else { continue }
+                let same = node.parents.indices.filter { !node.changes[$0].contains(document) }
+                if same.isEmpty {
+                    resolve(document, at: number)
+                } else if !isAbsent || same.count == 1 {
+                    moved[node.parents[same[0]], default: [:]][document] = isAbsent
+                } else {
+                    resolve(document, at: introducingNode(of: document, from: number, absent: true))
+                }
+            }
+            forward(documents, to: node.parents[0])
+            for (parent, set) in moved { forward(set, to: parent) }
+        }
+        return result
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import Synchronization
+
+/// Reads, extends and writes the version index of one repository
+/// (`.git/docver/version-index`, see ``VersionIndexFile``).
+///
+/// Loading trusts nothing: a file of another format version, a segment whose checksum or
+/// structure is wrong, or a commit whose recorded parents differ from the repository's ends
+/// what is read, and the rest is indexed again from the repository. Extending indexes only
+/// the commits the tips reach that the index lacks (a walk hiding the index's own tips), so
+/// its cost follows the new commits; they are appended as one segment in a single write, or
+/// the whole file is replaced atomically when the old one could not be read to its end.
+struct VersionIndexStore {
+    let file: String
+    let repository: Repository
+
+    /// Segments beyond this many are folded into one file on the next write.
+    static let segmentLimit = 64
+
+    /// Indexes this process already read, by file, with the file's identity (inode, size,
+    /// modification time) when it was read or last written here: a command that asks several
+    /// history questions (`versions` asks four) decodes the file once. A file changed since
+    /// (by another process, or damaged) is read again.
+    private static let loaded = Mutex<[String: (stamp: [Int], index: VersionIndex)]>([:])
+
+    private var stamp: [Int]? {
+        var info = stat()
+        guard stat(file, &info) == 0 else { return nil }
+        return [Int(info.st_ino), Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec)]
+    }
+
+    /// The index covering every commit reachable from `tips`, updated on disk when it learned
+    /// something. Writing is best effort: failing to write costs time on the next call only.
+    func load(covering tips: [ObjectID]) throws -> VersionIndex {
+        if let cached = Self.loaded.withLock({ $0[file] }), let now = stamp, cached.stamp == now {
+            var index = cached.index
+            let learned = try extend(&index, to: tips)
+            if !learned.isEmpty {
+                append(learned)
+                let written = stamp
+                Self.loaded.withLock { $0[file] = written.map { ($0, index) } }
+            }
+            return index
+        }
+        let index = try readAndExtend(covering: tips)
+        let written = stamp
+        Self.loaded.withLock { $0[file] = written.map { ($0, index) } }
+        return index
+    }
+
+    private func readAndExtend(covering tips: [ObjectID]) throws -> VersionIndex {
+        var index = VersionIndex()
+        var intact = false
+        var segments = 0
+        if let data = FileSystem.contentsIfReadable(file), let contents = VersionIndexFile.decode(data) {
+            intact = contents.intact
+            segments = contents.segments
+            for commit in contents.commits where !index.add(commit) {
+                intact = false // a commit without its parents: the file was not written by docver
+                break
+            }
+            if try !matchesRepository(index) {
+                index = VersionIndex()
+                intact = false
+            }
+        }
+        let learned = try extend(&index, to: tips)
+        if !intact || segments == 0 || segments >= Self.segmentLimit {
+            if !learned.isEmpty || !intact || segments >= Self.segmentLimit { rewrite(index) }
+        } else if !learned.isEmpty {
+            append(learned)
+        }
+        return index
+    }
+
+    /// The index's tips must be commits of this repository with the parents recorded: a
+    /// cheap check that catches an index copied from another repository or edited by hand.
+    private func matchesRepository(_ index: VersionIndex) throws -> Bool {
+        for tip in index.tips {
+            guard try repository.objectExists(tip) else { continue } // pruned by gc: harmless
+            guard let number = index.number(of: tip) else { return false }
+            let recorded = index.nodes[Int(number)].parents.map { index.nodes[Int($0)].id }
+            guard try repository.commit(tip).parentIDs == recorded else { return false }
+        }
+        return true
+    }
+
+    /// Indexes the commits reachable from `tips` that `index` lacks, parents first.
+    func extend(_ index: inout VersionIndex, to tips: [ObjectID]) throws -> [IndexedCommit] {
+        let missing = tips.filter { !index.contains($0) }
+        guard !missing.isEmpty else { return [] }
+        var hidden: [ObjectID] = []
+        for tip in index.tips where try repository.objectExists(tip) { hidden.append(tip) }
+        let walk = try repository.revwalk(from: missing, hiding: hidden, topological: true)
+        var order: [ObjectID] = []
+        while let id = try walk.next() {
+            if !index.contains(id) { order.append(id) }
+        }
+        var learned: [IndexedCommit] = []
+        var trees: [ObjectID: ObjectID] = [:]
+        for id in order.reversed() {
+            let commit = try indexedCommit(id, trees: &trees)
+            guard index.add(commit) else { throw SystemError("index", file, reason: "a commit's parents are missing") }
+            learned.append(commit)
+        }
+        return learned
+    }
+
+    /// What the index records about one commit, read from the repository: the document-level
+    /// difference against each parent.
+    func indexedCommit(_ id: ObjectID, trees: inout [ObjectID: ObjectID]) throws -> IndexedCommit {
+        let commit = try repository.commit(id)
+        let parents = commit.parentIDs
+        guard parents.count <= 255 else { throw SystemError("index", file, reason: "a commit has more than 255 parents") }
+        trees[id] = commit.treeID
+        let tree = try repository.tree(commit.treeID)
+        var changes: [[(document: String, kind: IndexedChangeKind)]] = []
+        for parent in parents.isEmpty ? [nil] : parents.map(Optional.some) {
+            var parentTreeID: ObjectID?
+            if let parent {
+                if let known = trees[parent] { parentTreeID = known } else {
+                    parentTreeID = try repository.commit(parent).treeID
+                    trees[parent] = parentTreeID
+                }
+            }
+            let parentTree = try parentTreeID.map { try repository.tree($0) }
+            // A document changed when its document entry did (docs/FORMAT.md, "Documents": a
+            // plain folder at its name is its absence, as in `sameDocumentState`).
+            var documents = Set<String>()
+            for path in try repository.changedPaths(from: parentTreeID, to: commit.treeID) {
+                documents.insert(DocumentPath.document(containingFile: path).path)
+            }
+            var list: [(document: String, kind: IndexedChangeKind)] = []
+            for document in documents.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                if parentTreeID == nil {
+                    list.append((document, .added)) // a root: each file or package is new
+                    continue
+                }
+                let before = try parentTree?.documentEntry(atPath: document), after = try tree.documentEntry(atPath: document)
+                if before == nil && after == nil { continue }
+                list.append((document, before != nil && after != nil ? .modified : after != nil ? .added : .deleted))
+            }
+            changes.append(list)
+        }
+        var mentioned: [String] = []
+        for trailer in commit.trailers where Trailer.documentRecords.contains(trailer.key) {
+            guard let encoded = trailer.value.split(separator: " ").last,
+                  let path = TrailerPath.decode(String(encoded)), !mentioned.contains(path) else { continue }
+            mentioned.append(path)
+        }
+        return IndexedCommit(id: id, parents: parents, changes: changes, mentioned: mentioned)
+    }
+
+    private func rewrite(_ index: VersionIndex) {
+        var data = VersionIndexFile.header
+        if index.count > 0 {
+            data.append(VersionIndexFile.segment((0..<Int32(index.count)).map(index.indexedCommit)))
+        }
+        try? FileSystem.createDirectory((file as NSString).deletingLastPathComponent)
+        try? AtomicFile.write(data, to: file)
+    }
+
+    /// Appends one segment in a single write: a crash leaves a torn tail that the checksum
+    /// rejects, so readers see the old index; two processes appending at once each write
+    /// whole segments (O_APPEND), and a commit indexed twice is read once.
+    private func append(_ commits: [IndexedCommit]) {
+        let segment = VersionIndexFile.segment(commits)
+        let descriptor = open(file, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        let written = segment.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress!, $0.count) }
+        if written == segment.count { fsync(descriptor) }
+    }
+}

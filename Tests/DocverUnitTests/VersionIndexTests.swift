@@ -1,0 +1,264 @@
+@testable import DocverKit
+import DocverTestSupport
+import Foundation
+import Testing
+
+/// The version index (docs/FORMAT.md, "The version index") against its oracle: the history
+/// walk that reads trees (``VersionGraph`` without an index) and libgit2's ancestry, on
+/// random commit graphs with saves, deletions, packages, merges of two or three parents
+/// and unrelated roots.
+@Suite struct VersionIndexTests {
+    /// `e` and `e/f.txt` take turns: a document saved under a folder's name.
+    static let paths = ["a.txt", "b.txt", "dir/c.txt", "dir/d.txt", "p.pkg/x", "p.pkg/y", "e", "e/f.txt"]
+    static let documents = ["a.txt", "b.txt", "dir/c.txt", "dir/d.txt", "p.pkg", "never.txt", "dir/never.txt", "e", "e/f.txt"]
+
+    /// A random commit graph: every commit with the files it holds.
+    struct RandomHistory {
+        var commits: [ObjectID] = []
+        var files: [ObjectID: [String: String]] = [:]
+        var heads: [ObjectID] = []
+
+        init(_ scratch: TempRepository, seed: UInt64, count: Int) throws {
+            var random = SeededRandom(seed: seed)
+            var clock = 0
+            var heads: [ObjectID?] = [nil, nil, nil]
+            for _ in 0..<count {
+                clock += 1
+                let device = Int.random(in: 0..<heads.count, using: &random)
+                var state = heads[device].map { files[$0]! } ?? [:]
+                var parents = heads[device].map { [$0] } ?? []
+                if !commits.isEmpty, heads[device] != nil, Int.random(in: 0..<5, using: &random) == 0 {
+                    // A merge: the state of each path comes from a random parent, or is new.
+                    let others = (0..<Int.random(in: 1...2, using: &random)).map { _ in commits.randomElement(using: &random)! }
+                    for other in others where !parents.contains(other) { parents.append(other) }
+                    for path in Self.pathsIn(parents.map { files[$0]! }) {
+                        switch Int.random(in: 0..<6, using: &random) {
+                        case 0: state[path] = "merged \(clock)"
+                        default: state[path] = files[parents.randomElement(using: &random)!]![path]
+                        }
+                    }
+                } else {
+                    for _ in 0..<Int.random(in: 1...2, using: &random) {
+                        let path = VersionIndexTests.paths.randomElement(using: &random)!
+                        if state[path] != nil, Bool.random(using: &random) {
+                            if path.hasPrefix("p.pkg/") { state["p.pkg/x"] = nil; state["p.pkg/y"] = nil } else { state[path] = nil }
+                        } else {
+                            state[path] = "\(path) \(clock)"
+                            if path == "e" { state["e/f.txt"] = nil }
+                            if path == "e/f.txt" { state["e"] = nil }
+                        }
+                    }
+                }
+                if state["e"] != nil, state["e/f.txt"] != nil { state[Bool.random(using: &random) ? "e" : "e/f.txt"] = nil }
+                let tree = try scratch.tree(state)
+                let id = try scratch.commit(tree: tree, parents: parents, device: "d\(device)", at: clock)
+                commits.append(id)
+                files[id] = state
+                heads[device] = id
+            }
+            self.heads = heads.compactMap { $0 }
+        }
+
+        static func pathsIn(_ states: [[String: String]]) -> [String] {
+            Array(Set(states.flatMap(\.keys))).sorted()
+        }
+    }
+
+    static func index(of history: RandomHistory, in repository: Repository) throws -> VersionIndex {
+        var index = VersionIndex()
+        let store = VersionIndexStore(file: "/nonexistent/version-index", repository: repository)
+        _ = try store.extend(&index, to: history.heads)
+        return index
+    }
+
+    @Test(arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
+    func theIndexGivesTheHistoryWalksAnswers(seed: UInt64) throws {
+        let scratch = try TempRepository()
+        let history = try RandomHistory(scratch, seed: seed, count: 50)
+        let index = try Self.index(of: history, in: scratch.repository)
+        #expect(index.count == history.commits.count)
+        let plain = VersionGraph(repository: scratch.repository)
+        let indexed = VersionGraph(repository: scratch.repository, index: index)
+        for commit in history.commits {
+            for document in Self.documents {
+                let expected = try plain.introducingCommit(of: document, from: commit)
+                #expect(try indexed.introducingCommit(of: document, from: commit) == expected,
+                        "seed \(seed): \(document) from \(commit.hex.prefix(8))")
+                let path = try DocumentPath(document)
+                let current = try plain.currentVersion(of: path, at: commit)
+                #expect(try indexed.currentVersion(of: path, at: commit) == current)
+                if let current {
+                    #expect(try indexed.history(of: path, after: current, limit: nil) == plain.history(of: path, after: current, limit: nil))
+                }
+            }
+        }
+    }
+
+    @Test(arguments: [31, 32, 33, 34] as [UInt64])
+    func theSharedWalkOfManyDocumentsGivesEachOnesWalk(seed: UInt64) throws {
+        let scratch = try TempRepository()
+        let history = try RandomHistory(scratch, seed: seed, count: 50)
+        let index = try Self.index(of: history, in: scratch.repository)
+        let plain = VersionGraph(repository: scratch.repository)
+        let indexed = VersionGraph(repository: scratch.repository, index: index)
+        for commit in history.commits {
+            let all = try indexed.introducingCommits(of: Set(Self.documents), from: commit)
+            for document in Self.documents {
+                #expect(all[document] == (try plain.introducingCommit(of: document, from: commit)), "seed \(seed): \(document)")
+            }
+        }
+    }
+
+    /// The integrator is a pure function of the heads: with the index (shared walks, lines,
+    /// generation numbers) it must write the very commit it writes without.
+    @Test(arguments: [41, 42, 43, 44, 45, 46] as [UInt64])
+    func theIntegratorWritesTheSameCommitWithTheIndex(seed: UInt64) throws {
+        let scratch = try TempRepository()
+        let history = try RandomHistory(scratch, seed: seed, count: 40)
+        let index = try Self.index(of: history, in: scratch.repository)
+        var random = SeededRandom(seed: seed)
+        for _ in 0..<6 {
+            let heads = (0..<Int.random(in: 2...3, using: &random)).map { _ in history.commits.randomElement(using: &random)! }
+            let plain = try Integrator(repository: scratch.repository).integrate(Array(heads.dropFirst()), into: heads[0])
+            let indexed = try Integrator(repository: scratch.repository, index: index).integrate(Array(heads.dropFirst()), into: heads[0])
+            #expect(indexed.head == plain.head, "seed \(seed)")
+            #expect(indexed.conflicts == plain.conflicts)
+        }
+    }
+
+    @Test(arguments: [7, 8, 9] as [UInt64])
+    func ancestryFromGenerationNumbersMatchesLibgit2(seed: UInt64) throws {
+        let scratch = try TempRepository()
+        let history = try RandomHistory(scratch, seed: seed, count: 40)
+        let index = try Self.index(of: history, in: scratch.repository)
+        for a in history.commits {
+            for b in history.commits {
+                #expect(index.isDescendant(a, of: b) == (try scratch.repository.isDescendant(a, of: b)))
+            }
+        }
+    }
+
+    @Test(arguments: [10, 11, 12, 13] as [UInt64])
+    func theSharedWalkGivesEachPresentDocumentsVersionAndAppearance(seed: UInt64) throws {
+        let scratch = try TempRepository()
+        let history = try RandomHistory(scratch, seed: seed, count: 50)
+        let index = try Self.index(of: history, in: scratch.repository)
+        let plain = VersionGraph(repository: scratch.repository)
+        for commit in history.commits {
+            let present = try Self.documents.filter { document in
+                let entry = try scratch.entry(document, at: commit)
+                return entry != nil && !(entry!.mode.isTree && !document.hasSuffix(".pkg")) // documents, not plain folders
+            }
+            let answers = try #require(index.presentVersions(of: present, from: commit))
+            #expect(answers.count == present.count)
+            for document in present {
+                var version = try plain.introducingCommit(of: document, from: commit)
+                #expect(answers[document]?.current == version, "seed \(seed): \(document)")
+                // The oldest version of the document's present run, by the walk that reads trees.
+                var atRoot = false
+                while true {
+                    guard let parent = try scratch.repository.commit(version).parentIDs.first else { atRoot = true; break }
+                    // The run ends where the parent lacks the document or holds a plain folder there.
+                    guard let entry = try scratch.entry(document, at: parent), !(entry.mode.isTree && !document.hasSuffix(".pkg"))
+                    else { break }
+                    version = try plain.introducingCommit(of: document, from: parent)
+                }
+                #expect(answers[document]?.appeared == version, "seed \(seed): \(document) appeared")
+                #expect(answers[document]?.appearedAtRoot == atRoot)
+            }
+        }
+    }
+
+    // MARK: The file
+
+    @Test func aDeletedIndexIsRebuiltTheSame() throws {
+        let scratch = try TempRepository()
+        let history = try RandomHistory(scratch, seed: 21, count: 40)
+        let file = scratch.url.path + "/.git/docver/version-index"
+        let store = VersionIndexStore(file: file, repository: scratch.repository)
+        let first = try store.load(covering: history.heads)
+        let reloaded = try store.load(covering: history.heads)
+        try FileManager.default.removeItem(atPath: file)
+        let rebuilt = try store.load(covering: history.heads)
+        #expect(Self.commits(of: first) == Self.commits(of: rebuilt))
+        #expect(Self.commits(of: first) == Self.commits(of: reloaded))
+        #expect(first.count == history.commits.count)
+    }
+
+    @Test func newCommitsAreAppendedAsOneSegmentAndReadBack() throws {
+        let scratch = try TempRepository()
+        let history = try RandomHistory(scratch, seed: 22, count: 30)
+        let file = scratch.url.path + "/.git/docver/version-index"
+        let store = VersionIndexStore(file: file, repository: scratch.repository)
+        let old = history.commits[10]
+        _ = try store.load(covering: [old])
+        let sizeBefore = try #require(FileSystem.contentsIfReadable(file)).count
+        let full = try store.load(covering: history.heads)
+        let contents = try #require(VersionIndexFile.decode(FileSystem.contentsIfReadable(file) ?? Data()))
+        #expect(contents.segments == 2 && contents.intact)
+        #expect(try #require(FileSystem.contentsIfReadable(file)).count > sizeBefore)
+        #expect(Self.commits(of: full) == Self.commits(of: try Self.index(of: history, in: scratch.repository)))
+    }
+
+    /// A crash mid-append leaves a torn segment; truncation, garbage and flipped bytes look
+    /// alike. Each is detected, the index rebuilt, and its answers are the same.
+    @Test(arguments: ["torn", "truncated", "garbage", "flipped", "wrong version", "empty"])
+    func aDamagedIndexIsNeverTrusted(damage: String) throws {
+        let scratch = try TempRepository()
+        let history = try RandomHistory(scratch, seed: 23, count: 30)
+        let file = scratch.url.path + "/.git/docver/version-index"
+        let store = VersionIndexStore(file: file, repository: scratch.repository)
+        let expected = Self.commits(of: try store.load(covering: history.heads))
+        var data = try #require(FileSystem.contentsIfReadable(file))
+        var random = SeededRandom(seed: 99)
+        switch damage {
+        case "torn":
+            let next = VersionIndexFile.segment([IndexedCommit(id: history.commits[0], parents: [], changes: [[("zzz", .added)]], mentioned: [])])
+            data.append(next.prefix(next.count - 3))
+        case "truncated": data = data.prefix(Int.random(in: 9..<(data.count - 1), using: &random))
+        case "garbage": data = Data((0..<200).map { _ in UInt8.random(in: 0...255, using: &random) })
+        case "flipped":
+            let offset = Int.random(in: 12..<data.count, using: &random)
+            data[offset] ^= 0x5A
+        case "wrong version": data[4] = 0x7F
+        default: data = Data()
+        }
+        try AtomicFile.write(data, to: file)
+        let loaded = try store.load(covering: history.heads)
+        #expect(Self.commits(of: loaded) == expected)
+        // The damaged file was replaced by an intact one.
+        let contents = try #require(VersionIndexFile.decode(FileSystem.contentsIfReadable(file) ?? Data()))
+        #expect(contents.intact && contents.commits.count == expected.count)
+    }
+
+    @Test func anIndexRecordingOtherParentsIsRebuilt() throws {
+        let scratch = try TempRepository()
+        let history = try RandomHistory(scratch, seed: 24, count: 20)
+        let file = scratch.url.path + "/.git/docver/version-index"
+        let store = VersionIndexStore(file: file, repository: scratch.repository)
+        let expected = Self.commits(of: try store.load(covering: history.heads))
+        // A well-formed file whose tip claims to be a root: it is not this repository's history.
+        let tip = history.heads[0]
+        let lie = IndexedCommit(id: tip, parents: [], changes: [[("a.txt", .added)]], mentioned: [])
+        try AtomicFile.write(VersionIndexFile.header + VersionIndexFile.segment([lie]), to: file)
+        #expect(Self.commits(of: try store.load(covering: history.heads)) == expected)
+    }
+
+    @Test func segmentsRoundTrip() throws {
+        let scratch = try TempRepository()
+        let history = try RandomHistory(scratch, seed: 25, count: 25)
+        let index = try Self.index(of: history, in: scratch.repository)
+        let commits = (0..<Int32(index.count)).map(index.indexedCommit)
+        let data = VersionIndexFile.header + VersionIndexFile.segment(Array(commits.prefix(10))) + VersionIndexFile.segment(Array(commits.dropFirst(10)))
+        let contents = try #require(VersionIndexFile.decode(data))
+        #expect(contents.intact && contents.segments == 2)
+        #expect(contents.commits == commits)
+    }
+
+    static func commits(of index: VersionIndex) -> [String: IndexedCommit] {
+        Dictionary(uniqueKeysWithValues: (0..<Int32(index.count)).map { number in
+            let commit = index.indexedCommit(number)
+            return (commit.id.hex, commit)
+        })
+    }
+}
