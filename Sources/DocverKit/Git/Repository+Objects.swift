@@ -55,6 +55,23 @@ extension Repository {
         return ObjectID(git_object_id(object).pointee)
     }
 
+    /// The id `data` has as a blob, computed without writing anything.
+    func hashBlob(_ data: Data) throws -> ObjectID {
+        var oid = git_oid()
+        try data.withUnsafeBytes { buffer in
+            _ = try check(git_odb_hash(&oid, buffer.baseAddress, buffer.count, GIT_OBJECT_BLOB))
+        }
+        return ObjectID(oid)
+    }
+
+    /// The id a regular file's contents have as a blob, computed without writing anything.
+    /// Only for regular files: it reads the file to its end.
+    func hashFile(at path: String) throws -> ObjectID {
+        var oid = git_oid()
+        try check(git_odb_hashfile(&oid, path, GIT_OBJECT_BLOB))
+        return ObjectID(oid)
+    }
+
     func writeBlob(_ data: Data) throws -> ObjectID {
         var oid = git_oid()
         try data.withUnsafeBytes { buffer in

@@ -26,15 +26,22 @@ extension Container {
         } catch DocverError.noSuchDocument {
             // Neither in the working tree nor in the last save (its deletion is saved): no edits to keep.
         }
-        let old = try headCommit(repository)
         let snapshot = DocumentSnapshot(document: document, state: state, files: [])
+        // The intent names the document's files with their old and new states before the
+        // branch moves; a crash before they are written is finished by the next command,
+        // never mistaken for an edit that would undo this write.
+        var planned: WriteIntent?
         guard let result = try commitSnapshots([snapshot], subject: subject, in: repository, records: records,
-                                               allowEmpty: true, updateIndex: false) else {
+                                               allowEmpty: true, updateIndex: false, intent: { commit, parent in
+            let parentTree = try parent.map { try repository.commit($0).treeID }
+            let files = try plannedFiles(from: parentTree, to: repository.commit(commit).treeID, in: repository)
+            let intent = WriteIntent(operation: .writeDocument, from: parent, to: commit, files: files)
+            planned = intent
+            return intent
+        }) else {
             throw DocverError.noSuchDocument(document.path)
         }
-        let oldTree = try old.map { try repository.commit($0).treeID }
-        try repository.checkout(tree: repository.commit(ObjectID(hex: result.id)!).treeID, baseline: oldTree,
-                                paths: [document.path, document.path + "/*"])
+        if let planned { try carryOut(planned, in: repository) }
         return result
     }
 
