@@ -163,6 +163,32 @@ extension Repository {
         var email: String
         var time: Date
         var offsetMinutes: Int32
+
+        /// The dates docver orders and shows: 0001-01-01 to 9999-12-31 (UTC), as seconds since
+        /// 1970. A commit dated outside (a plain git commit, a damaged object) is clamped to
+        /// the nearest end, so ordering stays total and no conversion can overflow.
+        static let earliestSeconds: Int64 = -62_135_596_800
+        static let latestSeconds: Int64 = 253_402_300_799
+
+        static func clampedSeconds(_ seconds: Int64) -> Int64 { min(max(seconds, earliestSeconds), latestSeconds) }
+
+        static func clampedSeconds(_ date: Date) -> Int64 {
+            let seconds = date.timeIntervalSince1970.rounded(.down)
+            guard seconds.isFinite else { return seconds > 0 ? latestSeconds : earliestSeconds }
+            return Int64(min(max(seconds, Double(earliestSeconds)), Double(latestSeconds)))
+        }
+    }
+
+    /// The deepest folder nesting docver walks in a tree. Deeper trees never arrive from a
+    /// remote (``ArrivalValidator``); one made locally ends the walk with an error instead of
+    /// exhausting the thread's stack.
+    static let maximumTreeDepth = 1000
+
+    /// Throws when `prefix` (a path ending in `/`) is already as deep as docver walks.
+    static func checkTreeDepth(_ prefix: String) throws {
+        guard prefix.utf8.lazy.filter({ $0 == UInt8(ascii: "/") }).count >= maximumTreeDepth else { return }
+        throw GitError(code: .invalid, message: "folders nested deeper than \(maximumTreeDepth) levels at '\(prefix.prefix(80))…'",
+                       function: #function)
     }
 
     /// Creates a commit object without moving any reference (the caller does a CAS update).

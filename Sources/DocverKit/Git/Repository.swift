@@ -100,7 +100,7 @@ final class Signature {
     let pointer: UnsafeMutablePointer<git_signature>
     init(_ identity: Repository.Identity) throws {
         var handle: UnsafeMutablePointer<git_signature>?
-        let seconds = git_time_t(identity.time.timeIntervalSince1970.rounded(.down))
+        let seconds = git_time_t(Repository.Identity.clampedSeconds(identity.time))
         try check(git_signature_new(&handle, identity.name, identity.email, seconds, identity.offsetMinutes))
         pointer = handle!
     }
