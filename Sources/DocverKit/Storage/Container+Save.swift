@@ -28,6 +28,12 @@ extension Container {
         // Documents found in the working tree obey the naming rules of names given by the user
         // (a file named with a newline would otherwise break the save's message lines).
         for target in targets { _ = try DocumentPath(target.path) }
+        // libgit2 reports a folder holding its own repository as one entry "folder/" and never
+        // enters it; saving that entry stored its files one level too deep.
+        if let nested = targets.first(where: { $0.path.hasSuffix("/") }) {
+            throw DocverError.invalidDocumentName(String(nested.path.dropLast()),
+                                                  reason: "it is a folder holding its own git repository (.git); move it out of the container or remove its .git")
+        }
         let all = try Set(targets).union(displacedDocuments(by: targets, headTree: headTree, in: repository))
         let snapshots = try all.sorted().map { try snapshot($0, in: repository) }
         return try commitSnapshots(snapshots, subject: message, in: repository, records: records)

@@ -190,21 +190,7 @@ struct ArrivalValidator {
         return nil
     }
 
-    /// Bytes as git quotes them in a path: printable ASCII as is, everything else `\ooo`.
-    static func escaped(_ bytes: [UInt8]) -> String {
-        var result = ""
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "\\"): result += "\\\\"
-            case UInt8(ascii: "\""): result += "\\\""
-            case 0x20..<0x7F: result.append(Character(Unicode.Scalar(byte)))
-            default: result += "\\" + String(byte, radix: 8).leftPadded(to: 3)
-            }
-        }
-        return result
-    }
+    /// Bytes as git quotes them in a path (printable ASCII as is, the rest escaped).
+    static func escaped(_ bytes: [UInt8]) -> String { DocumentPath.escaped(bytes) }
 }
 
-private extension String {
-    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
-}

@@ -1,0 +1,77 @@
+import DocverKit
+import Foundation
+import Testing
+
+/// Issue 16, cases 11-14: odd things in the working tree end in one clear line on stderr and
+/// change nothing, instead of blocking, saving the wrong path or forging output lines.
+@Suite struct LocalInputCLITests {
+    /// Runs docver under `timeout`, so a hang fails the test instead of blocking the suite.
+    private func docverWithin(_ seconds: Int, _ arguments: [String], in directory: URL) throws -> ProcessResult {
+        try runProcess("/usr/bin/timeout", ["\(seconds)", docverExecutable] + arguments, in: directory)
+    }
+
+    @Test func aFIFOIsRefusedWithoutOpeningIt() throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("one\n", to: "a.txt")
+        let before = try refSnapshot(alice.root)
+        #expect(mkfifo(alice.root.path + "/pipe.txt", 0o644) == 0)
+        let start = Date()
+        let result = try docverWithin(20, ["save", "pipe.txt"], in: alice.root)
+        #expect(result.status == 1, "\(result.status) \(result.stderr)")
+        #expect(result.stderrLines == ["docver: error: invalid document name 'pipe.txt': it is a FIFO, socket or device; only files, folders and links are versioned"])
+        #expect(Date().timeIntervalSince(start) < 10)
+        #expect(try refSnapshot(alice.root) == before)
+        // The writer lock was not kept: another writer goes on.
+        try alice.write("two\n", to: "a.txt")
+        #expect(try docverWithin(20, ["save"], in: alice.root).status == 0)
+    }
+
+    @Test func aFolderHoldingItsOwnRepositoryIsRefusedNotStoredElsewhere() throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("one\n", to: "a.txt")
+        let before = try refSnapshot(alice.root)
+        try alice.write("inner\n", to: "sub/inner.txt")
+        try runGit(["init", "-q"], in: alice.root.appendingPathComponent("sub"))
+        for arguments in [["save"], ["save", "sub"]] {
+            let result = try docver(arguments, in: alice.root)
+            #expect(result.status == 1)
+            #expect(result.stderrLines.first == "docver: error: invalid document name 'sub': it is a folder holding its own git repository (.git); move it out of the container or remove its .git")
+            #expect(try refSnapshot(alice.root) == before)
+        }
+        #expect(try !alice.git(["ls-files"]).contains("sub"))
+    }
+
+    @Test func aNameThatIsNotUTF8IsNamedEscapedAndNothingChanges() throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("one\n", to: "a.txt")
+        let before = try refSnapshot(alice.root)
+        let name = Array(alice.root.path.utf8) + Array("/x".utf8) + [0xFF] + Array(".txt".utf8)
+        let descriptor = name.withUnsafeBufferPointer { buffer -> Int32 in
+            let path = Array(buffer) + [0]
+            return path.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o644) }
+        }
+        #expect(descriptor >= 0)
+        close(descriptor)
+        let result = try docver("save", in: alice.root)
+        #expect(result.status == 1)
+        #expect(result.stderrLines.first == #"docver: error: invalid document name "x\377.txt": the name is not UTF-8; rename it to save it"#,
+                "\(result.stderr)")
+        #expect(try refSnapshot(alice.root) == before)
+    }
+
+    @Test func namesWithControlCharactersArePrintedQuotedLikeGit() throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("one\n", to: "a.txt")
+        try alice.write("forged\n", to: "b\n  added     c.txt")
+        let status = try docver("status", in: alice.root)
+        #expect(status.status == 0)
+        #expect(status.stdout.contains(#"  added     "b\n  added     c.txt""#), "\(status.stdout)")
+        #expect(!status.stdout.split(separator: "\n").contains("  added     c.txt"), "a forged line: \(status.stdout)")
+        let save = try docver("save", in: alice.root)
+        #expect(save.stderrLines.count == 1, "\(save.stderr)")
+    }
+}
