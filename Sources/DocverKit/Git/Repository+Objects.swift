@@ -5,6 +5,7 @@ internal import Clibgit2
 
 extension Repository {
     func commit(_ id: ObjectID) throws -> Commit {
+        try refuseTruncatedLooseObject(id)
         var handle: OpaquePointer?
         var raw = id.raw
         try check(git_commit_lookup(&handle, pointer, &raw))
@@ -12,6 +13,7 @@ extension Repository {
     }
 
     func tree(_ id: ObjectID) throws -> Tree {
+        try refuseTruncatedLooseObject(id)
         var handle: OpaquePointer?
         var raw = id.raw
         try check(git_tree_lookup(&handle, pointer, &raw))
@@ -19,6 +21,7 @@ extension Repository {
     }
 
     func blob(_ id: ObjectID) throws -> Blob {
+        try refuseTruncatedLooseObject(id)
         var handle: OpaquePointer?
         var raw = id.raw
         try check(git_blob_lookup(&handle, pointer, &raw))
@@ -53,6 +56,19 @@ extension Repository {
         try check(git_object_lookup_prefix(&object, pointer, &oid, prefix.utf8.count, GIT_OBJECT_COMMIT))
         defer { git_object_free(object) }
         return ObjectID(git_object_id(object).pointee)
+    }
+
+    /// Throws instead of letting libgit2 read a truncated loose object, which it inflates
+    /// forever. Each object is checked once per opened repository.
+    func refuseTruncatedLooseObject(_ id: ObjectID) throws {
+        guard !checkedLooseObjects.contains(id) else { return }
+        let hex = id.hex
+        let path = gitDirectory + "objects/" + hex.prefix(2) + "/" + hex.dropFirst(2)
+        guard docver_loose_object_is_complete(path) == 1 else {
+            throw GitError(code: .invalid, message: "object \(hex) is corrupt (a truncated or damaged file \(path)); 'git fsck' lists what is damaged",
+                           function: #function)
+        }
+        checkedLooseObjects.insert(id)
     }
 
     /// The id `data` has as a blob, computed without writing anything.

@@ -6,6 +6,8 @@ internal import Clibgit2
 /// Not thread-safe (libgit2 objects are not): each docver operation opens its own.
 final class Repository {
     let pointer: OpaquePointer
+    /// Objects found complete by ``refuseTruncatedLooseObject(_:)``.
+    var checkedLooseObjects: Set<ObjectID> = []
 
     private init(pointer: OpaquePointer) { self.pointer = pointer }
 
