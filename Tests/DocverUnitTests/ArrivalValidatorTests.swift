@@ -70,6 +70,9 @@ import Testing
             if next == UInt8(ascii: "\\") || next == UInt8(ascii: "\"") {
                 result.append(next)
                 bytes = bytes.dropFirst()
+            } else if next == UInt8(ascii: "t") || next == UInt8(ascii: "n") {
+                result.append(next == UInt8(ascii: "t") ? 0x09 : 0x0A)
+                bytes = bytes.dropFirst()
             } else {
                 result.append(UInt8(String(decoding: bytes.prefix(3), as: UTF8.self), radix: 8)!)
                 bytes = bytes.dropFirst(3)
