@@ -97,6 +97,19 @@ extension Repository {
         }
     }
 
+    /// Replaces the index with `tree`'s entries, without stat data (the next status hashes the
+    /// files once): for an index file that was emptied.
+    func resetIndex(to tree: ObjectID?) throws {
+        let index = try self.index()
+        if let tree {
+            let treeObject = try self.tree(tree)
+            try withExtendedLifetime(treeObject) { _ = try check(git_index_read_tree(index.pointer, treeObject.pointer)) }
+        } else {
+            try check(git_index_clear(index.pointer))
+        }
+        try index.write()
+    }
+
     /// True when git's ignore rules (.gitignore, info/exclude) exclude `path`.
     func isIgnored(_ path: String) throws -> Bool {
         var ignored: Int32 = 0

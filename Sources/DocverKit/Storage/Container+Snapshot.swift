@@ -57,6 +57,11 @@ extension Container {
                 if (target + "/").hasPrefix(rootReal + "/.git/") || target == rootReal + "/.git" {
                     throw DocverError.invalidDocumentName(document.path, reason: "it resolves inside .git through a symbolic link")
                 }
+                // As git refuses a path "beyond a symbolic link": the link is the document,
+                // not the files it leads to (saving them stored a folder where a link is).
+                if index < components.count - 1 {
+                    throw DocverError.invalidDocumentName(document.path, reason: "'\(components[...index].joined(separator: "/"))' is a symbolic link; save the link itself, or name the file by its real path")
+                }
             }
         }
     }

@@ -112,6 +112,7 @@ public struct Container: Sendable {
             let lock = try FileLock(path: files.lock)
             defer { lock.unlock() }
             repairStaleLocks()
+            try repairEmptyIndex(repository)
             if let repair = try finishInterruptedWrite(repository) { onRepair?(repair) }
             return try body(repository)
         }
@@ -126,6 +127,20 @@ public struct Container: Sendable {
             onRepair?("removed a stale lock file that no process held: .git/\(name)")
         }
     }
+
+    /// An index file of zero bytes (a crash of some other tool, a full disk) makes libgit2
+    /// fail with "failed to read index … no longer exists"; it is rebuilt from this device's
+    /// head, with a message.
+    private func repairEmptyIndex(_ repository: Repository) throws {
+        guard hasEmptyIndex else { return }
+        try FileSystem.remove(gitDirectory + "/index")
+        let head = try headCommit(repository)
+        try repository.resetIndex(to: head.map { try repository.commit($0).treeID })
+        onRepair?("rebuilt an empty .git/index from the last save")
+    }
+
+    /// True when `.git/index` exists and is empty.
+    var hasEmptyIndex: Bool { FileStat(path: gitDirectory + "/index").map { $0.size == 0 } ?? false }
 
     /// docver's local files (lock, caches, markers), never shared: `.git/docver`.
     var files: MetadataFiles { MetadataFiles(gitDirectory: gitDirectory) }

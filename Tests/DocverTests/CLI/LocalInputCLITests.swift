@@ -35,6 +35,45 @@ import Testing
         }
     }
 
+    /// Issue 16, case 14: errors that misled.
+    @Test func aFileWhereDocverKeepsItsFolderIsNamedPlainly() throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("one\n", to: "a.txt")
+        let folder = alice.root.path + "/.git/docver"
+        try FileManager.default.removeItem(atPath: folder)
+        FileManager.default.createFile(atPath: folder, contents: Data("x".utf8))
+        try alice.write("two\n", to: "a.txt")
+        let result = try docver("save", in: alice.root)
+        #expect(result.status == 1)
+        #expect(result.stderrLines.first?.hasSuffix(".git/docver: a file (not a folder) is in its place") == true, "\(result.stderr)")
+    }
+
+    @Test func anEmptyIndexIsRebuiltWithAWarning() throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("one\n", to: "a.txt")
+        FileManager.default.createFile(atPath: alice.root.path + "/.git/index", contents: Data())
+        let status = try docver("status", in: alice.root)
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.stderr.contains("warning: rebuilt an empty .git/index from the last save"))
+        #expect(status.stdout.contains("nothing changed since the last save"))
+        #expect(try runGit(["status", "--porcelain"], in: alice.root).isEmpty)
+    }
+
+    @Test func aPathThroughAFolderLinkIsRefusedLikeGit() throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("one\n", to: "real/r.txt")
+        let before = try refSnapshot(alice.root)
+        try FileManager.default.createSymbolicLink(atPath: alice.root.path + "/alias", withDestinationPath: "real")
+        let result = try docver("save", "alias/r.txt", in: alice.root)
+        #expect(result.status == 1)
+        #expect(result.stderrLines.first == "docver: error: invalid document name 'alias/r.txt': 'alias' is a symbolic link; save the link itself, or name the file by its real path")
+        #expect(try refSnapshot(alice.root) == before)
+        #expect(try docver("save", "alias", in: alice.root).status == 0, "the link itself is saved")
+    }
+
     @Test func aFIFOIsRefusedWithoutOpeningIt() throws {
         let scratch = try Scratch()
         let alice = try scratch.device("alice")
