@@ -4,8 +4,10 @@ import Foundation
 /// rename it over the old one, and flush the folder. A reader (or a process that starts
 /// after a crash) sees the old contents or the new ones, never a mix or a torn file.
 enum AtomicFile {
-    /// Replaces `path` with `data`; `executable` sets mode 0755 instead of 0644.
-    static func write(_ data: Data, to path: String, executable: Bool = false) throws(SystemError) {
+    /// Replaces `path` with `data`; `executable` sets mode 0755 instead of 0644. Without
+    /// `flush`, the file and folder are not flushed to disk: the replacement is still atomic
+    /// for every process (and survives a process being killed), only not a power loss.
+    static func write(_ data: Data, to path: String, executable: Bool = false, flush: Bool = true) throws(SystemError) {
         let temporary = temporaryPath(beside: path)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, executable ? 0o755 : 0o644)
         guard descriptor >= 0 else { throw .errno("create", temporary) }
@@ -22,7 +24,7 @@ enum AtomicFile {
                 offset += written
             }
         }
-        if failure == nil, fsync(descriptor) != 0 { failure = .errno("flush", path) }
+        if failure == nil, flush, fsync(descriptor) != 0 { failure = .errno("flush", path) }
         if failure == nil, executable, fchmod(descriptor, 0o755) != 0 { failure = .errno("set the mode of", path) }
         close(descriptor)
         if let failure {
@@ -34,7 +36,7 @@ enum AtomicFile {
             unlink(temporary)
             throw error
         }
-        syncFolder(of: path)
+        if flush { syncFolder(of: path) }
     }
 
     /// The prefix of the temporary files: a process killed between creating one and renaming
