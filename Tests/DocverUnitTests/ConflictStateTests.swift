@@ -15,6 +15,9 @@ import Testing
         var conflicts: Set<ConflictRecord> = []
         var resolved: Set<VersionRecord> = []
         var removed: Set<VersionRecord> = []
+        /// Records a commit may not carry (conflicts outside integrations, decisions outside
+        /// a device's commits) or that are malformed: read, ignored, remembered as ignored.
+        var ignored: Set<String> = []
 
         static let paths = ["a.txt", "b c.txt", "d/e.md", "100%.txt", "trip.imagenotes", "été.md"]
 
@@ -23,7 +26,13 @@ import Testing
             let versions = (0..<6).map { _ in random.hexID() }
             let bases: [String?] = [nil] + (0..<2).map { _ in random.hexID() }
             for _ in 0..<Int.random(in: 5...25, using: &random) {
-                var trailers: Trailers = [(Trailer.device, "dev\(Int.random(in: 0...2, using: &random))")]
+                // An integration commit may carry conflict records, a device's commit decisions;
+                // a plain commit neither.
+                let kind = Int.random(in: 0..<5, using: &random)
+                let isIntegration = kind < 2, isDevice = kind >= 2 && kind < 4
+                var trailers: Trailers = isIntegration ? [(Trailer.integration, "1")]
+                    : isDevice ? [(Trailer.device, "dev\(Int.random(in: 0...2, using: &random))")] : []
+                func ignore(_ trailer: (key: String, value: String)) { ignored.insert("\(trailer.key): \(trailer.value)") }
                 for _ in 0..<Int.random(in: 0...5, using: &random) {
                     let path = Self.paths.randomElement(using: &random)!
                     let version = versions.randomElement(using: &random)!
@@ -31,15 +40,15 @@ import Testing
                     case 0, 1, 2:
                         let record = ConflictRecord(path: path, version: version, base: bases.randomElement(using: &random)!)
                         trailers.append(record.trailer)
-                        conflicts.insert(record)
+                        if isIntegration { conflicts.insert(record) } else { ignore(record.trailer) }
                     case 3, 4:
                         let record = VersionRecord(path: path, version: version)
                         trailers.append(record.trailer(Trailer.resolved))
-                        resolved.insert(record)
+                        if isDevice { resolved.insert(record) } else { ignore(record.trailer(Trailer.resolved)) }
                     case 5:
                         let record = VersionRecord(path: path, version: version)
                         trailers.append(record.trailer(Trailer.removed))
-                        removed.insert(record)
+                        if isDevice { removed.insert(record) } else { ignore(record.trailer(Trailer.removed)) }
                     case 6:
                         // Records the state does not keep, and a lower-case key docver does not write.
                         trailers.append(VersionRecord(path: path, version: version).trailer(Trailer.replaced))
@@ -49,6 +58,8 @@ import Testing
                         trailers.append((Trailer.conflict, version))
                         trailers.append((Trailer.resolved, "\(version) bad%Z9"))
                         trailers.append((Trailer.strategy, "merge"))
+                        ignore((Trailer.conflict, version))
+                        ignore((Trailer.resolved, "\(version) bad%Z9"))
                     }
                 }
                 commits.append(trailers)
@@ -56,7 +67,7 @@ import Testing
         }
 
         var expectedState: ConflictState {
-            ConflictState(head: nil, conflicts: conflicts, resolved: resolved, removed: removed)
+            ConflictState(head: nil, conflicts: conflicts, resolved: resolved, removed: removed, ignored: ignored)
         }
     }
 
@@ -166,30 +177,55 @@ import Testing
     static let v1 = String(repeating: "1", count: 40), v2 = String(repeating: "2", count: 40)
     static let base = String(repeating: "b", count: 40)
 
+    /// Trailers as an integration commit carries them (the only commits whose conflict records count).
+    static func integration(_ records: Trailers) -> Trailers { [(Trailer.integration, "1")] + records }
+    /// Trailers as a device's commit carries them (the only commits whose decisions count).
+    static func decision(_ records: Trailers) -> Trailers { [(Trailer.device, "dev0")] + records }
+
+    @Test func recordsOutsideTheCommitsThatMayCarryThemAreIgnoredAndRemembered() {
+        var state = ConflictState()
+        let conflict = ConflictRecord(path: "a.txt", version: Self.v1, base: nil).trailer
+        let resolution = VersionRecord(path: "a.txt", version: Self.v1).trailer(Trailer.resolved)
+        state.absorb([conflict])
+        state.absorb(Self.decision([conflict]))
+        #expect(state.conflicts.isEmpty, "a conflict record outside an integration commit")
+        state.absorb(Self.integration([conflict]))
+        state.absorb([resolution])
+        state.absorb(Self.integration([resolution]))
+        #expect(state.unresolvedByDocument().count == 1, "a resolution outside a device's commit")
+        #expect(state.ignored.count == 2)
+        state.absorb(Self.decision([resolution]))
+        #expect(state.unresolvedByDocument().isEmpty)
+        // A version that is not in the repository.
+        var checked = ConflictState()
+        checked.absorb(Self.integration([conflict]), exists: { $0 != Self.v1 })
+        #expect(checked.conflicts.isEmpty && checked.ignored.count == 1)
+    }
+
     @Test func resolutionIsKeyedByPathAndVersion() {
         var state = ConflictState()
-        state.absorb([ConflictRecord(path: "a.txt", version: Self.v1, base: nil).trailer,
-                      ConflictRecord(path: "b.txt", version: Self.v1, base: nil).trailer])
-        state.absorb([VersionRecord(path: "a.txt", version: Self.v1).trailer(Trailer.resolved)])
+        state.absorb(Self.integration([ConflictRecord(path: "a.txt", version: Self.v1, base: nil).trailer,
+                      ConflictRecord(path: "b.txt", version: Self.v1, base: nil).trailer]))
+        state.absorb(Self.decision([VersionRecord(path: "a.txt", version: Self.v1).trailer(Trailer.resolved)]))
         #expect(state.unresolvedByDocument() == [DocumentPath(trusted: "b.txt"): [ConflictRecord(path: "b.txt", version: Self.v1, base: nil)]])
         #expect(state.resolvedByDocument() == [DocumentPath(trusted: "a.txt"): [ConflictRecord(path: "a.txt", version: Self.v1, base: nil)]])
     }
 
     @Test func oneResolutionCoversRecordsOfTheSameVersionWithDifferentBases() {
         var state = ConflictState()
-        state.absorb([ConflictRecord(path: "a.txt", version: Self.v1, base: nil).trailer,
+        state.absorb(Self.integration([ConflictRecord(path: "a.txt", version: Self.v1, base: nil).trailer,
                       ConflictRecord(path: "a.txt", version: Self.v1, base: Self.base).trailer,
-                      ConflictRecord(path: "a.txt", version: Self.v2, base: Self.base).trailer])
+                      ConflictRecord(path: "a.txt", version: Self.v2, base: Self.base).trailer]))
         #expect(state.unresolvedByDocument()[DocumentPath(trusted: "a.txt")]?.count == 3)
-        state.absorb([VersionRecord(path: "a.txt", version: Self.v1).trailer(Trailer.resolved)])
+        state.absorb(Self.decision([VersionRecord(path: "a.txt", version: Self.v1).trailer(Trailer.resolved)]))
         #expect(state.unresolvedByDocument()[DocumentPath(trusted: "a.txt")] == [ConflictRecord(path: "a.txt", version: Self.v2, base: Self.base)])
         #expect(state.resolvedByDocument()[DocumentPath(trusted: "a.txt")]?.count == 2)
     }
 
     @Test func removalHidesAVersionFromBothViewsEvenWithoutResolution() {
         var state = ConflictState()
-        state.absorb([ConflictRecord(path: "a.txt", version: Self.v1, base: nil).trailer])
-        state.absorb([VersionRecord(path: "a.txt", version: Self.v1).trailer(Trailer.removed)])
+        state.absorb(Self.integration([ConflictRecord(path: "a.txt", version: Self.v1, base: nil).trailer]))
+        state.absorb(Self.decision([VersionRecord(path: "a.txt", version: Self.v1).trailer(Trailer.removed)]))
         #expect(state.unresolvedByDocument().isEmpty)
         #expect(state.resolvedByDocument().isEmpty)
         #expect(state.conflicts.count == 1, "the record itself is kept: the sets only grow")
@@ -197,9 +233,9 @@ import Testing
 
     @Test func resolutionSeenBeforeItsConflictStillApplies() {
         var state = ConflictState()
-        state.absorb([VersionRecord(path: "a.txt", version: Self.v1).trailer(Trailer.resolved)])
+        state.absorb(Self.decision([VersionRecord(path: "a.txt", version: Self.v1).trailer(Trailer.resolved)]))
         #expect(state.unresolvedByDocument().isEmpty)
-        state.absorb([ConflictRecord(path: "a.txt", version: Self.v1, base: nil).trailer])
+        state.absorb(Self.integration([ConflictRecord(path: "a.txt", version: Self.v1, base: nil).trailer]))
         #expect(state.unresolvedByDocument().isEmpty)
         #expect(state.resolvedByDocument().count == 1)
     }
@@ -208,29 +244,31 @@ import Testing
         var a = ConflictState(), b = ConflictState()
         a.head = Self.v1
         b.head = Self.v2
-        a.absorb([ConflictRecord(path: "x", version: Self.v1, base: nil).trailer])
-        b.absorb([ConflictRecord(path: "x", version: Self.v1, base: nil).trailer])
+        a.absorb(Self.integration([ConflictRecord(path: "x", version: Self.v1, base: nil).trailer]))
+        b.absorb(Self.integration([ConflictRecord(path: "x", version: Self.v1, base: nil).trailer]))
         #expect(a.sameRecords(as: b))
         #expect(a != b)
-        b.absorb([VersionRecord(path: "x", version: Self.v1).trailer(Trailer.removed)])
+        b.absorb(Self.decision([VersionRecord(path: "x", version: Self.v1).trailer(Trailer.removed)]))
         #expect(!a.sameRecords(as: b))
     }
 
     @Test func cacheEncodingHasTheDocumentedShapeAndRoundTrips() throws {
         var state = ConflictState(head: Self.v2)
-        state.absorb([ConflictRecord(path: "a b.txt", version: Self.v1, base: Self.base).trailer,
+        state.absorb(Self.integration([ConflictRecord(path: "a b.txt", version: Self.v1, base: Self.base).trailer,
                       ConflictRecord(path: "c.txt", version: Self.v2, base: nil).trailer,
                       VersionRecord(path: "a b.txt", version: Self.v1).trailer(Trailer.resolved),
-                      VersionRecord(path: "c.txt", version: Self.v2).trailer(Trailer.removed)])
+                      VersionRecord(path: "c.txt", version: Self.v2).trailer(Trailer.removed)]))
         let data = try JSONEncoder().encode(state)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        #expect(Set(object.keys) == ["head", "conflicts", "resolved", "removed"])
+        #expect(Set(object.keys) == ["head", "conflicts", "resolved", "removed", "ignored"])
         let conflicts = try #require(object["conflicts"] as? [[String: Any]])
         #expect(conflicts.allSatisfy { Set($0.keys).isSubset(of: ["path", "version", "base"]) && $0["path"] != nil })
         #expect(try JSONDecoder().decode(ConflictState.self, from: data) == state)
         // A cache written with an explicit null base reads the same.
+        // (and a cache without "ignored", written before it existed, reads as nothing ignored).
         let written = #"{"head":null,"conflicts":[{"path":"x","version":"v","base":null}],"resolved":[],"removed":[]}"#
         let decoded = try JSONDecoder().decode(ConflictState.self, from: Data(written.utf8))
         #expect(decoded.conflicts == [ConflictRecord(path: "x", version: "v", base: nil)])
+        #expect(decoded.ignored.isEmpty)
     }
 }

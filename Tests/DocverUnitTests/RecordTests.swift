@@ -40,16 +40,27 @@ import Testing
     }
 
     @Test func dashBaseMeansTheDocumentDidNotExistAtTheBase() throws {
-        let record = try #require(ConflictRecord(trailerValue: "abc - notes.txt"))
+        let record = try #require(ConflictRecord(trailerValue: "\(Self.idA) - notes.txt"))
         #expect(record.base == nil)
         #expect(record.path == "notes.txt")
-        #expect(try #require(ConflictRecord(trailerValue: "abc def notes.txt")).base == "def")
+        #expect(try #require(ConflictRecord(trailerValue: "\(Self.idA) \(Self.idD) notes.txt")).base == Self.idD)
     }
 
     @Test func pathMayHoldUnencodedSpacesAfterTheLastField() throws {
         // The path is the rest of the line; a writer that forgot to encode still reads back.
-        #expect(try #require(ConflictRecord(trailerValue: "abc - my notes.txt")).path == "my notes.txt")
-        #expect(try #require(VersionRecord(trailerValue: "abc my notes.txt")).path == "my notes.txt")
+        #expect(try #require(ConflictRecord(trailerValue: "\(Self.idA) - my notes.txt")).path == "my notes.txt")
+        #expect(try #require(VersionRecord(trailerValue: "\(Self.idA) my notes.txt")).path == "my notes.txt")
+    }
+
+    static let idA = String(repeating: "a", count: 40), idD = String(repeating: "d", count: 40)
+
+    @Test func idsThatAreNotFullLowercaseCommitIDsAreMalformed() {
+        for id in ["abc", String(repeating: "A", count: 40), String(repeating: "a", count: 39), String(repeating: "g", count: 40),
+                   String(repeating: "a", count: 41)] {
+            #expect(ConflictRecord(trailerValue: "\(id) - notes.txt") == nil, "\(id)")
+            #expect(ConflictRecord(trailerValue: "\(Self.idA) \(id) notes.txt") == nil, "base \(id)")
+            #expect(VersionRecord(trailerValue: "\(id) notes.txt") == nil, "\(id)")
+        }
     }
 
     @Test func conflictValuesWithTooFewFieldsAreMalformed() {

@@ -31,7 +31,10 @@ import Testing
         #expect(try graph.introducingCommit(of: "b.txt", from: c[5]) == c[1])
         #expect(try graph.introducingCommit(of: "b.txt", from: c[6]) == c[6])
         #expect(try graph.introducingCommit(of: "dir/c.txt", from: c[6]) == c[4])
-        #expect(try graph.introducingCommit(of: "dir", from: c[3]) == c[2], "a folder's state is its tree entry")
+        // A plain folder is not a document: at its name the document "dir" is absent, and
+        // edits of the folder's documents are no versions of it.
+        #expect(try graph.introducingCommit(of: "dir", from: c[6]) == c[1], "the absence of dir since the first commit")
+        #expect(try graph.version(of: DocumentPath(trusted: "dir"), at: c[4]).isDeletion)
     }
 
     @Test func absenceAfterADeletionIsIntroducedByTheDeletion() throws {

@@ -20,7 +20,8 @@ struct ConflictRecord: Codable, Hashable {
     /// Parses a `Docver-Conflict` value; nil when it is malformed.
     init?(trailerValue value: String) {
         let fields = value.split(separator: " ", maxSplits: 2).map(String.init)
-        guard fields.count == 3, let path = TrailerPath.decode(fields[2]) else { return nil }
+        guard fields.count == 3, RecordID.isValid(fields[0]), fields[1] == "-" || RecordID.isValid(fields[1]),
+              let path = TrailerPath.decode(fields[2]) else { return nil }
         self.init(path: path, version: fields[0], base: fields[1] == "-" ? nil : fields[1])
     }
 
@@ -48,13 +49,37 @@ struct VersionRecord: Codable, Hashable {
     /// Parses a `VERSION PATH` value; nil when it is malformed.
     init?(trailerValue value: String) {
         let fields = value.split(separator: " ", maxSplits: 1)
-        guard fields.count == 2, let path = TrailerPath.decode(String(fields[1])) else { return nil }
+        guard fields.count == 2, RecordID.isValid(fields[0]), let path = TrailerPath.decode(String(fields[1])) else { return nil }
         self.init(path: path, version: String(fields[0]))
     }
 
     init(path: String, version: String) {
         self.path = path
         self.version = version
+    }
+}
+
+/// The version ids records name: a full commit id in lowercase hex.
+enum RecordID {
+    static func isValid(_ value: some StringProtocol) -> Bool {
+        value.utf8.count == 40 && value.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+}
+
+/// Which commits' records docver honours (docs/FORMAT.md, "Records from plain git").
+///
+/// Conflict records are written by the integrator only, so they count only in integration
+/// commits; decision records (resolved, removed, replaced) only in commits that name their
+/// device: docver's own saves and resolutions, and plain commits marked by the commit hook.
+/// A record in any other commit (typed by hand into a plain `git commit`, or copied by a
+/// plain merge) is ignored, and the sync that brings it says so.
+enum RecordTrust {
+    static func honours(_ key: String, in trailers: [(key: String, value: String)]) -> Bool {
+        switch key {
+        case Trailer.conflict: trailers.contains { $0.key == Trailer.integration }
+        case Trailer.resolved, Trailer.removed, Trailer.replaced: trailers.contains { $0.key == Trailer.device }
+        default: true
+        }
     }
 }
 

@@ -48,6 +48,17 @@ extension Repository {
         return git_odb_exists(odb, &raw) == 1
     }
 
+    /// True when `id` names a commit in the object database (read from its header only).
+    func commitExists(_ id: ObjectID) throws -> Bool {
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, pointer))
+        defer { git_odb_free(odb) }
+        var raw = id.raw
+        var size = 0
+        var type = GIT_OBJECT_INVALID
+        return git_odb_read_header(&size, &type, odb, &raw) == 0 && type == GIT_OBJECT_COMMIT
+    }
+
     /// Resolves a unique abbreviation of a commit id (at least four hexadecimal digits).
     func resolveCommitPrefix(_ prefix: String) throws -> ObjectID {
         var oid = git_oid()

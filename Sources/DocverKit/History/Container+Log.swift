@@ -26,7 +26,7 @@ extension Container {
         let parents = commit.parentIDs
         guard parents.count == 1 else {
             guard parents.isEmpty else { return false }
-            return try repository.tree(commit.treeID).entry(atPath: document.path) != nil
+            return try repository.tree(commit.treeID).documentEntry(atPath: document.path) != nil
         }
         let components = document.path.split(separator: "/").map(String.init)
         return try !repository.sameEntry(components, commit.treeID, repository.commit(parents[0]).treeID)
@@ -44,8 +44,8 @@ extension Container {
             let documents = Set(try repository.changedPaths(from: parentTree, to: commit.treeID)
                 .map { DocumentPath.document(containingFile: $0) })
             changes = try documents.sorted().compactMap { document in
-                let before = try parentTreeObject?.entry(atPath: document.path) != nil
-                let after = try tree.entry(atPath: document.path) != nil
+                let before = try parentTreeObject?.documentEntry(atPath: document.path) != nil
+                let after = try tree.documentEntry(atPath: document.path) != nil
                 return ChangeKind(existedBefore: before, existsAfter: after).map { DocumentChange(document: document, change: $0) }
             }
         }

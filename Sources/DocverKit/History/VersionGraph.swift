@@ -31,7 +31,7 @@ struct VersionGraph {
         var current = try repository.commit(start)
         // Absence needs the search below once the walk meets a commit with several parents
         // lacking the document (see SyncConflictTests.deletionIntegratedWithALineThatNeverHadTheDocumentIsKept).
-        let absent = try repository.tree(current.treeID).entry(atPath: path) == nil
+        let absent = try repository.tree(current.treeID).documentEntry(atPath: path) == nil
         var result: ObjectID?
         while result == nil {
             // Up to here the walk had a single way back, so the answer there is the answer here.
@@ -40,7 +40,7 @@ struct VersionGraph {
             var ambiguousAbsence = false
             for parentID in current.parentIDs {
                 let parent = try repository.commit(parentID)
-                if try repository.sameEntry(components, current.treeID, parent.treeID) {
+                if try repository.sameDocumentState(components, current.treeID, parent.treeID) {
                     if next == nil {
                         next = parent
                         if !absent { break }
@@ -65,7 +65,7 @@ struct VersionGraph {
         var lacks: [ObjectID: Bool] = [:]
         func lacksDocument(_ id: ObjectID) throws -> Bool {
             if let known = lacks[id] { return known }
-            let result = try repository.tree(repository.commit(id).treeID).entry(atPath: path) == nil
+            let result = try repository.tree(repository.commit(id).treeID).documentEntry(atPath: path) == nil
             lacks[id] = result
             return result
         }
@@ -114,7 +114,7 @@ struct VersionGraph {
                 break
             }
             let parent = try repository.commit(parents[0])
-            for (path, components) in pending where try !repository.sameEntry(components, current.treeID, parent.treeID) {
+            for (path, components) in pending where try !repository.sameDocumentState(components, current.treeID, parent.treeID) {
                 result[path] = current.id
                 pending[path] = nil
             }
@@ -127,14 +127,14 @@ struct VersionGraph {
     /// The version a commit holds of a document.
     func version(of document: DocumentPath, at commitID: ObjectID) throws -> DocumentVersion {
         let commit = try repository.commit(commitID)
-        let entry = try repository.tree(commit.treeID).entry(atPath: document.path)
+        let entry = try repository.tree(commit.treeID).documentEntry(atPath: document.path)
         var kind = DocumentKind.flat
         var size: Int64 = 0
         if let entry {
             kind = entry.mode.isTree ? .package : .flat
             size = try entry.mode.isTree ? treeSize(entry.id) : repository.blobSize(entry.id)
         } else if let parent = commit.parentIDs.first,
-                  let previous = try repository.tree(repository.commit(parent).treeID).entry(atPath: document.path) {
+                  let previous = try repository.tree(repository.commit(parent).treeID).documentEntry(atPath: document.path) {
             kind = previous.mode.isTree ? .package : .flat
         }
         return DocumentVersion(id: commitID.hex, document: document, device: commit.device,
@@ -170,6 +170,40 @@ struct VersionGraph {
             commit = versionCommit
         }
         return result
+    }
+
+    /// The change a line that descends from `base` made to a document, when the state `head`
+    /// holds did not come from that line.
+    ///
+    /// An integration may take a document's state from a line that never had the base's
+    /// version (a device that created a document of the same name independently). The
+    /// base's line may still have changed its version (deleted or edited it) before that
+    /// integration; against the base that change is a version of its own, and it must meet
+    /// the other sides' changes of the same base version, or it is absorbed unrecorded.
+    /// Walks back from `head` while the state stays the same along lines that descend from
+    /// `base`, to the commit where the state arrived from elsewhere, and returns the
+    /// versions its base-descending parents held, when they changed the base's version.
+    func baseLineChanges(of path: String, from head: ObjectID, base: ObjectID) throws -> [ObjectID] {
+        let components = path.split(separator: "/").map(String.init)
+        var current = try repository.commit(head)
+        var visited: Set<ObjectID> = []
+        while visited.insert(current.id).inserted {
+            let lines = try current.parentIDs.filter { try repository.isAncestorOrSame(base, of: $0) }
+            var next: Commit?
+            for parentID in lines {
+                let parent = try repository.commit(parentID)
+                if try repository.sameDocumentState(components, current.treeID, parent.treeID) { next = parent; break }
+            }
+            if let next { current = next; continue }
+            // The state arrived here (or was made here) from outside the base's lines.
+            var result: [ObjectID] = []
+            for parentID in lines {
+                let version = try introducingCommit(of: path, from: parentID)
+                if try repository.isDescendant(version, of: base), !result.contains(version) { result.append(version) }
+            }
+            return result
+        }
+        return []
     }
 
     // MARK: The version graph of one document

@@ -36,3 +36,27 @@ extension ChangeKind {
         }
     }
 }
+
+// docs/FORMAT.md, "Documents": a plain folder is not a document. A document whose name a
+// plain folder holds is absent there, as a document whose folder is a file is.
+extension Tree {
+    /// The entry holding document `path`, or nil when the document is absent: nothing is
+    /// there, a file stands where one of its folders should be, or a plain folder (a
+    /// directory whose name has no extension) stands at its name.
+    func documentEntry(atPath path: String) throws -> TreeEntry? {
+        guard let entry = try entry(atPath: path) else { return nil }
+        if entry.mode.isTree, !DocumentPath.isPackageName(entry.name) { return nil }
+        return entry
+    }
+}
+
+extension Repository {
+    /// True when document `components` has the same state (entry, or absence) in two trees:
+    /// ``sameEntry(_:_:_:)``, except that a plain folder at the document's name is its absence.
+    func sameDocumentState(_ components: [String], _ a: ObjectID, _ b: ObjectID) throws -> Bool {
+        if try sameEntry(components, a, b) { return true }
+        guard let name = components.last, !DocumentPath.isPackageName(name) else { return false }
+        let path = components.joined(separator: "/")
+        return try tree(a).documentEntry(atPath: path) == nil && tree(b).documentEntry(atPath: path) == nil
+    }
+}

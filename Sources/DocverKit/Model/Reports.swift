@@ -66,6 +66,9 @@ public struct DocumentSyncChange: Sendable, Hashable {
         case conflictVersionKept
         /// A conflict version was resolved or removed on another device.
         case resolvedElsewhere
+        /// A merge made with plain git kept another version and set this one aside: it is
+        /// recorded as a resolved conflict version (`versions --all` lists it).
+        case setAsideByPlainMerge
     }
 
     /// The document.
@@ -76,6 +79,9 @@ public struct DocumentSyncChange: Sendable, Hashable {
     public let current: DocumentVersion?
     /// The conflict version concerned, for the conflict kinds.
     public let version: DocumentVersion?
+    /// For `updated`: the new current version holds conflict markers (`<<<<<<<` … `>>>>>>>`),
+    /// as a plain commit of an unfinished merge would.
+    public internal(set) var containsConflictMarkers = false
 
     /// One line for people, such as "notes.txt: your edit is now a conflict version; current
     /// is Bob's Phone's (version 1a2b3c4d5e6f)".
@@ -84,12 +90,16 @@ public struct DocumentSyncChange: Sendable, Hashable {
         switch kind {
         case .updated:
             if current?.isDeletion == true { return "\(document): deleted by \(current!.device.name)" }
+            if containsConflictMarkers { return "\(document): updated to \(currentText), which contains conflict markers" }
             return "\(document): updated to \(currentText)"
         case .yoursIsConflictVersion:
             let what = version?.isDeletion == true ? "deletion" : "edit"
             return "\(document): your \(what) is now a conflict version; current is \(currentText)"
         case .conflictVersionKept:
             return "\(document): \(version?.device.name ?? "another device")'s version \(version?.shortID ?? "") is kept as a conflict version; current is \(currentText)"
+        case .setAsideByPlainMerge:
+            return "\(document): \(version?.device.name ?? "another device")'s version \(version?.shortID ?? "") was set aside by a plain git merge "
+                + "(listed by 'versions --all'); current is \(currentText)"
         case .resolvedElsewhere:
             return "\(document): conflict version \(version?.shortID ?? "") was resolved on another device; current is \(currentText)"
         }

@@ -30,8 +30,14 @@ struct ConflictCache {
             hidden = [cachedHead]
         }
         let walk = try repository.revwalk(from: [head], hiding: hidden, topological: false)
+        let plainMerges = PlainMerge(graph: VersionGraph(repository: repository))
         while let id = try walk.next() {
-            state.absorb(try repository.commit(id).trailers)
+            let commit = try repository.commit(id)
+            try state.absorb(commit.trailers) { version in
+                guard let id = ObjectID(hex: version) else { return false }
+                return try repository.commitExists(id)
+            }
+            if PlainMerge.isPlainMerge(commit) { state.absorb(setAside: try plainMerges.setAside(by: id)) }
         }
         state.head = head.hex
         store(state, at: files.conflictState)

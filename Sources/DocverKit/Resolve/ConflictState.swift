@@ -12,21 +12,49 @@ struct ConflictState: Codable, Equatable {
     var resolved: Set<VersionRecord> = []
     var removed: Set<VersionRecord> = []
 
-    /// Adds the records among one commit's trailers; other trailers and malformed records
-    /// are ignored.
-    mutating func absorb(_ trailers: [(key: String, value: String)]) {
-        for trailer in trailers {
+    /// Records read but not honoured: in a commit docver does not honour them in (see
+    /// ``RecordTrust``), or naming a version that is not in the repository. Not part of the
+    /// algebra as the other sets are (grow-only, so idempotent and order-independent); a sync
+    /// that adds to it warns.
+    var ignored: Set<String> = []
+
+    /// Adds the records among one commit's trailers. Malformed records, records in a commit
+    /// that may not carry them, and records naming a version `exists` denies are ignored.
+    mutating func absorb(_ trailers: [(key: String, value: String)], exists: (String) throws -> Bool) rethrows {
+        for trailer in trailers where [Trailer.conflict, Trailer.resolved, Trailer.removed].contains(trailer.key) {
+            guard RecordTrust.honours(trailer.key, in: trailers) else { ignored.insert("\(trailer.key): \(trailer.value)"); continue }
             switch trailer.key {
-            case Trailer.conflict: ConflictRecord(trailerValue: trailer.value).map { _ = conflicts.insert($0) }
-            case Trailer.resolved: VersionRecord(trailerValue: trailer.value).map { _ = resolved.insert($0) }
-            case Trailer.removed: VersionRecord(trailerValue: trailer.value).map { _ = removed.insert($0) }
-            default: break
+            case Trailer.conflict:
+                guard let record = ConflictRecord(trailerValue: trailer.value), try exists(record.version) else {
+                    ignored.insert("\(trailer.key): \(trailer.value)"); continue
+                }
+                conflicts.insert(record)
+            default:
+                guard let record = VersionRecord(trailerValue: trailer.value), try exists(record.version) else {
+                    ignored.insert("\(trailer.key): \(trailer.value)"); continue
+                }
+                if trailer.key == Trailer.resolved { resolved.insert(record) } else { removed.insert(record) }
             }
+        }
+    }
+
+    /// Adds the records among one commit's trailers, taking every version they name to exist.
+    mutating func absorb(_ trailers: [(key: String, value: String)]) {
+        absorb(trailers, exists: { _ in true })
+    }
+
+    /// Adds what a merge made with plain git set aside: each version is recorded as a
+    /// conflict version and resolved at once, as a resolution by the git user would.
+    mutating func absorb(setAside records: [ConflictRecord]) {
+        for record in records {
+            conflicts.insert(record)
+            resolved.insert(record.versionRecord)
         }
     }
 
     /// The union of two states: what either has seen.
     mutating func merge(_ other: ConflictState) {
+        ignored.formUnion(other.ignored)
         conflicts.formUnion(other.conflicts)
         resolved.formUnion(other.resolved)
         removed.formUnion(other.removed)
@@ -44,6 +72,26 @@ struct ConflictState: Codable, Equatable {
         Dictionary(grouping: conflicts.filter { record in
             resolved.contains(record.versionRecord) && !removed.contains(record.versionRecord)
         }, by: { DocumentPath(trusted: $0.path) })
+    }
+
+    private enum CodingKeys: String, CodingKey { case head, conflicts, resolved, removed, ignored }
+
+    init(head: String? = nil, conflicts: Set<ConflictRecord> = [], resolved: Set<VersionRecord> = [],
+         removed: Set<VersionRecord> = [], ignored: Set<String> = []) {
+        self.head = head
+        self.conflicts = conflicts
+        self.resolved = resolved
+        self.removed = removed
+        self.ignored = ignored
+    }
+
+    init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        head = try container.decodeIfPresent(String.self, forKey: .head)
+        conflicts = try container.decode(Set<ConflictRecord>.self, forKey: .conflicts)
+        resolved = try container.decode(Set<VersionRecord>.self, forKey: .resolved)
+        removed = try container.decode(Set<VersionRecord>.self, forKey: .removed)
+        ignored = try container.decodeIfPresent(Set<String>.self, forKey: .ignored) ?? []
     }
 
     /// The same sets, ignoring the head the state was read at.

@@ -24,13 +24,16 @@ extension Container {
     }
 
     func conflicts(_ document: DocumentPath?, in repository: Repository) throws -> [Conflict] {
+        guard let head = try headCommit(repository) else { return [] }
         let open = try conflictState(in: repository).unresolvedByDocument()
         let documents = document.map { open[$0] == nil ? [] : [$0] } ?? open.keys.sorted()
         let memo = VersionMemo(file: files.versionMemo)
         let graph = VersionGraph(repository: repository, memo: memo)
         defer { memo.save() }
         return try documents.compactMap { document in
-            guard let current = try currentVersion(of: document, in: repository, memo: memo) else { return nil }
+            // A document never saved on this line (its name is a plain folder here, say) is
+            // current as its absence at the head.
+            let current = try currentVersion(of: document, in: repository, memo: memo) ?? graph.version(of: document, at: head)
             // A conflict version is its version id: several records of one version (crossed
             // integrations record it once each, with their own merge base) list it once.
             let ids = Set((open[document] ?? []).map(\.version)).subtracting([current.id])

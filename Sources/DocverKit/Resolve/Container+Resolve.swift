@@ -6,7 +6,11 @@ extension Container {
     @discardableResult
     public func replace(_ document: DocumentPath, with versionID: String) throws -> SaveResult {
         try withWriteLock { repository in
-            guard try currentVersion(of: document, in: repository) != nil else { throw DocverError.noSuchDocument(document.path) }
+            // (A document in conflict may have no current version on this line: a plain folder
+            // of its name stands there.)
+            guard try currentVersion(of: document, in: repository) != nil || !conflicts(document, in: repository).isEmpty else {
+                throw DocverError.noSuchDocument(document.path)
+            }
             let version = try version(versionID, of: document, in: repository)
             return try writeVersion(version, of: document, subject: "Replace \(document) with version \(version.shortID)",
                                     records: [VersionRecord(path: document.path, version: version.id).trailer(Trailer.replaced)],
@@ -37,7 +41,8 @@ extension Container {
                 return version
             }
             if !force { try refuseConflictMarkers(in: document) }
-            let records = targets.map { VersionRecord(path: document.path, version: $0.id).trailer(Trailer.resolved) }
+            let currentRecorded = versionIDs.isEmpty ? try openRecordNamingCurrent(conflict, in: repository) : []
+            let records = (targets.map(\.id) + currentRecorded).map { VersionRecord(path: document.path, version: $0).trailer(Trailer.resolved) }
             return try recordOnly(subject: "Mark \(targets.count) conflict version\(targets.count == 1 ? "" : "s") of \(document) resolved",
                                   records: records, in: repository)
         }
@@ -97,9 +102,13 @@ extension Container {
                     throw DocverError.conflictChanged(document: document.path)
                 }
                 let state = try container.entryState(for: resolution, of: document, in: repository)
+                // A record may name the version that is current (it lost once and won later):
+                // it is not listed as another version, but once this resolution makes another
+                // state current it would be; the resolution decides about it too.
+                let currentRecorded = isFinal ? try container.openRecordNamingCurrent(conflict, in: repository) : []
                 let records = [(Trailer.strategy, strategyName)]
-                    + resolved.map { VersionRecord(path: document.path, version: $0).trailer(Trailer.resolved) }
-                    + removed.map { VersionRecord(path: document.path, version: $0).trailer(Trailer.removed) }
+                    + (resolved + currentRecorded).map { VersionRecord(path: document.path, version: $0).trailer(Trailer.resolved) }
+                    + (removed + (keepVersions ? [] : currentRecorded)).map { VersionRecord(path: document.path, version: $0).trailer(Trailer.removed) }
                 let subject = isFinal ? "Resolve conflict in \(document) (\(strategyName))"
                     : "Save \(document) merged with conflict markers"
                 return try container.writeDocumentState(state, of: document, subject: subject, records: records, in: repository)
@@ -109,10 +118,18 @@ extension Container {
                                  resolved: resolved, removed: removed, save: save.id)
     }
 
+    /// The current version's id when an open conflict record names it, else nothing.
+    func openRecordNamingCurrent(_ conflict: Conflict, in repository: Repository) throws -> [String] {
+        let open = try conflictState(in: repository).unresolvedByDocument()[conflict.document] ?? []
+        return open.contains { $0.version == conflict.current.id } ? [conflict.current.id] : []
+    }
+
     private func openConflict(_ document: DocumentPath, in repository: Repository) throws -> Conflict {
+        // A document in conflict may have no current version on this line (a plain folder of
+        // its name stands there): the conflict is what counts.
+        if let conflict = try conflicts(document, in: repository).first { return conflict }
         guard try currentVersion(of: document, in: repository) != nil else { throw DocverError.noSuchDocument(document.path) }
-        guard let conflict = try conflicts(document, in: repository).first else { throw DocverError.notInConflict(document.path) }
-        return conflict
+        throw DocverError.notInConflict(document.path)
     }
 
     /// Throws ``DocverError/conflictMarkersRemain(document:lines:)`` when the document, as it

@@ -58,7 +58,7 @@ extension Container {
             for snapshot in snapshots {
                 // A plain folder at the document's name is no document: the file replaces
                 // nothing (the folder's documents are saved as deleted beside it).
-                let old = try baseTree?.entry(atPath: snapshot.document.path)
+                let old = try baseTree?.documentEntry(atPath: snapshot.document.path)
                     .flatMap { $0.mode.isTree && !DocumentPath.isPackageName($0.name) ? nil : EntryState($0) }
                 guard old != snapshot.state,
                       let kind = ChangeKind(existedBefore: old != nil, existsAfter: snapshot.state != nil) else { continue }
@@ -114,7 +114,7 @@ extension Container {
     /// where a plain folder was displaces the folder's documents, and a document inside a
     /// folder saved where a file was displaces that file. They are saved with the targets
     /// (as deletions, unless they still exist), so no document leaves the tree unrecorded.
-    private func displacedDocuments(by targets: [DocumentPath], headTree: ObjectID?,
+    func displacedDocuments(by targets: [DocumentPath], headTree: ObjectID?,
                                     in repository: Repository) throws -> [DocumentPath] {
         guard let headTree else { return [] }
         let tree = try repository.tree(headTree)

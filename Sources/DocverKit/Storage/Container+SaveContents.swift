@@ -29,12 +29,12 @@ extension Container {
             let base = basedOn.flatMap(ObjectID.init(hex:))
             var parent = head
             if let base, let head, base != head, try repository.objectExists(base) {
-                let atBase = try repository.tree(repository.commit(base).treeID).entry(atPath: document.path)
-                let atHead = try repository.tree(repository.commit(head).treeID).entry(atPath: document.path)
+                let atBase = try repository.tree(repository.commit(base).treeID).documentEntry(atPath: document.path)
+                let atHead = try repository.tree(repository.commit(head).treeID).documentEntry(atPath: document.path)
                 if atBase?.id != atHead?.id || atBase?.mode != atHead?.mode { parent = base }
             }
             let parentTree = try parent.map { try repository.commit($0).treeID }
-            let old = try parentTree.flatMap { try repository.tree($0).entry(atPath: document.path) }.map(EntryState.init)
+            let old = try parentTree.flatMap { try repository.tree($0).documentEntry(atPath: document.path) }.map(EntryState.init)
             let tree = try repository.writeTree(base: parentTree ?? ObjectID.emptyTree,
                                                 replacing: [TreeReplacement(path: document.path, old: old, new: entry)])
             let change = ChangeKind(existedBefore: old != nil, existsAfter: entry != nil) ?? .deleted

@@ -176,7 +176,7 @@ extension Container {
         }
         let baseTree = try tree.map { try repository.tree($0) }
         return try byDocument.keys.sorted().compactMap { document in
-            let existedBefore = try baseTree?.entry(atPath: document.path) != nil
+            let existedBefore = try baseTree?.documentEntry(atPath: document.path) != nil
             let existsNow = FileStat(path: root.path + "/" + document.path) != nil
             // A change where no document existed before is an addition (as git sees it).
             return ChangeKind(existedBefore: existedBefore, existsAfter: existsNow || !existedBefore)

@@ -4,7 +4,7 @@ extension Container {
     /// The entry a stored version holds of its document; nil for a deletion.
     func entryState(of version: DocumentVersion, in repository: Repository) throws -> EntryState? {
         guard let id = version.entryID else { return nil }
-        let mode = try repository.tree(repository.commit(version.commitID).treeID).entry(atPath: version.document.path)?.mode
+        let mode = try repository.tree(repository.commit(version.commitID).treeID).documentEntry(atPath: version.document.path)?.mode
         return EntryState(id, mode ?? EntryState.fallbackMode(for: version.kind))
     }
 
@@ -26,12 +26,20 @@ extension Container {
         } catch DocverError.noSuchDocument {
             // Neither in the working tree nor in the last save (its deletion is saved): no edits to keep.
         }
-        let snapshot = DocumentSnapshot(document: document, state: state, files: [])
-        // The intent names the document's files with their old and new states before the
-        // branch moves; a crash before they are written is finished by the next command,
-        // never mistaken for an edit that would undo this write.
+        let old = try headCommit(repository)
+        let oldTree = try old.map { try repository.commit($0).treeID }
+        // Writing a file where a plain folder stands, or inside a folder that is now a file,
+        // displaces what is in the way, as a save does: it is saved as deleted beside the
+        // document (its versions stay in its history).
+        let displaced = state == nil ? [] : try displacedDocuments(by: [document], headTree: oldTree, in: repository)
+        let snapshots = [DocumentSnapshot(document: document, state: state, files: [])]
+            + displaced.map { DocumentSnapshot(document: $0, state: nil, files: []) }
+        // The intent names every file the commit changes (the document's and the displaced
+        // ones) with their old and new states before the branch moves; a crash before they
+        // are written is finished by the next command, never mistaken for an edit that would
+        // undo this write.
         var planned: WriteIntent?
-        guard let result = try commitSnapshots([snapshot], subject: subject, in: repository, records: records,
+        guard let result = try commitSnapshots(snapshots, subject: subject, in: repository, records: records,
                                                allowEmpty: true, updateIndex: false, intent: { commit, parent in
             let parentTree = try parent.map { try repository.commit($0).treeID }
             let files = try plannedFiles(from: parentTree, to: repository.commit(commit).treeID, in: repository)

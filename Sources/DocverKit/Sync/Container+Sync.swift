@@ -67,7 +67,7 @@ extension Container {
                 try push(remote, named: name, report: &report, in: repository)
             }
             if let after = try headCommit(repository) {
-                report.documentChanges = try documentChanges(from: before, to: after, in: repository)
+                try describeChanges(from: before, to: after, in: repository, into: &report)
             }
             return report
         }
@@ -84,7 +84,7 @@ extension Container {
             let before = try headCommit(repository)
             try integrateFetched(report: &report, in: repository)
             if let after = try headCommit(repository) {
-                report.documentChanges = try documentChanges(from: before, to: after, in: repository)
+                try describeChanges(from: before, to: after, in: repository, into: &report)
             }
             return report
         }

@@ -5,11 +5,23 @@ extension Container {
     /// by document: the difference of the two trees (current versions that changed) and of
     /// the two conflict states (conflict versions recorded, resolutions made elsewhere).
     /// Its cost follows the change, not the history.
-    func documentChanges(from old: ObjectID?, to new: ObjectID, in repository: Repository) throws -> [DocumentSyncChange] {
-        guard old != new else { return [] }
+    ///
+    /// Records the sync brought that docver does not honour (see ``RecordTrust``) add a warning.
+    func describeChanges(from old: ObjectID?, to new: ObjectID, in repository: Repository, into report: inout SyncReport) throws {
+        guard old != new else { return }
         let cache = ConflictCache(files: files, repository: repository)
         let before = try old.map { try cache.state(at: $0) } ?? ConflictState()
         let after = try cache.state(at: new)
+        if after.ignored.count > before.ignored.count {
+            let count = after.ignored.subtracting(before.ignored).count
+            report.warnings.append("ignored \(count) conflict or resolution record\(count == 1 ? "" : "s") in commits docver does not honour them in "
+                + "(plain commits without device trailers, or naming versions that do not exist); see docs/FORMAT.md")
+        }
+        report.documentChanges = try documentChanges(from: old, to: new, before: before, after: after, in: repository)
+    }
+
+    private func documentChanges(from old: ObjectID?, to new: ObjectID, before: ConflictState, after: ConflictState,
+                                 in repository: Repository) throws -> [DocumentSyncChange] {
         let graph = VersionGraph(repository: repository, memo: VersionMemo(file: files.versionMemo))
         defer { graph.memo?.save() }
         var currents: [DocumentPath: DocumentVersion?] = [:]
@@ -48,12 +60,28 @@ extension Container {
                                               version: resolved))
             explained.insert(document)
         }
+        // Versions a merge made with plain git set aside: recorded and resolved at once.
+        for record in after.resolved.subtracting(before.resolved) where !openBefore.contains(record) {
+            let document = DocumentPath(trusted: record.path)
+            guard after.conflicts.contains(where: { $0.versionRecord == record }),
+                  !before.conflicts.contains(where: { $0.versionRecord == record }),
+                  let setAside = try version(record.version, of: document),
+                  !changes.contains(where: { $0.document == document && $0.version?.id == setAside.id }) else { continue }
+            changes.append(DocumentSyncChange(document: document, kind: .setAsideByPlainMerge, current: try current(document),
+                                              version: setAside))
+            explained.insert(document)
+        }
         let oldTree = try old.map { try repository.commit($0).treeID }
         let documents = Set(try repository.changedPaths(from: oldTree, to: repository.commit(new).treeID)
             .map { DocumentPath.document(containingFile: $0) })
         for document in documents.subtracting(explained) {
             guard let current = try current(document), current.device.id != device.id else { continue }
-            changes.append(DocumentSyncChange(document: document, kind: .updated, current: current, version: nil))
+            var change = DocumentSyncChange(document: document, kind: .updated, current: current, version: nil)
+            if current.kind == .flat, let entry = current.entryID {
+                let data = try repository.blob(entry).data
+                change.containsConflictMarkers = !ConflictMarkers.isBinary(data) && !ConflictMarkers.regions(in: data).isEmpty
+            }
+            changes.append(change)
         }
         return changes.sorted { ($0.document, $0.kind.rawValue, $0.version?.id ?? "") < ($1.document, $1.kind.rawValue, $1.version?.id ?? "") }
     }

@@ -61,10 +61,19 @@ struct Integrator {
             }
         }
         var tree = try merger.mergeFolder(base: baseTree, sides: sideTrees, prefix: "") ?? ObjectID.emptyTree
-        if !merger.renamedEdits.isEmpty {
-            tree = try repository.writeTree(base: tree, updates: merger.renamedEdits.map {
-                .init(path: $0.key, action: .upsert($0.value.id, $0.value.mode))
-            })
+        // An edit follows a rename onto its new name, unless the merged tree has something in
+        // the way there (a folder of that name, or a file where one of its folders would be):
+        // then it stays at its old name, or, if that is taken too, it is kept as a conflict
+        // version of the document it edited.
+        for (newPath, edit) in merger.renamedEdits.sorted(by: { $0.key < $1.key }) {
+            // (At the new name the merged tree holds the renamed, unedited file: the edit replaces it.)
+            let path = try !isBlocked(newPath, in: tree, replacingFile: true) ? newPath
+                : !isBlocked(edit.from, in: tree, replacingFile: false) ? edit.from : nil
+            guard let path else {
+                merger.records.append(ConflictRecord(path: edit.from, version: edit.version.hex, base: base?.hex))
+                continue
+            }
+            tree = try repository.writeTree(base: tree, updates: [.init(path: path, action: .upsert(edit.state.id, edit.state.mode))])
         }
 
         let records = merger.records.sorted { ($0.path, $0.version) < ($1.path, $1.version) }
@@ -80,6 +89,18 @@ struct Integrator {
 }
 
 extension Integrator {
+    /// True when writing a document at `path` in `tree` would replace something: a folder (or,
+    /// unless `replacingFile`, anything) at that name, or a file where one of its folders would be.
+    func isBlocked(_ path: String, in tree: ObjectID, replacingFile: Bool) throws -> Bool {
+        let root = try repository.tree(tree)
+        if let entry = try root.entry(atPath: path), entry.mode.isTree || !replacingFile { return true }
+        let components = path.split(separator: "/")
+        for depth in components.indices.dropLast() {
+            if let entry = try root.entry(atPath: components[...depth].joined(separator: "/")), !entry.mode.isTree { return true }
+        }
+        return false
+    }
+
     /// The newest explicit decision about each document on the line from `head` back to
     /// `base` (exclusive): commits carrying `Docver-Resolved`, `Docver-Removed` or
     /// `Docver-Replaced` records. Cost: the commits since the base.
@@ -88,7 +109,8 @@ extension Integrator {
         let walk = try repository.revwalk(from: [head], hiding: base.map { [$0] } ?? [], topological: true)
         while let id = try walk.next() {
             let commit = try repository.commit(id)
-            for trailer in commit.trailers where Trailer.decisionRecords.contains(trailer.key) {
+            let trailers = commit.trailers
+            for trailer in trailers where Trailer.decisionRecords.contains(trailer.key) && RecordTrust.honours(trailer.key, in: trailers) {
                 guard let record = VersionRecord(trailerValue: trailer.value), result[record.path] == nil else { continue }
                 result[record.path] = id
             }

@@ -23,8 +23,9 @@ struct TreeMerger {
     /// Documents a decision makes contested although the tree shortcuts would not see it:
     /// a side that kept the current version changed no tree, yet its decision counts.
     var disputed: Set<String> = []
-    /// Edits that follow a rename made on another side: new path → entry.
-    var renamedEdits: [String: EntryState] = [:]
+    /// Edits that follow a rename made on another side: new path → the path the edit was
+    /// made at, its entry and its version.
+    var renamedEdits: [String: (from: String, state: EntryState, version: ObjectID)] = [:]
     private var renameCache: [Int: [String: String]] = [:]
 
     init(graph: VersionGraph, heads: [ObjectID], base: ObjectID?) {
@@ -63,6 +64,8 @@ struct TreeMerger {
                       slots.allSatisfy({ $0.map { $0.mode.isTree } ?? true }) {
                 merged = try mergeFolder(base: baseSlot?.id, sides: slots.map { $0?.id }, prefix: prefix + name + "/")
                     .map { EntryState($0, .tree) }
+            } else if !DocumentPath.isPackageName(name), ([baseSlot] + slots).contains(where: { $0?.mode.isTree == true }) {
+                merged = try mergeFileAndFolder(prefix + name, base: baseSlot, slots: slots)
             } else {
                 merged = try mergeDocument(prefix + name, base: baseSlot, slots: slots)
             }
@@ -70,6 +73,51 @@ struct TreeMerger {
         }
         guard !result.isEmpty else { return nil }
         return try repository.writeTree(entries: result)
+    }
+
+    /// A name that is a plain folder on some sides and a file on others: two things that are
+    /// not versions of each other. The folder's documents merge as in any folder (a side
+    /// holding the file holds none of them); the document of that name merges as a document
+    /// (a side holding the folder does not hold it). When both survive, the folder stays, and
+    /// the file is kept as a conflict version of its document, whose current state is then
+    /// its absence: a fixed rule, so every order of integration ends the same way, and
+    /// nothing either side saved leaves the listings (docs/FORMAT.md, "Integration").
+    private mutating func mergeFileAndFolder(_ path: String, base baseSlot: Slot, slots: [Slot]) throws -> Slot {
+        func folder(_ slot: Slot) -> Slot { slot?.mode.isTree == true ? slot : nil }
+        func file(_ slot: Slot) -> Slot { slot?.mode.isTree == true ? nil : slot }
+        let folderMerged = try mergeFolder(base: folder(baseSlot)?.id, sides: slots.map { folder($0)?.id }, prefix: path + "/")
+            .map { EntryState($0, .tree) }
+        let fileBase = file(baseSlot), fileSlots = slots.map(file)
+        let fileMerged: Slot
+        if fileSlots.allSatisfy({ Self.same($0, fileSlots[0]) }) {
+            fileMerged = fileSlots[0]
+        } else if let only = Self.singleChange(base: fileBase, slots: fileSlots), !isDisputed(path) {
+            fileMerged = only.slot
+        } else {
+            let recorded = records.count
+            fileMerged = try mergeDocument(path, base: fileBase, slots: fileSlots)
+            if folderMerged != nil {
+                // The folder stays, so the document's current state is its absence: a deletion
+                // that lost to the file holds that very state and is no other version.
+                let added = records[recorded...]
+                records.removeSubrange(recorded...)
+                for record in added {
+                    guard let version = ObjectID(hex: record.version),
+                          try repository.tree(repository.commit(version).treeID).documentEntry(atPath: path) != nil else { continue }
+                    records.append(record)
+                }
+            }
+        }
+        guard let folderMerged else { return fileMerged }
+        // A file unchanged since the base was replaced by the folder on purpose, as a save
+        // that replaces a file with a folder does; a file some side saved is kept.
+        if let fileMerged, !Self.same(fileMerged, fileBase),
+           let index = fileSlots.firstIndex(where: { Self.same($0, fileMerged) }) {
+            let known = versionTable.isEmpty ? nil : versionTable[index][path]
+            let version = try known ?? graph.introducingCommit(of: path, from: heads[index])
+            records.append(ConflictRecord(path: path, version: version.hex, base: fileBase == nil ? nil : base?.hex))
+        }
+        return folderMerged
     }
 
     /// True when `path` is a disputed document or a folder holding one.
@@ -111,6 +159,15 @@ struct TreeMerger {
             } else {
                 versions[introduced] = slot
             }
+            // The side's state came from a line that never had the base's version: the change
+            // the side's own line made to that version meets the others too.
+            if let base, baseSlot != nil, !Self.same(slot, baseSlot),
+               try !repository.isAncestorOrSame(base, of: introduced) {
+                for change in try graph.baseLineChanges(of: path, from: heads[index], base: base) where versions.index(forKey: change) == nil {
+                    let state: Slot = try repository.tree(repository.commit(change).treeID).documentEntry(atPath: path).map(EntryState.init)
+                    versions.updateValue(state, forKey: change)
+                }
+            }
         }
         let ids = Array(versions.keys)
         let remaining = try ids.filter { id in
@@ -120,7 +177,7 @@ struct TreeMerger {
                 // An ordinary edit made on top of the state a decision kept supersedes the
                 // decision; another decision never does: two decisions that disagree conflict.
                 guard decisionIDs.contains(id), !decisionIDs.contains(other) else { return false }
-                return try repository.isAncestorOrSame(graph.introducingCommit(of: path, from: id), of: other)
+                return try isEdit(other, onTopOf: graph.introducingCommit(of: path, from: id), path: path)
             }
         }
         let states = remaining.map { versions[$0]! }
@@ -132,7 +189,7 @@ struct TreeMerger {
         // Modify on one side, rename on another: the edit follows the rename.
         if present.count == 1, !deleting.isEmpty, baseSlot != nil,
            let newPath = try renameTarget(of: path, deletedIn: deleting, baseSlot: baseSlot) {
-            renamedEdits[newPath] = versions[present[0]]!
+            renamedEdits[newPath] = (path, versions[present[0]]!!, present[0])
             return nil
         }
 
@@ -150,16 +207,45 @@ struct TreeMerger {
         return versions[winner]!
     }
 
+    /// True when `version`, an ordinary save, was made on top of the state `kept` introduced:
+    /// its chain of predecessors in the document's version graph reaches `kept` without going
+    /// through a decision about the document. An edit made on top of another device's
+    /// decision (one that replaced the kept state) is no edit of the kept state, although
+    /// its commit descends from it: it must meet a decision that kept that state, not
+    /// supersede it in silence.
+    private func isEdit(_ version: ObjectID, onTopOf kept: ObjectID, path: String) throws -> Bool {
+        if version == kept { return true }
+        guard try repository.isDescendant(version, of: kept) else { return false }
+        var visited: Set<ObjectID> = [version]
+        var stack = [version]
+        while let next = stack.popLast() {
+            for predecessor in try graph.predecessors(of: next, path: path) where visited.insert(predecessor).inserted {
+                if predecessor == kept { return true }
+                guard try repository.isDescendant(predecessor, of: kept), try !isDecision(predecessor, about: path) else { continue }
+                stack.append(predecessor)
+            }
+        }
+        return false
+    }
+
+    private func isDecision(_ commitID: ObjectID, about path: String) throws -> Bool {
+        let trailers = try repository.commit(commitID).trailers
+        return trailers.contains { trailer in
+            Trailer.decisionRecords.contains(trailer.key) && RecordTrust.honours(trailer.key, in: trailers)
+                && VersionRecord(trailerValue: trailer.value)?.path == path
+        }
+    }
+
     /// Where a document went on a side that removed it, if libgit2 sees a pure rename there.
     private mutating func renameTarget(of path: String, deletedIn versions: [ObjectID], baseSlot: Slot) throws -> String? {
         guard let base, let baseSlot, !baseSlot.mode.isTree else { return nil }
         let baseTree = try repository.commit(base).treeID
         for (index, head) in heads.enumerated() {
             guard let headTree = try? repository.commit(head).treeID,
-                  try repository.tree(headTree).entry(atPath: path) == nil else { continue }
+                  try repository.tree(headTree).documentEntry(atPath: path) == nil else { continue }
             if renameCache[index] == nil { renameCache[index] = try repository.renames(from: baseTree, to: headTree) }
             if let target = renameCache[index]?[path],
-               let moved = try repository.tree(headTree).entry(atPath: target), moved.id == baseSlot.id {
+               let moved = try repository.tree(headTree).documentEntry(atPath: target), moved.id == baseSlot.id {
                 _ = versions
                 // Follow only onto a free name: if another side put something else there, the
                 // edit would overwrite it unrecorded. Then the edit stays where it was, against

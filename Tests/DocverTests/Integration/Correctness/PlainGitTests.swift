@@ -1,0 +1,137 @@
+import DocverKit
+import Foundation
+import Testing
+
+/// Issue 11 item 8: what commits made with plain git mean to docver (docs/FORMAT.md, "Merges
+/// made with plain git" and "Records from plain git").
+@Suite struct PlainGitTests {
+    /// Alice and Bob edit `notes.txt` concurrently and push their branches without
+    /// integrating; a git user clones the remote, merges Bob's branch into Alice's with
+    /// `merging` (e.g. `-X ours`), and pushes the merge on a branch of their own.
+    private func plainMerge(_ scratch: Scratch, alice aliceText: String = "one\ntwo (alice)\nthree\n",
+                            bob bobText: String = "one\ntwo (bob)\nthree\n", file bobFile: String = "notes.txt",
+                            merging options: [String]) throws -> (alice: Container, bob: Container, bobVersion: String) {
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        try alice.saveText("one\ntwo\nthree\n", to: "notes.txt")
+        try alice.sync(); try bob.sync()
+        try alice.saveText(aliceText, to: "notes.txt")
+        waitForNextSecond()
+        let bobVersion = try bob.saveText(bobText, to: bobFile)
+        _ = try alice.git(["push", "-q", "origin", "docver/alice"])
+        _ = try bob.git(["push", "-q", "origin", "docver/bob"])
+        let work = scratch.path("plain")
+        _ = try runGit(["clone", "-q", remote.path, work.path], in: scratch.url)
+        _ = try runGit(["checkout", "-q", "-b", "merged", "origin/docver/alice"], in: work)
+        _ = try runGit(["merge", "-q", "--no-edit"] + options + ["origin/docver/bob"], in: work)
+        _ = try runGit(["push", "-q", "origin", "merged:docver/gituser"], in: work)
+        return (alice, bob, bobVersion)
+    }
+
+    /// `git merge -X ours` keeps Alice's edit whole and drops Bob's. Every device fast-forwards
+    /// to the merge; Bob's edit is listed by `versions --all` as a resolved conflict version on
+    /// every device, and both syncs say it was set aside.
+    @Test func aPlainMergeThatDropsASideListsAndReportsIt() throws {
+        let scratch = try Scratch()
+        let (alice, bob, bobVersion) = try plainMerge(scratch, merging: ["-X", "ours"])
+        let notes = try DocumentPath("notes.txt")
+        for device in [alice, bob] {
+            let report = try device.sync()
+            #expect(try device.read("notes.txt") == "one\ntwo (alice)\nthree\n")
+            #expect(try device.resolvedConflictVersions(of: notes).map(\.id) == [bobVersion],
+                    "Bob's dropped edit is listed by versions --all on \(device.device.id)")
+            #expect(try device.unresolvedConflictVersions(of: notes).isEmpty, "a merge by a git user is a resolution")
+            let setAside = report.documentChanges.filter { $0.kind == .setAsideByPlainMerge }
+            #expect(setAside.map(\.version?.id) == [bobVersion], "the sync of \(device.device.id) says Bob's edit was set aside")
+            #expect(setAside.first?.summary.contains("plain git merge") == true)
+        }
+        try expectConverged([alice, bob])
+        // The dropped edit can be brought back like any resolved conflict version.
+        _ = try alice.replace(notes, with: bobVersion)
+        #expect(try alice.read("notes.txt") == "one\ntwo (bob)\nthree\n")
+    }
+
+    /// A plain merge of edits of different documents sets nothing aside, and a merge whose
+    /// result is new content made of both sides sets nothing aside either.
+    @Test(arguments: [false, true])
+    func aPlainMergeThatKeepsBothSidesSetsNothingAside(sameDocument: Bool) throws {
+        let scratch = try Scratch()
+        let (alice, bob, _) = sameDocument
+            ? try plainMerge(scratch, alice: "one (alice)\ntwo\nthree\n", bob: "one\ntwo\nthree (bob)\n", merging: [])
+            : try plainMerge(scratch, bob: "other\n", file: "other.txt", merging: [])
+        for device in [alice, bob] {
+            let report = try device.sync()
+            #expect(!report.documentChanges.contains { $0.kind == .setAsideByPlainMerge })
+            #expect(try device.resolvedConflictVersions(of: DocumentPath("notes.txt")).isEmpty)
+        }
+        if sameDocument { #expect(try alice.read("notes.txt") == "one (alice)\ntwo\nthree (bob)\n") }
+        try expectConverged([alice, bob])
+    }
+
+    /// A git user commits a document that still has conflict markers: it becomes current, and
+    /// the sync that brings it says so.
+    @Test func aPlainCommitWithConflictMarkersIsReported() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        try alice.saveText("one\n", to: "notes.txt")
+        try alice.sync()
+        let work = scratch.path("plain")
+        _ = try runGit(["clone", "-q", remote.path, work.path], in: scratch.url)
+        _ = try runGit(["checkout", "-q", "-b", "mine", "origin/docver/alice"], in: work)
+        try Data("<<<<<<< ours\none\n=======\nuno\n>>>>>>> theirs\n".utf8).write(to: work.appendingPathComponent("notes.txt"))
+        _ = try runGit(["commit", "-q", "-am", "half-finished merge"], in: work)
+        _ = try runGit(["push", "-q", "origin", "mine:docver/gituser"], in: work)
+        let report = try alice.sync()
+        let change = try #require(report.documentChanges.first { $0.document.path == "notes.txt" })
+        #expect(change.kind == .updated)
+        #expect(change.containsConflictMarkers)
+        #expect(change.summary.contains("conflict markers"))
+    }
+
+    /// Conflict and resolution records typed into a plain commit (no device trailers), or
+    /// naming versions that do not exist, are ignored with a warning: the conflict stays open
+    /// on every device and every command keeps working.
+    @Test(arguments: ["plain", "missing version"])
+    func forgedRecordsAreIgnoredWithAWarning(kind: String) throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        try alice.saveText("base\n", to: "notes.txt")
+        try alice.sync(); try bob.sync()
+        try alice.saveText("alice\n", to: "notes.txt")
+        waitForNextSecond()
+        try bob.saveText("bob\n", to: "notes.txt")
+        try alice.sync(); try bob.sync(); try alice.sync()
+        let notes = try DocumentPath("notes.txt")
+        let open = try alice.unresolvedConflictVersions(of: notes).map(\.id)
+        try #require(open.count == 1)
+
+        let work = scratch.path("plain")
+        _ = try runGit(["clone", "-q", remote.path, work.path], in: scratch.url)
+        _ = try runGit(["checkout", "-q", "-b", "mine", "origin/docver/alice"], in: work)
+        try Data("forged\n".utf8).write(to: work.appendingPathComponent("other.txt"))
+        _ = try runGit(["add", "other.txt"], in: work)
+        let missing = String(repeating: "ab", count: 20)
+        let message = kind == "plain"
+            ? "tidy up\n\nDocver-Resolved: \(open[0]) notes.txt\nDocver-Removed: \(open[0]) notes.txt\nDocver-Conflict: \(open[0]) - other.txt\n"
+            : "tidy up\n\nDocver-Device: bob\nDocver-Removed: \(missing) notes.txt\nDocver-Resolved: \(missing) notes.txt\n"
+            + "Docver-Integration: 1\nDocver-Conflict: \(missing) - notes.txt\n"
+        _ = try runGit(["commit", "-q", "-m", message], in: work)
+        _ = try runGit(["push", "-q", "origin", "mine:docver/gituser"], in: work)
+
+        for device in [alice, bob] {
+            let report = try device.sync()
+            #expect(report.warnings.contains { $0.contains("ignored") }, "the sync of \(device.device.id) warns: \(report.warnings)")
+            #expect(try device.unresolvedConflictVersions(of: notes).map(\.id) == open)
+            #expect(try device.unresolvedConflictVersions(of: DocumentPath("other.txt")).isEmpty)
+            _ = try device.status()
+            _ = try device.history(of: notes)
+            _ = try device.conflicts()
+        }
+        try expectConverged([alice, bob])
+        try expectFsckClean(alice.root)
+    }
+}
