@@ -3,10 +3,45 @@
 
 #include <git2.h>
 #include <git2/sys/merge.h>
+#include <stdio.h>
+#include <string.h>
+#include <zlib.h>
 
 /* git_libgit2_opts is variadic, which Swift cannot call. */
 static inline int docver_disable_strict_hash_verification(void) {
     return git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+}
+
+/* libgit2 1.5 inflates a truncated loose object forever (100% CPU, no error). This reads the
+   file at `path` through zlib to the end of its stream, writing nothing: 1 when the stream is
+   complete or there is no such file (a packed or missing object, left to libgit2), 0 when it
+   is truncated or corrupt. zlib's macros (inflateInit) are not callable from Swift. */
+static inline int docver_loose_object_is_complete(const char *path) {
+    FILE *file = fopen(path, "rb");
+    if (!file) return 1;
+    z_stream stream;
+    memset(&stream, 0, sizeof stream);
+    if (inflateInit(&stream) != Z_OK) { fclose(file); return 0; }
+    unsigned char input[16384], output[65536];
+    int result = Z_OK;
+    do {
+        stream.avail_in = (uInt)fread(input, 1, sizeof input, file);
+        if (ferror(file) || stream.avail_in == 0) break;
+        stream.next_in = input;
+        do {
+            stream.avail_out = sizeof output;
+            stream.next_out = output;
+            result = inflate(&stream, Z_NO_FLUSH);
+            if (result == Z_NEED_DICT || result == Z_DATA_ERROR || result == Z_MEM_ERROR || result == Z_STREAM_ERROR) {
+                inflateEnd(&stream);
+                fclose(file);
+                return 0;
+            }
+        } while (stream.avail_out == 0 && result != Z_STREAM_END);
+    } while (result != Z_STREAM_END);
+    inflateEnd(&stream);
+    fclose(file);
+    return result == Z_STREAM_END;
 }
 
 /* Swift cannot read the size macros as typed constants. */

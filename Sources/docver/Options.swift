@@ -13,7 +13,12 @@ struct GlobalOptions: ParsableArguments {
         URL(fileURLWithPath: directory ?? FileManager.default.currentDirectoryPath)
     }
 
-    func container() throws -> Container { try Container(at: url) }
+    /// The container, with repairs of what a killed process left behind reported as warnings.
+    func container() throws -> Container {
+        var container = try Container(at: url)
+        container.onRepair = { Terminal.warning($0) }
+        return container
+    }
 
     /// A path given on the command line, relative to the working directory (after -C).
     func url(of path: String) -> URL {

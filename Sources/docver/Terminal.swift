@@ -101,7 +101,8 @@ enum Terminal {
 
     /// Local time as `yyyy-MM-dd HH:mm:ss`.
     static func date(_ date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        guard DocumentVersion.isValidDate(date) else { return "invalid date" }
+        var seconds = time_t(clamping: date)
         var parts = tm()
         localtime_r(&seconds, &parts)
         return format(parts, utc: false)
@@ -109,7 +110,7 @@ enum Terminal {
 
     /// UTC as ISO 8601, `yyyy-MM-ddTHH:mm:ssZ`: the JSON contract's date format.
     static func iso8601(_ date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var seconds = time_t(clamping: date)
         var parts = tm()
         gmtime_r(&seconds, &parts)
         return format(parts, utc: true)
@@ -124,6 +125,7 @@ enum Terminal {
 
     /// "2 hours ago", for people choosing between versions.
     static func relative(_ date: Date, now: Date = Date()) -> String {
+        guard DocumentVersion.isValidDate(date) else { return "at an invalid date" }
         let seconds = Int(now.timeIntervalSince(date))
         if seconds < 60 { return "just now" }
         for (unit, size) in [("day", 86_400), ("hour", 3_600), ("minute", 60)] where seconds >= size {
@@ -140,6 +142,16 @@ enum Terminal {
         while value >= 999.95 && unit < units.count - 1 { value /= 1000; unit += 1 }
         let tenths = Int((value * 10).rounded())
         return tenths % 10 == 0 || value >= 100 ? "\(Int(value.rounded())) \(units[unit])" : "\(tenths / 10).\(tenths % 10) \(units[unit])"
+    }
+}
+
+extension time_t {
+    /// Seconds since 1970, clamped to the dates docver shows: converting a date beyond
+    /// `Int64` (a forged commit) would otherwise trap.
+    init(clamping date: Date) {
+        let bounds = DocumentVersion.validDates
+        let clamped = Swift.min(Swift.max(date, bounds.lowerBound), bounds.upperBound)
+        self = time_t(clamped.timeIntervalSince1970.rounded(.down))
     }
 }
 

@@ -14,6 +14,8 @@ struct MetadataFiles: Sendable {
     var lock: String { directory + "/lock" }
     /// Present while a working-tree update is under way; names the tree it started from.
     var checkoutPending: String { directory + "/checkout-pending" }
+    /// Present while a multi-step write is under way: its ``WriteIntent``.
+    var intent: String { directory + "/intent" }
     /// Cache: the conflict records reachable from one head (``ConflictState``).
     var conflictState: String { directory + "/conflicts.json" }
     /// Cache: the conflict listing of one head.

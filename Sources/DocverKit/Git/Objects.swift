@@ -29,7 +29,7 @@ final class Commit {
         Repository.Identity(
             name: String(cString: signature.name),
             email: String(cString: signature.email),
-            time: Date(timeIntervalSince1970: TimeInterval(signature.when.time)),
+            time: Date(timeIntervalSince1970: TimeInterval(Repository.Identity.clampedSeconds(signature.when.time))),
             offsetMinutes: signature.when.offset
         )
     }

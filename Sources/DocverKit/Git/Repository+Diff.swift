@@ -17,6 +17,7 @@ extension Repository {
 
     private func collectChanges(_ old: ObjectID?, _ new: ObjectID?, prefix: String, into result: inout [String]) throws {
         guard old != new else { return }
+        try Self.checkTreeDepth(prefix)
         let oldEntries = try old.map { try tree($0).entries } ?? []
         let newEntries = try new.map { try tree($0).entries } ?? []
         for (before, after) in Self.pairedEntries(oldEntries, newEntries) {

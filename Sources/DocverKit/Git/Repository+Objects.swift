@@ -5,6 +5,7 @@ internal import Clibgit2
 
 extension Repository {
     func commit(_ id: ObjectID) throws -> Commit {
+        try refuseTruncatedLooseObject(id)
         var handle: OpaquePointer?
         var raw = id.raw
         try check(git_commit_lookup(&handle, pointer, &raw))
@@ -12,6 +13,7 @@ extension Repository {
     }
 
     func tree(_ id: ObjectID) throws -> Tree {
+        try refuseTruncatedLooseObject(id)
         var handle: OpaquePointer?
         var raw = id.raw
         try check(git_tree_lookup(&handle, pointer, &raw))
@@ -19,6 +21,7 @@ extension Repository {
     }
 
     func blob(_ id: ObjectID) throws -> Blob {
+        try refuseTruncatedLooseObject(id)
         var handle: OpaquePointer?
         var raw = id.raw
         try check(git_blob_lookup(&handle, pointer, &raw))
@@ -64,6 +67,36 @@ extension Repository {
         try check(git_object_lookup_prefix(&object, pointer, &oid, prefix.utf8.count, GIT_OBJECT_COMMIT))
         defer { git_object_free(object) }
         return ObjectID(git_object_id(object).pointee)
+    }
+
+    /// Throws instead of letting libgit2 read a truncated loose object, which it inflates
+    /// forever. Each object is checked once per opened repository.
+    func refuseTruncatedLooseObject(_ id: ObjectID) throws {
+        guard !checkedLooseObjects.contains(id) else { return }
+        let hex = id.hex
+        let path = gitDirectory + "objects/" + hex.prefix(2) + "/" + hex.dropFirst(2)
+        guard docver_loose_object_is_complete(path) == 1 else {
+            throw GitError(code: .invalid, message: "object \(hex) is corrupt (a truncated or damaged file \(path)); 'git fsck' lists what is damaged",
+                           function: #function)
+        }
+        checkedLooseObjects.insert(id)
+    }
+
+    /// The id `data` has as a blob, computed without writing anything.
+    func hashBlob(_ data: Data) throws -> ObjectID {
+        var oid = git_oid()
+        try data.withUnsafeBytes { buffer in
+            _ = try check(git_odb_hash(&oid, buffer.baseAddress, buffer.count, GIT_OBJECT_BLOB))
+        }
+        return ObjectID(oid)
+    }
+
+    /// The id a regular file's contents have as a blob, computed without writing anything.
+    /// Only for regular files: it reads the file to its end.
+    func hashFile(at path: String) throws -> ObjectID {
+        var oid = git_oid()
+        try check(git_odb_hashfile(&oid, path, GIT_OBJECT_BLOB))
+        return ObjectID(oid)
     }
 
     func writeBlob(_ data: Data) throws -> ObjectID {
@@ -157,6 +190,32 @@ extension Repository {
         var email: String
         var time: Date
         var offsetMinutes: Int32
+
+        /// The dates docver orders and shows: 0001-01-01 to 9999-12-31 (UTC), as seconds since
+        /// 1970. A commit dated outside (a plain git commit, a damaged object) is clamped to
+        /// the nearest end, so ordering stays total and no conversion can overflow.
+        static let earliestSeconds: Int64 = -62_135_596_800
+        static let latestSeconds: Int64 = 253_402_300_799
+
+        static func clampedSeconds(_ seconds: Int64) -> Int64 { min(max(seconds, earliestSeconds), latestSeconds) }
+
+        static func clampedSeconds(_ date: Date) -> Int64 {
+            let seconds = date.timeIntervalSince1970.rounded(.down)
+            guard seconds.isFinite else { return seconds > 0 ? latestSeconds : earliestSeconds }
+            return Int64(min(max(seconds, Double(earliestSeconds)), Double(latestSeconds)))
+        }
+    }
+
+    /// The deepest folder nesting docver walks in a tree. Deeper trees never arrive from a
+    /// remote (``ArrivalValidator``); one made locally ends the walk with an error instead of
+    /// exhausting the thread's stack.
+    static let maximumTreeDepth = 1000
+
+    /// Throws when `prefix` (a path ending in `/`) is already as deep as docver walks.
+    static func checkTreeDepth(_ prefix: String) throws {
+        guard prefix.utf8.lazy.filter({ $0 == UInt8(ascii: "/") }).count >= maximumTreeDepth else { return }
+        throw GitError(code: .invalid, message: "folders nested deeper than \(maximumTreeDepth) levels at '\(prefix.prefix(80))…'",
+                       function: #function)
     }
 
     /// Creates a commit object without moving any reference (the caller does a CAS update).

@@ -40,6 +40,17 @@ extension Repository {
         git_reference_free(reference)
     }
 
+    /// Deletes a reference if it still points at `expected`; a missing one is not an error.
+    func deleteReference(_ name: String, expected: ObjectID) throws {
+        var reference: OpaquePointer?
+        let result = git_reference_lookup(&reference, pointer, name)
+        if result == GIT_ENOTFOUND.rawValue { return }
+        try check(result)
+        defer { git_reference_free(reference) }
+        guard let target = git_reference_target(reference), ObjectID(target.pointee) == expected else { return }
+        try check(git_reference_delete(reference))
+    }
+
     /// Points `name` at `target` unconditionally (for remote-tracking references docver owns).
     func forceReference(_ name: String, to target: ObjectID, message: String) throws {
         var reference: OpaquePointer?

@@ -14,6 +14,18 @@ extension Repository {
         enum Kind { case added, modified, deleted }
         var path: String
         var kind: Kind
+        /// The name's bytes when they are not UTF-8 (`path` then holds a lossy rendering).
+        var invalidName: [UInt8]? = nil
+
+        init(path: UnsafePointer<CChar>, kind: Kind) {
+            if let valid = String(validatingCString: path) {
+                self.path = valid
+            } else {
+                self.path = String(cString: path)
+                invalidName = Array(UnsafeBufferPointer(start: UnsafeRawPointer(path).assumingMemoryBound(to: UInt8.self), count: strlen(path)))
+            }
+            self.kind = kind
+        }
     }
 
     /// Files whose working-tree state differs from `tree` (untracked ones included, ignored
@@ -48,11 +60,11 @@ extension Repository {
             guard let delta = git_diff_get_delta(diff, index)?.pointee else { continue }
             switch delta.status {
             case GIT_DELTA_ADDED, GIT_DELTA_UNTRACKED:
-                result.append(.init(path: String(cString: delta.new_file.path), kind: .added))
+                result.append(.init(path: delta.new_file.path, kind: .added))
             case GIT_DELTA_DELETED:
-                result.append(.init(path: String(cString: delta.old_file.path), kind: .deleted))
+                result.append(.init(path: delta.old_file.path, kind: .deleted))
             case GIT_DELTA_MODIFIED, GIT_DELTA_TYPECHANGE:
-                result.append(.init(path: String(cString: delta.new_file.path), kind: .modified))
+                result.append(.init(path: delta.new_file.path, kind: .modified))
             default:
                 continue
             }
@@ -83,6 +95,19 @@ extension Repository {
                 _ = try check(git_checkout_tree(pointer, targetTree.pointer, &options))
             }
         }
+    }
+
+    /// Replaces the index with `tree`'s entries, without stat data (the next status hashes the
+    /// files once): for an index file that was emptied.
+    func resetIndex(to tree: ObjectID?) throws {
+        let index = try self.index()
+        if let tree {
+            let treeObject = try self.tree(tree)
+            try withExtendedLifetime(treeObject) { _ = try check(git_index_read_tree(index.pointer, treeObject.pointer)) }
+        } else {
+            try check(git_index_clear(index.pointer))
+        }
+        try index.write()
     }
 
     /// True when git's ignore rules (.gitignore, info/exclude) exclude `path`.

@@ -6,6 +6,8 @@ internal import Clibgit2
 /// Not thread-safe (libgit2 objects are not): each docver operation opens its own.
 final class Repository {
     let pointer: OpaquePointer
+    /// Objects found complete by ``refuseTruncatedLooseObject(_:)``.
+    var checkedLooseObjects: Set<ObjectID> = []
 
     private init(pointer: OpaquePointer) { self.pointer = pointer }
 
@@ -100,7 +102,7 @@ final class Signature {
     let pointer: UnsafeMutablePointer<git_signature>
     init(_ identity: Repository.Identity) throws {
         var handle: UnsafeMutablePointer<git_signature>?
-        let seconds = git_time_t(identity.time.timeIntervalSince1970.rounded(.down))
+        let seconds = git_time_t(Repository.Identity.clampedSeconds(identity.time))
         try check(git_signature_new(&handle, identity.name, identity.email, seconds, identity.offsetMinutes))
         pointer = handle!
     }

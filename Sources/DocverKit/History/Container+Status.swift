@@ -3,7 +3,7 @@ import Foundation
 extension Container {
     /// Documents changed since the last save, and documents in conflict.
     public func status() throws -> ContainerStatus {
-        if hasInterruptedCheckout {
+        if hasInterruptedCheckout || hasEmptyIndex {
             try withWriteLock { _ in } // finishes the interrupted update before reading the tree
         }
         let changed = try withRepository { repository in

@@ -89,6 +89,7 @@ extension Container {
         if version.kind == .flat { return .flat(try repository.blob(entryID).data) }
         var files: [String: Data] = [:]
         func collect(_ tree: ObjectID, prefix: String) throws {
+            try Repository.checkTreeDepth(prefix)
             for entry in try repository.tree(tree).entries {
                 if entry.mode.isTree {
                     try collect(entry.id, prefix: prefix + entry.name + "/")

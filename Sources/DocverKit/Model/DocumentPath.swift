@@ -34,6 +34,35 @@ public struct DocumentPath: Hashable, Comparable, Sendable, Codable, CustomStrin
 
     init(trusted path: String) { self.path = path }
 
+    /// A name as git quotes it in its output: unchanged when it holds no control character,
+    /// `"` or `\\`; otherwise in double quotes with those escaped (`\\n`, `\\t`, `\\"`, `\\\\`, other
+    /// controls as octal `\\ooo`), so a crafted name cannot forge lines of output.
+    public static func quoted(_ name: String) -> String {
+        let needsQuotes = name.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || $0 == "\"" || $0 == "\\" }
+        guard needsQuotes else { return name }
+        return "\"" + escaped(Array(name.utf8), keepingUTF8: true) + "\""
+    }
+
+    /// Bytes as git escapes them in a quoted path: `\\`, `\"`, `\\t`, `\\n` and octal `\\ooo` for
+    /// other control bytes and (unless `keepingUTF8`) every byte outside printable ASCII.
+    public static func escaped(_ bytes: [UInt8], keepingUTF8: Bool = false) -> String {
+        var result = [UInt8]()
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "\\"): result += Array("\\\\".utf8)
+            case UInt8(ascii: "\""): result += Array("\\\"".utf8)
+            case UInt8(ascii: "\t"): result += Array("\\t".utf8)
+            case UInt8(ascii: "\n"): result += Array("\\n".utf8)
+            case 0x20..<0x7F: result.append(byte)
+            case 0x80...0xFF where keepingUTF8: result.append(byte)
+            default:
+                let octal = String(byte, radix: 8)
+                result += Array(("\\" + String(repeating: "0", count: 3 - octal.count) + octal).utf8)
+            }
+        }
+        return String(decoding: result, as: UTF8.self)
+    }
+
     /// docver's reserved name at the top of the container.
     static let reservedArea = ".docver"
 

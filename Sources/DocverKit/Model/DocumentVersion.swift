@@ -28,6 +28,16 @@ public struct DocumentVersion: Hashable, Sendable, Identifiable {
     /// True when this version records the document's deletion.
     public let isDeletion: Bool
 
+    /// The dates docver shows, exclusive of both ends: a save recorded outside 0001–9999 (a
+    /// damaged or forged commit) carries the nearest end, which keeps ordering total but is no
+    /// date anyone saved at.
+    public static let validDates = Date(timeIntervalSince1970: -62_135_596_800)...Date(timeIntervalSince1970: 253_402_300_799)
+
+    /// True when `date` is strictly inside ``validDates`` (a clamped date is at one of its ends).
+    public static func isValidDate(_ date: Date) -> Bool {
+        date > validDates.lowerBound && date < validDates.upperBound
+    }
+
     /// The first twelve digits of ``id``, enough to find it again in practice.
     public var shortID: String { String(id.prefix(12)) }
 

@@ -13,6 +13,8 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidDeviceID(String)
     case invalidDeviceName(String)
     case invalidDocumentName(String, reason: String)
+    /// A file name in the working tree that is not UTF-8, given as git escapes its bytes.
+    case nameNotUTF8(escaped: String)
     case noSuchDocument(String)
     case noSuchVersion(String)
     case ambiguousVersion(String)
@@ -66,8 +68,9 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .invalidDeviceID(id):
             "invalid device id '\(id)': use 1 to 64 letters, digits, '-' or '_'"
         case let .invalidDeviceName(name): "invalid device name '\(name)': it must be one line of at most 200 characters"
-        case let .invalidDocumentName(name, reason): "invalid document name '\(name)': \(reason)"
-        case let .noSuchDocument(name): "no such document: \(name)"
+        case let .invalidDocumentName(name, reason): "invalid document name '\(DocumentPath.quoted(name))': \(reason)"
+        case let .nameNotUTF8(escaped): "invalid document name \"\(escaped)\": the name is not UTF-8; rename it to save it"
+        case let .noSuchDocument(name): "no such document: \(DocumentPath.quoted(name))"
         case let .noSuchVersion(id): "no such version: \(id)"
         case let .ambiguousVersion(id): "version id '\(id)' is ambiguous"
         case let .versionOfAnotherDocument(version, document): "version \(version) is not a version of \(document)"

@@ -117,6 +117,7 @@ extension Container {
     /// plain folders.
     func documentEntries(in tree: ObjectID, repository: Repository, prefix: String = "") throws -> [(DocumentPath, TreeEntry)] {
         var result: [(DocumentPath, TreeEntry)] = []
+        try Repository.checkTreeDepth(prefix)
         for entry in try repository.tree(tree).entries {
             let path = prefix + entry.name
             if DocumentPath.isReserved(path) { continue } // the key-value store's files

@@ -28,6 +28,12 @@ extension Container {
         // Documents found in the working tree obey the naming rules of names given by the user
         // (a file named with a newline would otherwise break the save's message lines).
         for target in targets { _ = try DocumentPath(target.path) }
+        // libgit2 reports a folder holding its own repository as one entry "folder/" and never
+        // enters it; saving that entry stored its files one level too deep.
+        if let nested = targets.first(where: { $0.path.hasSuffix("/") }) {
+            throw DocverError.invalidDocumentName(String(nested.path.dropLast()),
+                                                  reason: "it is a folder holding its own git repository (.git); move it out of the container or remove its .git")
+        }
         let all = try Set(targets).union(displacedDocuments(by: targets, headTree: headTree, in: repository))
         let snapshots = try all.sorted().map { try snapshot($0, in: repository) }
         return try commitSnapshots(snapshots, subject: message, in: repository, records: records)
@@ -40,7 +46,8 @@ extension Container {
     /// brought in line, so `git status` stays clean.
     func commitSnapshots(_ snapshots: [DocumentSnapshot], subject: String?, in repository: Repository,
                          records: [(key: String, value: String)] = [],
-                         allowEmpty: Bool = false, updateIndex: Bool = true) throws -> SaveResult? {
+                         allowEmpty: Bool = false, updateIndex: Bool = true,
+                         intent: ((_ commit: ObjectID, _ parent: ObjectID?) throws -> WriteIntent)? = nil) throws -> SaveResult? {
         let attempts = 1000
         for attempt in 0..<attempts {
             let parent = try repository.referenceTarget(device.branch)
@@ -65,6 +72,14 @@ extension Container {
             let identity = CommitIdentity.device(device)
             let commit = try repository.createCommit(tree: tree, parents: parent.map { [$0] } ?? [],
                                                      author: identity, committer: identity, message: message)
+            // Recorded before the branch moves, so that a crash before the index (or the
+            // caller's working-tree update) follows is finished by the next command.
+            if let intent {
+                try writeIntent(intent(commit, parent))
+            } else if updateIndex {
+                try writeIntent(WriteIntent(operation: .save, from: parent, to: commit,
+                                            files: Self.indexFiles(of: snapshots, saved: Set(changes.map(\.document)))))
+            }
             do {
                 try repository.updateReference(device.branch, to: commit, expected: parent,
                                                message: "docver: " + (message.split(separator: "\n").first.map(String.init) ?? "save"))
@@ -72,14 +87,27 @@ extension Container {
                 // Another writer moved the branch: rebuild on the new tip.
                 usleep(UInt32(min(attempt, 20)) * 500)
                 continue
+            } catch {
+                try? FileSystem.remove(files.intent)
+                throw error
             }
             if updateIndex {
                 let saved = Set(changes.map(\.document))
                 try recordInIndex(snapshots.filter { saved.contains($0.document) }, in: repository)
+                try FileSystem.remove(files.intent)
             }
             return SaveResult(id: commit.hex, changes: changes)
         }
         throw DocverError.branchKeptChanging(attempts: attempts)
+    }
+
+    /// The index entries a save brings in line, as a ``WriteIntent``'s files: each saved
+    /// document's path (cleared first) and every file hashed for it.
+    private static func indexFiles(of snapshots: [DocumentSnapshot], saved: Set<DocumentPath>) -> [WriteIntent.File] {
+        snapshots.filter { saved.contains($0.document) }.flatMap { snapshot in
+            [WriteIntent.File(path: snapshot.document.path, old: nil, new: nil)]
+                + snapshot.files.map { WriteIntent.File(path: $0.path, old: nil, new: $0.state) }
+        }
     }
 
     /// Saved documents that a new state of `targets` pushes out of the tree: a document saved

@@ -80,14 +80,9 @@ extension Container {
     }
 
     /// Moves the branch to `new` when only `document` differs from `old`, writing the
-    /// document's files atomically (temporary file + rename) rather than through a checkout.
+    /// document's files atomically (temporary file + rename) under a ``WriteIntent``.
     private func advanceDocument(_ document: DocumentPath, to new: ObjectID, from old: ObjectID?,
                                  in repository: Repository) throws {
-        try advanceBranch(to: new, from: old, message: "docver: save \(document.path)", in: repository) { _ in
-            let entry = try repository.tree(repository.commit(new).treeID).documentEntry(atPath: document.path)
-            let written = try materialize(entry, at: root.path + "/" + document.path, relative: document.path, in: repository)
-            try recordInIndex([DocumentSnapshot(document: document, state: entry.map(EntryState.init), files: written)],
-                              in: repository)
-        }
+        try advanceBranch(to: new, from: old, message: "docver: save \(document.path)", in: repository)
     }
 }

@@ -57,6 +57,11 @@ extension Container {
                 if (target + "/").hasPrefix(rootReal + "/.git/") || target == rootReal + "/.git" {
                     throw DocverError.invalidDocumentName(document.path, reason: "it resolves inside .git through a symbolic link")
                 }
+                // As git refuses a path "beyond a symbolic link": the link is the document,
+                // not the files it leads to (saving them stored a folder where a link is).
+                if index < components.count - 1 {
+                    throw DocverError.invalidDocumentName(document.path, reason: "'\(components[...index].joined(separator: "/"))' is a symbolic link; save the link itself, or name the file by its real path")
+                }
             }
         }
     }
@@ -67,6 +72,7 @@ extension Container {
         guard let stat = FileStat(path: fullPath) else {
             return DocumentSnapshot(document: document, state: nil, files: [])
         }
+        try Self.refuseSpecialFile(stat, at: document.path)
         if stat.isDirectory {
             var files: [SnapshotFile] = []
             let tree = try snapshotDirectory(fullPath, relative: document.path, files: &files, in: repository)
@@ -115,6 +121,7 @@ extension Container {
             let childPath = fullPath + "/" + name
             let childRelative = relative + "/" + name
             guard let stat = FileStat(path: childPath) else { continue }
+            try Self.refuseSpecialFile(stat, at: childRelative)
             if stat.isDirectory {
                 if let tree = try snapshotDirectory(childPath, relative: childRelative, files: &files, in: repository) {
                     entries.append((name, tree, .tree))
@@ -127,6 +134,13 @@ extension Container {
         }
         guard !entries.isEmpty else { return nil }
         return try repository.writeTree(entries: entries)
+    }
+
+    /// A FIFO, socket or device cannot be versioned, and opening one may block forever (a
+    /// FIFO waits for a writer while the writer lock is held): refused from its stat data alone.
+    static func refuseSpecialFile(_ stat: FileStat, at path: String) throws {
+        guard !(stat.isRegularFile || stat.isDirectory || stat.isSymbolicLink) else { return }
+        throw DocverError.invalidDocumentName(path, reason: "it is a FIFO, socket or device; only files, folders and links are versioned")
     }
 
     private func hashFile(_ path: String, stat: FileStat, document: DocumentPath,
@@ -151,6 +165,11 @@ extension Container {
                                                                   refreshIndex: refreshIndex)
         var byDocument: [DocumentPath: Set<Repository.WorkdirChange.Kind>] = [:]
         for change in fileChanges {
+            // A name that is not UTF-8 cannot be a document name; a save names it, escaped,
+            // instead of listing it and then finding nothing to save.
+            if let bytes = change.invalidName, refreshIndex {
+                throw DocverError.nameNotUTF8(escaped: DocumentPath.escaped(bytes))
+            }
             let document = DocumentPath.document(containingFile: change.path)
             if document.path.split(separator: "/").first == Substring(DocumentPath.reservedArea) { continue }
             byDocument[document, default: []].insert(change.kind)

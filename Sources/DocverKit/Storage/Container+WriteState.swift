@@ -34,12 +34,22 @@ extension Container {
         let displaced = state == nil ? [] : try displacedDocuments(by: [document], headTree: oldTree, in: repository)
         let snapshots = [DocumentSnapshot(document: document, state: state, files: [])]
             + displaced.map { DocumentSnapshot(document: $0, state: nil, files: []) }
+        // The intent names every file the commit changes (the document's and the displaced
+        // ones) with their old and new states before the branch moves; a crash before they
+        // are written is finished by the next command, never mistaken for an edit that would
+        // undo this write.
+        var planned: WriteIntent?
         guard let result = try commitSnapshots(snapshots, subject: subject, in: repository, records: records,
-                                               allowEmpty: true, updateIndex: false) else {
+                                               allowEmpty: true, updateIndex: false, intent: { commit, parent in
+            let parentTree = try parent.map { try repository.commit($0).treeID }
+            let files = try plannedFiles(from: parentTree, to: repository.commit(commit).treeID, in: repository)
+            let intent = WriteIntent(operation: .writeDocument, from: parent, to: commit, files: files)
+            planned = intent
+            return intent
+        }) else {
             throw DocverError.noSuchDocument(document.path)
         }
-        try repository.checkout(tree: repository.commit(ObjectID(hex: result.id)!).treeID, baseline: oldTree,
-                                paths: ([document] + displaced).flatMap { [$0.path, $0.path + "/*"] })
+        if let planned { try carryOut(planned, in: repository) }
         return result
     }
 

@@ -13,6 +13,9 @@ public struct Container: Sendable {
     public let device: Device
     /// The repository's git directory (usually `root/.git`; elsewhere for worktrees).
     let gitDirectory: String
+    /// Receives one line each time docver repairs what a killed process left behind (a stale
+    /// lock file, an interrupted write it finished or rolled back). nil: repairs are silent.
+    public var onRepair: (@Sendable (String) -> Void)?
 
     /// Opens the container at `url`, or the nearest one above it (like git).
     public init(at url: URL) throws {
@@ -108,10 +111,36 @@ public struct Container: Sendable {
         try withRepository { repository in
             let lock = try FileLock(path: files.lock)
             defer { lock.unlock() }
-            try finishInterruptedCheckout(repository)
+            repairStaleLocks()
+            try repairEmptyIndex(repository)
+            if let repair = try finishInterruptedWrite(repository) { onRepair?(repair) }
             return try body(repository)
         }
     }
+
+    /// Removes git lock files that a killed process left behind (no process holds them), so
+    /// that a stale `index.lock` or branch lock cannot make every later write fail or wait.
+    /// Runs under the writer lock: no docver process is writing meanwhile.
+    private func repairStaleLocks() {
+        let candidates = ["index.lock", device.branch + ".lock", "HEAD.lock", "packed-refs.lock"]
+        for name in candidates where StaleLock.removeIfStale(gitDirectory + "/" + name) {
+            onRepair?("removed a stale lock file that no process held: .git/\(name)")
+        }
+    }
+
+    /// An index file of zero bytes (a crash of some other tool, a full disk) makes libgit2
+    /// fail with "failed to read index … no longer exists"; it is rebuilt from this device's
+    /// head, with a message.
+    private func repairEmptyIndex(_ repository: Repository) throws {
+        guard hasEmptyIndex else { return }
+        try FileSystem.remove(gitDirectory + "/index")
+        let head = try headCommit(repository)
+        try repository.resetIndex(to: head.map { try repository.commit($0).treeID })
+        onRepair?("rebuilt an empty .git/index from the last save")
+    }
+
+    /// True when `.git/index` exists and is empty.
+    var hasEmptyIndex: Bool { FileStat(path: gitDirectory + "/index").map { $0.size == 0 } ?? false }
 
     /// docver's local files (lock, caches, markers), never shared: `.git/docver`.
     var files: MetadataFiles { MetadataFiles(gitDirectory: gitDirectory) }

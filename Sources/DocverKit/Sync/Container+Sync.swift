@@ -114,9 +114,8 @@ extension Container {
     private func integrateFetched(report: inout SyncReport, in repository: Repository) throws {
         let attempts = 100
         for _ in 0..<attempts {
-            let heads = try repository.references(matching: RefName.allTrackingBranches).map(\.target)
-                + repository.references(matching: RefName.allKept).map(\.target)
             let old = try headCommit(repository)
+            let heads = try validHeads(trusting: old, report: &report, in: repository)
             let integration = try integrate(heads, into: old, in: repository)
             guard let new = integration.head, new != old else { return }
             do {
@@ -131,6 +130,35 @@ extension Container {
             return
         }
         throw DocverError.branchKeptChanging(attempts: attempts)
+    }
+
+    /// Every fetched device head (and kept one) that passes ``ArrivalValidator``. A head that
+    /// fails is left out with a warning naming its branch, and its reference is deleted (the
+    /// next fetch brings it again, to be checked again): it cannot move this device's branch
+    /// or reach the working tree, and the other devices' saves are integrated as usual.
+    private func validHeads(trusting trusted: ObjectID?, report: inout SyncReport,
+                            in repository: Repository) throws -> [ObjectID] {
+        let references = try repository.references(matching: RefName.allTrackingBranches)
+            + repository.references(matching: RefName.allKept)
+        var validator = ArrivalValidator(repository: repository)
+        var heads: [ObjectID] = []
+        for (name, target) in references {
+            if let trusted, try repository.isAncestorOrSame(target, of: trusted) {
+                heads.append(target)
+                continue
+            }
+            if let problem = validator.problem(in: target, trusting: trusted) {
+                let branch = name.hasPrefix("refs/remotes/") ? String(name.dropFirst("refs/remotes/".count)) : name
+                let warning = "refused the saves of '\(branch)': \(problem); nothing from that branch was integrated"
+                if !report.warnings.contains(warning) { report.warnings.append(warning) }
+                // Forget the refused head: libgit2 reads local references when it negotiates
+                // the next fetch, and an unparsable commit there would make every fetch fail.
+                try repository.deleteReference(name, expected: target)
+                continue
+            }
+            heads.append(target)
+        }
+        return heads
     }
 
     private func push(_ remote: Remote, named name: String, report: inout SyncReport, in repository: Repository) throws {

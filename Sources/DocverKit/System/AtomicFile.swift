@@ -4,9 +4,11 @@ import Foundation
 /// rename it over the old one, and flush the folder. A reader (or a process that starts
 /// after a crash) sees the old contents or the new ones, never a mix or a torn file.
 enum AtomicFile {
-    /// Replaces `path` with `data`; `executable` sets mode 0755 instead of 0644.
-    static func write(_ data: Data, to path: String, executable: Bool = false) throws(SystemError) {
-        let temporary = (path as NSString).deletingLastPathComponent + "/.docver-tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+    /// Replaces `path` with `data`; `executable` sets mode 0755 instead of 0644. Without
+    /// `flush`, the file and folder are not flushed to disk: the replacement is still atomic
+    /// for every process (and survives a process being killed), only not a power loss.
+    static func write(_ data: Data, to path: String, executable: Bool = false, flush: Bool = true) throws(SystemError) {
+        let temporary = temporaryPath(beside: path)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, executable ? 0o755 : 0o644)
         guard descriptor >= 0 else { throw .errno("create", temporary) }
         var failure: SystemError?
@@ -22,13 +24,33 @@ enum AtomicFile {
                 offset += written
             }
         }
-        if failure == nil, fsync(descriptor) != 0 { failure = .errno("flush", path) }
+        if failure == nil, flush, fsync(descriptor) != 0 { failure = .errno("flush", path) }
         if failure == nil, executable, fchmod(descriptor, 0o755) != 0 { failure = .errno("set the mode of", path) }
         close(descriptor)
         if let failure {
             unlink(temporary)
             throw failure
         }
+        guard rename(temporary, path) == 0 else {
+            let error = SystemError.errno("replace", path)
+            unlink(temporary)
+            throw error
+        }
+        if flush { syncFolder(of: path) }
+    }
+
+    /// The prefix of the temporary files: a process killed between creating one and renaming
+    /// it leaves it behind, and recovery removes what carries this prefix.
+    static let temporaryPrefix = ".docver-tmp-"
+
+    static func temporaryPath(beside path: String) -> String {
+        (path as NSString).deletingLastPathComponent + "/" + temporaryPrefix + "\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+    }
+
+    /// Replaces `path` with a symbolic link to `target`, atomically (link beside it, rename).
+    static func writeLink(_ target: String, to path: String) throws(SystemError) {
+        let temporary = temporaryPath(beside: path)
+        guard symlink(target, temporary) == 0 else { throw .errno("create the link", temporary) }
         guard rename(temporary, path) == 0 else {
             let error = SystemError.errno("replace", path)
             unlink(temporary)

@@ -28,6 +28,15 @@ struct FileStat {
         mode = info.st_mode
     }
 
+    /// Stat data that matches no file: an index entry carrying it makes git and libgit2
+    /// compare the file's contents instead of trusting its stat data.
+    static let unknown = FileStat(unknown: ())
+
+    private init(unknown: Void) {
+        ctimeSeconds = 0; ctimeNanoseconds = 0; mtimeSeconds = 0; mtimeNanoseconds = 0
+        device = 0; inode = 0; uid = 0; gid = 0; size = 0; mode = 0
+    }
+
     var isRegularFile: Bool { mode & S_IFMT == S_IFREG }
     var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
     var isSymbolicLink: Bool { mode & S_IFMT == S_IFLNK }

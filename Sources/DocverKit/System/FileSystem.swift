@@ -3,6 +3,9 @@ import Foundation
 /// Foundation's file operations, with failures turned into ``SystemError``.
 enum FileSystem {
     static func createDirectory(_ path: String) throws(SystemError) {
+        if let existing = FileStat(path: path), !existing.isDirectory, !existing.isSymbolicLink {
+            throw SystemError("create the folder", path, reason: "a file (not a folder) is in its place")
+        }
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {

@@ -27,7 +27,7 @@ extension Docver {
             }
             if !status.changed.isEmpty {
                 print("changed since the last save:")
-                for change in status.changed { print("  \(change.change.rawValue.padded(to: 9)) \(change.document)") }
+                for change in status.changed { print("  \(change.change.rawValue.padded(to: 9)) \(DocumentPath.quoted(change.document.path))") }
             }
             if !status.inConflict.isEmpty {
                 print("in conflict:")

@@ -20,7 +20,10 @@ extension Docver {
         }
 
         func validate() throws {
-            if interval <= 0 { throw ValidationError("--interval must be positive") }
+            // `inf`, `nan` and 1e300 parse as numbers; converting them to a duration would trap.
+            guard interval.isFinite, interval >= 0.01, interval <= 86_400 else {
+                throw ValidationError("--interval must be between 0.01 and 86400 seconds")
+            }
         }
 
         func run(in container: Container) async throws {

@@ -1,0 +1,57 @@
+import Foundation
+internal import Clibgit2
+
+// Objects as stored, before libgit2 normalises them: for checking what arrives from a remote
+// (ArrivalValidator) the way `git fsck --strict` does.
+
+/// A tree entry as stored: the name's bytes and the mode as written.
+struct RawTreeEntry {
+    var name: [UInt8]
+    var id: ObjectID
+    var rawMode: UInt32
+}
+
+/// A commit's header as stored.
+struct RawCommit {
+    var tree: ObjectID
+    var parents: [ObjectID]
+    /// Every header line (`author …`, `committer …`, `tree …`), without the message.
+    var headerLines: [String]
+}
+
+extension Repository {
+    /// The entries of a tree, in stored order, with their raw names and modes.
+    func rawTreeEntries(_ id: ObjectID) throws -> [RawTreeEntry] {
+        let tree = try self.tree(id)
+        return (0..<git_tree_entrycount(tree.pointer)).compactMap { index in
+            guard let entry = git_tree_entry_byindex(tree.pointer, index) else { return nil }
+            let name = git_tree_entry_name(entry).map { pointer in
+                Array(UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer)))
+            } ?? []
+            return RawTreeEntry(name: name, id: ObjectID(git_tree_entry_id(entry).pointee),
+                                rawMode: git_tree_entry_filemode_raw(entry).rawValue)
+        }
+    }
+
+    /// A commit's header as stored (libgit2 parses leniently; this is the text itself).
+    func rawCommit(_ id: ObjectID) throws -> RawCommit {
+        let commit = try self.commit(id)
+        let header = git_commit_raw_header(commit.pointer).map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) } ?? ""
+        return RawCommit(tree: commit.treeID, parents: commit.parentIDs,
+                         headerLines: header.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
+    }
+
+    /// The id and type of an object, without reading its contents; nil when it is missing.
+    func objectKind(_ id: ObjectID) throws -> String? {
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, pointer))
+        defer { git_odb_free(odb) }
+        var size = 0
+        var type = GIT_OBJECT_INVALID
+        var raw = id.raw
+        let result = git_odb_read_header(&size, &type, odb, &raw)
+        if result == GIT_ENOTFOUND.rawValue { return nil }
+        try check(result)
+        return String(cString: git_object_type2string(type))
+    }
+}

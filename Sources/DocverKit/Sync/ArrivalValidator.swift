@@ -1,0 +1,196 @@
+import Foundation
+
+/// Checks what arrives from a remote before it can move this device's branch or reach the
+/// working tree, the way `git fsck --strict` checks objects, plus docver's own rules for
+/// document names (those a local save obeys).
+///
+/// A device with push access, or a damaged server, can push any object. Integrating a tree
+/// with an entry `..` or `.git`, an absolute or non-UTF-8 name, a link pointing outside the
+/// container, or 40,000 nested folders would move the branch to something the working tree
+/// cannot hold, and lock the device out. A head that fails is not integrated; the caller warns,
+/// naming its branch, and goes on with the others.
+///
+/// Only what is new is read: commits not reachable from the trusted head (this device's
+/// branch), and in their trees only the entries that differ from the trusted head's tree at
+/// the same path. Trees are walked with an explicit stack, so nesting cannot exhaust the
+/// thread's stack.
+struct ArrivalValidator {
+    /// The deepest folder nesting accepted (git's `core.maxTreeDepth` is 4096; a path this deep
+    /// is already near the file system's limit).
+    static let maximumDepth = 1000
+    /// The longest path accepted, in bytes (Linux's PATH_MAX is 4096, the container's own path
+    /// comes first).
+    static let maximumPathBytes = 3000
+    /// The longest symbolic-link target accepted, in bytes.
+    static let maximumLinkBytes = 4095
+    /// The latest commit date accepted: 9999-12-31T23:59:59Z, as seconds since 1970.
+    static let latestTimestamp: Int64 = 253_402_300_799
+
+    let repository: Repository
+    /// Trees already found valid, with the folder depth and path they were checked at.
+    private var validTrees: Set<String> = []
+
+    init(repository: Repository) { self.repository = repository }
+
+    /// The first problem found in the commits and trees `head` brings that `trusted` does not
+    /// already hold; nil when everything is valid.
+    mutating func problem(in head: ObjectID, trusting trusted: ObjectID?) -> String? {
+        do {
+            let referenceTree = try trusted.map { try repository.commit($0).treeID }
+            let walk = try repository.revwalk(from: [head], hiding: trusted.map { [$0] } ?? [], topological: false)
+            while let id = try walk.next() {
+                let commit = try repository.rawCommit(id)
+                if let problem = Self.headerProblem(commit.headerLines) { return "commit \(id.hex.prefix(12)): \(problem)" }
+                if let problem = try treeProblem(commit.tree, reference: referenceTree) { return "commit \(id.hex.prefix(12)): \(problem)" }
+            }
+            return nil
+        } catch let error as GitError {
+            return "its objects cannot be read (\(error.message))"
+        } catch {
+            return "its objects cannot be read (\(error))"
+        }
+    }
+
+    // MARK: Commits
+
+    /// What `git fsck --strict` reports about a commit header: a missing or repeated tree,
+    /// author or committer line, or an identity without email, with a bad date or time zone.
+    static func headerProblem(_ lines: [String]) -> String? {
+        var trees = 0, authors = 0, committers = 0
+        for line in lines where !line.isEmpty && !line.hasPrefix(" ") {
+            if line.hasPrefix("tree ") { trees += 1 }
+            if line.hasPrefix("author ") {
+                authors += 1
+                if let problem = identityProblem(String(line.dropFirst("author ".count))) { return "author: \(problem)" }
+            }
+            if line.hasPrefix("committer ") {
+                committers += 1
+                if let problem = identityProblem(String(line.dropFirst("committer ".count))) { return "committer: \(problem)" }
+            }
+        }
+        guard trees == 1 else { return "\(trees) tree lines" }
+        guard authors == 1 else { return "\(authors) author lines" }
+        guard committers == 1 else { return "\(committers) committer lines" }
+        return nil
+    }
+
+    /// `Name <email> SECONDS +HHMM`, with a date between 1970 and 9999.
+    static func identityProblem(_ identity: String) -> String? {
+        guard let open = identity.firstIndex(of: "<"), let close = identity.lastIndex(of: ">"), open < close else {
+            return "no email"
+        }
+        let name = identity[..<open], email = identity[identity.index(after: open)..<close]
+        if name.contains(">") || email.contains("<") || email.contains(">") { return "a malformed name or email" }
+        let rest = identity[identity.index(after: close)...].split(separator: " ", omittingEmptySubsequences: false)
+        guard rest.count == 3, rest[0].isEmpty else { return "a malformed date" }
+        let seconds = rest[1], zone = rest[2]
+        guard !seconds.isEmpty, seconds.allSatisfy({ $0.isASCII && $0.isNumber }),
+              seconds == "0" || !seconds.hasPrefix("0") else { return "a malformed date" }
+        guard let value = Int64(seconds), value <= latestTimestamp else { return "a date out of range (\(seconds))" }
+        guard zone.count == 5, zone.first == "+" || zone.first == "-",
+              zone.dropFirst().allSatisfy({ $0.isASCII && $0.isNumber }) else { return "a malformed time zone" }
+        return nil
+    }
+
+    // MARK: Trees
+
+    private static let modes: Set<UInt32> = [0o100644, 0o100755, 0o120000, 0o040000]
+
+    private struct Pending {
+        var tree: ObjectID
+        var reference: ObjectID?
+        var path: [String]
+    }
+
+    private mutating func treeProblem(_ root: ObjectID, reference: ObjectID?) throws -> String? {
+        var stack = [Pending(tree: root, reference: reference, path: [])]
+        while let pending = stack.popLast() {
+            let key = pending.tree.hex + " " + pending.path.joined(separator: "/")
+            guard !validTrees.contains(key) else { continue }
+            let referenceEntries = try pending.reference.map { try repository.rawTreeEntries($0) } ?? []
+            let trusted = Dictionary(referenceEntries.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            var seen: Set<[UInt8]> = []
+            var previousKey: [UInt8]?
+            for entry in try repository.rawTreeEntries(pending.tree) {
+                guard seen.insert(entry.name).inserted else { return "duplicate entries named '\(Self.escaped(entry.name))'" }
+                let isTree = entry.rawMode == 0o040000
+                let sortKey = entry.name + (isTree ? [UInt8(ascii: "/")] : [])
+                if let previousKey, !previousKey.lexicographicallyPrecedes(sortKey) { return "tree entries out of order" }
+                previousKey = sortKey
+                if let same = trusted[entry.name], same.id == entry.id, same.rawMode == entry.rawMode { continue }
+                guard let name = String(validating: entry.name, as: UTF8.self) else {
+                    return "a name that is not UTF-8: '\(Self.escaped(entry.name))'"
+                }
+                let path = pending.path + [name]
+                let display = path.joined(separator: "/")
+                if let problem = Self.nameProblem(name) { return "'\(Self.escaped(Array(display.utf8)))': \(problem)" }
+                do {
+                    _ = try DocumentPath(display)
+                } catch let error as DocverError {
+                    if case let .invalidDocumentName(_, reason) = error { return "'\(Self.escaped(Array(display.utf8)))': \(reason)" }
+                    throw error
+                }
+                guard Self.modes.contains(entry.rawMode) else {
+                    return "'\(display)': unsupported mode \(String(entry.rawMode, radix: 8))"
+                }
+                guard display.utf8.count <= Self.maximumPathBytes else { return "a path longer than \(Self.maximumPathBytes) bytes" }
+                if isTree {
+                    guard path.count < Self.maximumDepth else { return "folders nested deeper than \(Self.maximumDepth) levels" }
+                    let reference = trusted[entry.name].flatMap { $0.rawMode == 0o040000 ? $0.id : nil }
+                    stack.append(Pending(tree: entry.id, reference: reference, path: path))
+                    continue
+                }
+                guard try repository.objectKind(entry.id) == "blob" else { return "'\(display)' is not a file object" }
+                if entry.rawMode == 0o120000, let problem = try linkProblem(entry.id, at: path) {
+                    return "the link '\(display)' \(problem)"
+                }
+            }
+            validTrees.insert(key)
+        }
+        return nil
+    }
+
+    /// Names git refuses to check out: `.`, `..`, `.git` in any case and its NTFS and HFS+
+    /// spellings (`git~1`, `.git.`, `.git ` and `.git` with ignorable characters).
+    static func nameProblem(_ name: String) -> String? {
+        if name.isEmpty { return "an empty name" }
+        if name.contains("/") { return "a name containing '/'" }
+        if name == "." || name == ".." { return "'\(name)' is not allowed" }
+        let ignorable: Set<UInt32> = [0x200C, 0x200D, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E,
+                                      0x206A, 0x206B, 0x206C, 0x206D, 0x206E, 0x206F, 0xFEFF]
+        let folded = String(String.UnicodeScalarView(name.unicodeScalars.filter { !ignorable.contains($0.value) })).lowercased()
+        var trimmed = Substring(folded)
+        while let last = trimmed.last, last == "." || last == " " { trimmed = trimmed.dropLast() }
+        if trimmed == ".git" || trimmed == "git~1" { return "it is inside .git" }
+        return nil
+    }
+
+    /// A link is checked out as a link only if its target stays inside the container and out
+    /// of `.git`, as a local save requires.
+    private func linkProblem(_ id: ObjectID, at path: [String]) throws -> String? {
+        let blob = try repository.blob(id)
+        guard blob.size <= Int64(Self.maximumLinkBytes) else { return "has a target longer than \(Self.maximumLinkBytes) bytes" }
+        let bytes = [UInt8](blob.data)
+        guard !bytes.isEmpty, !bytes.contains(0), let target = String(validating: bytes, as: UTF8.self) else {
+            return "has an empty or malformed target"
+        }
+        guard !target.hasPrefix("/") else { return "points outside the container" }
+        var resolved = Array(path.dropLast())
+        for component in target.split(separator: "/", omittingEmptySubsequences: true) {
+            switch component {
+            case ".": continue
+            case "..":
+                guard !resolved.isEmpty else { return "points outside the container" }
+                resolved.removeLast()
+            default:
+                resolved.append(String(component))
+            }
+            if resolved.contains(where: { Self.nameProblem($0) != nil }) { return "points inside .git" }
+        }
+        return nil
+    }
+
+    /// Bytes as git quotes them in a path (printable ASCII as is, the rest escaped).
+    static func escaped(_ bytes: [UInt8]) -> String { DocumentPath.escaped(bytes) }
+}
+

@@ -1,0 +1,141 @@
+import DocverKit
+import Foundation
+import Testing
+
+/// Issue 16, cases 11-14: odd things in the working tree end in one clear line on stderr and
+/// change nothing, instead of blocking, saving the wrong path or forging output lines.
+@Suite struct LocalInputCLITests {
+    /// Runs docver under `timeout`, so a hang fails the test instead of blocking the suite.
+    private func docverWithin(_ seconds: Int, _ arguments: [String], in directory: URL) throws -> ProcessResult {
+        try runProcess("/usr/bin/timeout", ["\(seconds)", docverExecutable] + arguments, in: directory)
+    }
+
+    /// Issue 16, case 10: libgit2 inflates a truncated loose object forever; docver checks
+    /// the trees and blobs it reads first and ends with one line. (A truncated commit is still
+    /// read inside libgit2's history walk, where docver cannot check it first: docs/SECURITY.md.)
+    @Test(arguments: ["HEAD^{tree}", "HEAD:a.txt"])
+    func aTruncatedObjectEndsInOneLineWithinSeconds(object: String) throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText(String(repeating: "some text\n", count: 200), to: "a.txt")
+        let id = try alice.git(["rev-parse", object]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let file = alice.root.path + "/.git/objects/" + id.prefix(2) + "/" + id.dropFirst(2)
+        let data = try Data(contentsOf: URL(fileURLWithPath: file))
+        chmod(file, 0o644)
+        try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: file))
+        for arguments in [["ls"], ["log"], ["versions", "a.txt"], ["show", "a.txt"], ["status"]] {
+            let start = Date()
+            let result = try docverWithin(20, arguments, in: alice.root)
+            #expect(result.status == 0 || result.status == 1, "\(arguments) ended with \(result.status)")
+            #expect(Date().timeIntervalSince(start) < 5, "\(arguments) took \(Date().timeIntervalSince(start)) s")
+            if result.status == 1 {
+                #expect(result.stderrLines.count <= 2, "\(arguments): \(result.stderr)")
+                #expect(result.stderrLines.first?.hasPrefix("docver: error: ") == true, "\(arguments): \(result.stderr)")
+            }
+        }
+    }
+
+    /// Issue 16, case 14: errors that misled.
+    @Test func aFileWhereDocverKeepsItsFolderIsNamedPlainly() throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("one\n", to: "a.txt")
+        let folder = alice.root.path + "/.git/docver"
+        try FileManager.default.removeItem(atPath: folder)
+        FileManager.default.createFile(atPath: folder, contents: Data("x".utf8))
+        try alice.write("two\n", to: "a.txt")
+        let result = try docver("save", in: alice.root)
+        #expect(result.status == 1)
+        #expect(result.stderrLines.first?.hasSuffix(".git/docver: a file (not a folder) is in its place") == true, "\(result.stderr)")
+    }
+
+    @Test func anEmptyIndexIsRebuiltWithAWarning() throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("one\n", to: "a.txt")
+        FileManager.default.createFile(atPath: alice.root.path + "/.git/index", contents: Data())
+        let status = try docver("status", in: alice.root)
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.stderr.contains("warning: rebuilt an empty .git/index from the last save"))
+        #expect(status.stdout.contains("nothing changed since the last save"))
+        #expect(try runGit(["status", "--porcelain"], in: alice.root).isEmpty)
+    }
+
+    @Test func aPathThroughAFolderLinkIsRefusedLikeGit() throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("one\n", to: "real/r.txt")
+        let before = try refSnapshot(alice.root)
+        try FileManager.default.createSymbolicLink(atPath: alice.root.path + "/alias", withDestinationPath: "real")
+        let result = try docver("save", "alias/r.txt", in: alice.root)
+        #expect(result.status == 1)
+        #expect(result.stderrLines.first == "docver: error: invalid document name 'alias/r.txt': 'alias' is a symbolic link; save the link itself, or name the file by its real path")
+        #expect(try refSnapshot(alice.root) == before)
+        #expect(try docver("save", "alias", in: alice.root).status == 0, "the link itself is saved")
+    }
+
+    @Test func aFIFOIsRefusedWithoutOpeningIt() throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("one\n", to: "a.txt")
+        let before = try refSnapshot(alice.root)
+        #expect(mkfifo(alice.root.path + "/pipe.txt", 0o644) == 0)
+        let start = Date()
+        let result = try docverWithin(20, ["save", "pipe.txt"], in: alice.root)
+        #expect(result.status == 1, "\(result.status) \(result.stderr)")
+        #expect(result.stderrLines == ["docver: error: invalid document name 'pipe.txt': it is a FIFO, socket or device; only files, folders and links are versioned"])
+        #expect(Date().timeIntervalSince(start) < 10)
+        #expect(try refSnapshot(alice.root) == before)
+        // The writer lock was not kept: another writer goes on.
+        try alice.write("two\n", to: "a.txt")
+        #expect(try docverWithin(20, ["save"], in: alice.root).status == 0)
+    }
+
+    @Test func aFolderHoldingItsOwnRepositoryIsRefusedNotStoredElsewhere() throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("one\n", to: "a.txt")
+        let before = try refSnapshot(alice.root)
+        try alice.write("inner\n", to: "sub/inner.txt")
+        try runGit(["init", "-q"], in: alice.root.appendingPathComponent("sub"))
+        for arguments in [["save"], ["save", "sub"]] {
+            let result = try docver(arguments, in: alice.root)
+            #expect(result.status == 1)
+            #expect(result.stderrLines.first == "docver: error: invalid document name 'sub': it is a folder holding its own git repository (.git); move it out of the container or remove its .git")
+            #expect(try refSnapshot(alice.root) == before)
+        }
+        #expect(try !alice.git(["ls-files"]).contains("sub"))
+    }
+
+    @Test func aNameThatIsNotUTF8IsNamedEscapedAndNothingChanges() throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("one\n", to: "a.txt")
+        let before = try refSnapshot(alice.root)
+        let name = Array(alice.root.path.utf8) + Array("/x".utf8) + [0xFF] + Array(".txt".utf8)
+        let descriptor = name.withUnsafeBufferPointer { buffer -> Int32 in
+            let path = Array(buffer) + [0]
+            return path.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o644) }
+        }
+        #expect(descriptor >= 0)
+        close(descriptor)
+        let result = try docver("save", in: alice.root)
+        #expect(result.status == 1)
+        #expect(result.stderrLines.first == #"docver: error: invalid document name "x\377.txt": the name is not UTF-8; rename it to save it"#,
+                "\(result.stderr)")
+        #expect(try refSnapshot(alice.root) == before)
+    }
+
+    @Test func namesWithControlCharactersArePrintedQuotedLikeGit() throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("one\n", to: "a.txt")
+        try alice.write("forged\n", to: "b\n  added     c.txt")
+        let status = try docver("status", in: alice.root)
+        #expect(status.status == 0)
+        #expect(status.stdout.contains(#"  added     "b\n  added     c.txt""#), "\(status.stdout)")
+        #expect(!status.stdout.split(separator: "\n").contains("  added     c.txt"), "a forged line: \(status.stdout)")
+        let save = try docver("save", in: alice.root)
+        #expect(save.stderrLines.count == 1, "\(save.stderr)")
+    }
+}

@@ -1,0 +1,164 @@
+import DocverKit
+import Foundation
+import Testing
+
+/// What a killed docver leaves behind, built by hand with plain git exactly as a kill at one
+/// chosen moment leaves it (the crash harness, CrashRecoveryTests, kills at random moments).
+@Suite struct InterruptedWriteTests {
+    /// The intent file as docs/FORMAT.md describes it.
+    private func writeIntent(_ container: Container, operation: String, from: String?, to: String,
+                             files: [(path: String, old: String?, new: String?)]) throws {
+        let encodedFiles = files.map { file -> [String: Any] in
+            var object: [String: Any] = ["path": file.path]
+            if let old = file.old { object["old"] = ["id": old, "mode": "blob"] }
+            if let new = file.new { object["new"] = ["id": new, "mode": "blob"] }
+            return object
+        }
+        var intent: [String: Any] = ["version": 1, "operation": operation, "to": to, "files": encodedFiles]
+        if let from { intent["from"] = from }
+        let data = try JSONSerialization.data(withJSONObject: intent)
+        try data.write(to: container.root.appendingPathComponent(".git/docver/intent"))
+    }
+
+    private func rev(_ expression: String, in container: Container) throws -> String {
+        try container.git(["rev-parse", expression]).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Issue 16, case 1: a kill after the branch moved and before the file was written left a
+    /// file that recovery took for the user's edit, and the next sync pushed it everywhere.
+    @Test func aKillAfterTheBranchMovedIsFinishedNotSaved() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        try alice.saveText("first\n", to: "a.txt")
+        try alice.sync()
+        try bob.sync()
+        try bob.saveText("bob's edit\n", to: "a.txt")
+        try bob.sync()
+        try runGit(["fetch", "-q", "origin"], in: alice.root)
+        let from = try rev("refs/heads/docver/alice", in: alice)
+        let to = try rev("refs/remotes/origin/docver/bob", in: alice)
+        // The kill: intent written, branch moved (a fast-forward), a temporary file half written.
+        try writeIntent(alice, operation: "integrate", from: from, to: to,
+                        files: [("a.txt", try rev("\(from):a.txt", in: alice), try rev("\(to):a.txt", in: alice))])
+        try runGit(["update-ref", "refs/heads/docver/alice", to, from], in: alice.root)
+        try Data("bob's e".utf8).write(to: alice.root.appendingPathComponent(".docver-tmp-99999-1"))
+
+        let status = try docver("status", in: alice.root)
+        #expect(status.status == 0)
+        #expect(status.stderr.contains("warning: finished an interrupted integrate"), "\(status.stderr)")
+        #expect(status.stdout.contains("nothing changed since the last save"), "\(status.stdout)")
+        #expect(try alice.read("a.txt") == "bob's edit\n")
+        #expect(!FileManager.default.fileExists(atPath: alice.root.appendingPathComponent(".docver-tmp-99999-1").path))
+        #expect(!FileManager.default.fileExists(atPath: alice.root.appendingPathComponent(".git/docver/intent").path))
+        #expect(try runGit(["status", "--porcelain"], in: alice.root).isEmpty)
+        try alice.sync()
+        #expect(try alice.git(["show", "refs/heads/docver/alice:a.txt"]) == "bob's edit\n")
+        try expectFsckClean(alice.root)
+    }
+
+    /// A user's edit made after the kill (the file holds neither the old nor the new state) is
+    /// left alone and shows as changed: recovery never overwrites it.
+    @Test func anEditMadeAfterTheKillIsKept() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        try alice.saveText("first\n", to: "a.txt")
+        try alice.sync()
+        try bob.sync()
+        try bob.saveText("bob's edit\n", to: "a.txt")
+        try bob.sync()
+        try runGit(["fetch", "-q", "origin"], in: alice.root)
+        let from = try rev("refs/heads/docver/alice", in: alice)
+        let to = try rev("refs/remotes/origin/docver/bob", in: alice)
+        try writeIntent(alice, operation: "integrate", from: from, to: to,
+                        files: [("a.txt", try rev("\(from):a.txt", in: alice), try rev("\(to):a.txt", in: alice))])
+        try runGit(["update-ref", "refs/heads/docver/alice", to, from], in: alice.root)
+        try alice.write("alice typed this after the crash\n", to: "a.txt")
+
+        #expect(try alice.status().changed.map(\.document.path) == ["a.txt"])
+        #expect(try alice.read("a.txt") == "alice typed this after the crash\n")
+        try expectFsckClean(alice.root)
+    }
+
+    /// An intent whose branch never moved is rolled back: nothing was written, nothing changes.
+    @Test func anIntentWhoseBranchNeverMovedIsRolledBack() throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("first\n", to: "a.txt")
+        let head = try rev("refs/heads/docver/alice", in: alice)
+        let blob = try rev("\(head):a.txt", in: alice)
+        let other = try alice.git(["commit-tree", "-m", "never reached", "-p", head, "\(head)^{tree}"])
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        try writeIntent(alice, operation: "write-document", from: head, to: other,
+                        files: [("a.txt", blob, "0123456789012345678901234567890123456789")])
+        let status = try docver("status", in: alice.root)
+        #expect(status.status == 0)
+        #expect(status.stderr.contains("warning: rolled back an interrupted write-document"), "\(status.stderr)")
+        #expect(try alice.read("a.txt") == "first\n")
+        #expect(try rev("refs/heads/docver/alice", in: alice) == head)
+        #expect(!FileManager.default.fileExists(atPath: alice.root.appendingPathComponent(".git/docver/intent").path))
+    }
+
+    /// Issue 16, case 3: a kill between a save's branch move and its index write left `status`
+    /// saying "modified" forever while `save` answered "nothing to save".
+    @Test func aKillBetweenTheBranchMoveAndTheIndexWriteIsFinished() throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("first\n", to: "a.txt")
+        try alice.write("second\n", to: "a.txt")
+        let from = try rev("refs/heads/docver/alice", in: alice)
+        // The save's commit, made without touching the index (as docver does before its index write).
+        let index = scratch.path("scratch-index").path
+        let environment = ["GIT_INDEX_FILE": index]
+        _ = try runProcess("/usr/bin/git", ["read-tree", from], in: alice.root, environment: environment)
+        _ = try runProcess("/usr/bin/git", ["add", "a.txt"], in: alice.root, environment: environment)
+        let tree = try runProcess("/usr/bin/git", ["write-tree"], in: alice.root, environment: environment).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let to = try alice.git(["commit-tree", "-m", "Save a.txt", "-p", from, tree]).trimmingCharacters(in: .whitespacesAndNewlines)
+        try writeIntent(alice, operation: "save", from: from, to: to,
+                        files: [("a.txt", nil, nil), ("a.txt", nil, try rev("\(to):a.txt", in: alice))])
+        try runGit(["update-ref", "refs/heads/docver/alice", to, from], in: alice.root)
+
+        #expect(try alice.status().changed.isEmpty)
+        #expect(try runGit(["status", "--porcelain"], in: alice.root).isEmpty)
+        #expect(try alice.save() == nil)
+    }
+
+    /// Issue 16, case 3: a stale `index.lock` made save report success after 2.6 s without
+    /// updating the index; a stale branch lock made every save fail after 10 s.
+    @Test func staleLockFilesAreRemovedWithAWarning() throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("first\n", to: "a.txt")
+        FileManager.default.createFile(atPath: alice.root.path + "/.git/index.lock", contents: Data())
+        FileManager.default.createFile(atPath: alice.root.path + "/.git/refs/heads/docver/alice.lock", contents: Data())
+        try alice.write("second\n", to: "a.txt")
+        let start = Date()
+        let save = try docver("save", in: alice.root)
+        #expect(save.status == 0, "\(save.stderr)")
+        #expect(Date().timeIntervalSince(start) < 5)
+        #expect(save.stderr.contains("warning: removed a stale lock file that no process held: .git/index.lock"), "\(save.stderr)")
+        #expect(save.stderr.contains("warning: removed a stale lock file that no process held: .git/refs/heads/docver/alice.lock"))
+        #expect(try alice.git(["show", "refs/heads/docver/alice:a.txt"]) == "second\n")
+        #expect(try runGit(["status", "--porcelain"], in: alice.root).isEmpty)
+    }
+
+    /// A lock file some process holds open is not stale: docver leaves it and waits as before.
+    @Test func aLockFileHeldOpenIsLeftAlone() throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("first\n", to: "a.txt")
+        let lockPath = alice.root.path + "/.git/index.lock"
+        FileManager.default.createFile(atPath: lockPath, contents: Data())
+        let holder = try #require(FileHandle(forReadingAtPath: lockPath))
+        try alice.write("second\n", to: "a.txt")
+        let save = try docver("save", in: alice.root)
+        #expect(FileManager.default.fileExists(atPath: lockPath))
+        #expect(!save.stderr.contains("stale lock"))
+        try holder.close()
+        try FileManager.default.removeItem(atPath: lockPath)
+    }
+}
