@@ -20,4 +20,10 @@ struct MetadataFiles: Sendable {
     var conflictListing: String { directory + "/conflict-listing.json" }
     /// Cache: which commit introduced a document's state, by (commit, path) (``VersionMemo``).
     var versionMemo: String { directory + "/versions.json" }
+    /// The running agent's process id; the agent holds an flock on it while it runs.
+    var agentPID: String { directory + "/agent.pid" }
+    /// The running agent's Unix socket (mode 0600).
+    var agentSocket: String { directory + "/agent.sock" }
+    /// Where `docver agent start` sends a background agent's events.
+    var agentLog: String { directory + "/agent.log" }
 }

@@ -1,0 +1,52 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Finding, asking and stopping the agent of a container from another process (the CLI's
+// `agent start|stop|status`).
+
+extension Agent {
+    /// The process id of the agent running for `container`, or nil when none runs (a pid file
+    /// left by a killed agent is not locked, so it does not count).
+    public static func runningPID(for container: Container) -> Int32? {
+        AgentLock.runningPID(path: container.files.agentPID)
+    }
+
+    /// Where `docver agent start` writes the background agent's events.
+    public static func logPath(for container: Container) -> String { container.files.agentLog }
+
+    /// Asks the running agent for its status over its socket. Returns nil when no agent answers
+    /// within `timeout` (none runs, or its socket is stale).
+    public static func status(of container: Container, timeout: Duration = .seconds(1)) throws -> AgentStatus? {
+        let milliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        guard let answer = AgentSocketClient.request("status", path: container.files.agentSocket,
+                                                     timeout: max(1, milliseconds)) else { return nil }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        do {
+            return try decoder.decode(AgentStatus.self, from: Data(answer.utf8))
+        } catch {
+            throw AgentError.badAnswer(answer)
+        }
+    }
+
+    /// Sends SIGTERM to the running agent and waits until it has finished its save and exited.
+    /// Returns its pid; throws ``AgentError/notRunning`` when none runs and
+    /// ``AgentError/didNotStop(pid:)`` when it is still running after `timeout`.
+    @discardableResult
+    public static func terminate(for container: Container, timeout: Duration = .seconds(30)) throws -> Int32 {
+        guard let pid = runningPID(for: container) else { throw AgentError.notRunning }
+        guard kill(pid, SIGTERM) == 0 else {
+            if errno == ESRCH { return pid } // it exited meanwhile
+            throw SystemError.errno("signal the agent", "pid \(pid)")
+        }
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while clock.now < deadline {
+            if runningPID(for: container) == nil { return pid }
+            usleep(20_000)
+        }
+        throw AgentError.didNotStop(pid: pid)
+    }
+}

@@ -1,0 +1,365 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The sync agent: watches a container's working tree, autosaves documents once they are
+/// quiet, and syncs with the remotes by itself, so documents travel between devices without
+/// any command, as they do with iCloud.
+///
+/// One agent runs per container: it holds `.git/docver/agent.pid` locked while it runs and
+/// answers on `.git/docver/agent.sock`. Every save and sync takes the container's writer
+/// lock like the CLI does, so the agent and a command never write at once. Saves are
+/// ordinary docver saves (objects first, then the branch by compare-and-swap), so killing
+/// the agent at any moment loses nothing: the edits are still in the working tree and the
+/// next start finds them in its first scan.
+public final class Agent: Sendable {
+    /// The agent's settings.
+    public struct Configuration: Sendable, Hashable {
+        /// How long a document must go unchanged before it is saved (UIDocument's autosave delay).
+        public var quietDelay: Duration
+        /// How often the remotes are asked for other devices' saves.
+        public var pollInterval: Duration
+        /// How soon after an autosave the sync that pushes it starts (saves in between go together).
+        public var pushDelay: Duration
+        /// The first wait after a remote could not be reached; it doubles on each failure.
+        public var initialBackoff: Duration
+        /// The longest wait between attempts while a remote cannot be reached.
+        public var maximumBackoff: Duration
+        /// Files never saved.
+        public var ignore: IgnoreList
+        /// Remotes to sync with (nil: all configured remotes, read again before each sync).
+        public var remotes: [String]?
+        /// A limit on inotify watches below the kernel's (nil: the kernel's only).
+        public var maximumWatches: Int?
+
+        /// Settings with the defaults: 2 s quiet delay, 10 s polling, 0.5 s push delay,
+        /// backoff from 1 s to 5 minutes, the standard ignore list, every remote.
+        public init(quietDelay: Duration = .seconds(2), pollInterval: Duration = .seconds(10),
+                    pushDelay: Duration = .milliseconds(500), initialBackoff: Duration = .seconds(1),
+                    maximumBackoff: Duration = .seconds(300), ignore: IgnoreList = .standard,
+                    remotes: [String]? = nil, maximumWatches: Int? = nil) {
+            self.quietDelay = quietDelay
+            self.pollInterval = pollInterval
+            self.pushDelay = pushDelay
+            self.initialBackoff = initialBackoff
+            self.maximumBackoff = maximumBackoff
+            self.ignore = ignore
+            self.remotes = remotes
+            self.maximumWatches = maximumWatches
+        }
+
+        /// The defaults overridden by the container's `docver.agent.*` config keys
+        /// (docs/FORMAT.md): `quietDelay`, `pollInterval`, `maxBackoff` (seconds),
+        /// `ignore` (multi-valued globs, added to the defaults) and `defaultIgnores` (`false`
+        /// drops the defaults).
+        public init(container: Container) throws {
+            self.init()
+            let entries = try container.withRepository { try $0.configStrings(matching: "^docver\\.agent\\.") }
+            var extra: [String] = []
+            var defaults = true
+            for (name, value) in entries {
+                func seconds() throws -> Duration {
+                    guard let number = Double(value), number > 0, number.isFinite else {
+                        throw AgentError.badConfiguration(key: name, value: value)
+                    }
+                    return .milliseconds(Int64(number * 1000))
+                }
+                switch name.lowercased() {
+                case ConfigKey.agentQuietDelay.lowercased(): quietDelay = try seconds()
+                case ConfigKey.agentPollInterval.lowercased(): pollInterval = try seconds()
+                case ConfigKey.agentMaximumBackoff.lowercased(): maximumBackoff = try seconds()
+                case ConfigKey.agentIgnore.lowercased(): extra.append(value)
+                case ConfigKey.agentDefaultIgnores.lowercased():
+                    switch value.lowercased() {
+                    case "false", "no", "off", "0": defaults = false
+                    case "true", "yes", "on", "1": defaults = true
+                    default: throw AgentError.badConfiguration(key: name, value: value)
+                    }
+                default: continue
+                }
+            }
+            ignore = IgnoreList(patterns: (defaults ? IgnoreList.defaultPatterns : []) + extra)
+        }
+    }
+
+    /// The container served.
+    public let container: Container
+    /// The settings.
+    public let configuration: Configuration
+
+    private let stopRequested = Atomic<Bool>(false)
+    private let wakePipe: WakePipe
+    private let currentStatus: Mutex<AgentStatus>
+
+    /// An agent for `container`; ``run(onEvent:)`` starts it.
+    public init(container: Container, configuration: Configuration = Configuration()) throws {
+        self.container = container
+        self.configuration = configuration
+        wakePipe = try DocverError.wrapping { try WakePipe() }
+        currentStatus = Mutex(AgentStatus(pid: getpid(), container: container.root.path, device: container.device.id,
+                                          started: Date(), online: true, pendingDocuments: 0, watchedFolders: 0, saves: 0))
+    }
+
+    /// Asks a running ``run(onEvent:)`` to return once the save or sync in progress is done.
+    /// Safe from any thread and from signal-handling code.
+    public func stop() {
+        stopRequested.store(true, ordering: .sequentiallyConsistent)
+        wakePipe.wake()
+    }
+
+    /// The agent's state now.
+    public var status: AgentStatus { currentStatus.withLock { $0 } }
+
+    /// Runs the agent until ``stop()``: takes the container's agent lock (throws
+    /// ``AgentError/alreadyRunning(pid:)`` when another agent holds it), listens on the
+    /// socket, watches, autosaves and syncs, reporting each step to `onEvent` (called on the
+    /// agent's own thread, one event at a time).
+    public func run(onEvent: @escaping @Sendable (AgentEvent) -> Void) async throws {
+        try await offCooperativePool { try self.runBlocking(onEvent: onEvent) }
+    }
+
+    // MARK: The loop
+
+    private var isStopping: Bool { stopRequested.load(ordering: .sequentiallyConsistent) }
+
+    private func runBlocking(onEvent: @escaping @Sendable (AgentEvent) -> Void) throws {
+        let files = container.files
+        let lock = try DocverError.wrapping { try AgentLock(path: files.agentPID) }
+        defer { lock.release() }
+        let server = try AgentSocketServer(path: files.agentSocket) { [self] request in answer(request) }
+        defer { server.close() }
+        let watcher = try TreeWatcher(root: container.root.path, ignore: configuration.ignore,
+                                      maximumWatches: configuration.maximumWatches)
+        try watcher.start()
+        var loop = Loop(agent: self, watcher: watcher, onEvent: onEvent)
+        loop.emit(.started(pid: getpid(), folders: watcher.watchCount))
+        loop.scan(.start)
+        while !isStopping {
+            loop.step()
+        }
+        loop.emit(.stopped)
+    }
+
+    private func answer(_ request: String) -> Data {
+        switch request.trimmingCharacters(in: .whitespaces) {
+        case "status":
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            encoder.dateEncodingStrategy = .iso8601
+            return (try? encoder.encode(status)) ?? Data("{}".utf8)
+        default:
+            return Data(#"{"error":"unknown request"}"#.utf8)
+        }
+    }
+
+    /// The loop's state; it lives on the agent's thread only.
+    private struct Loop {
+        typealias Instant = ContinuousClock.Instant
+        let agent: Agent
+        let watcher: TreeWatcher
+        let onEvent: @Sendable (AgentEvent) -> Void
+        let clock = ContinuousClock()
+        var queue: AutosaveQueue
+        var nextSync: Instant
+        var backoff: Duration?
+        var offlineSince: Date?
+        /// Some folders could not be watched: scan at every poll instead.
+        var unwatchedFolders = false
+        var nextScan: Instant?
+        /// Autosaves made since the last sync that reached every remote.
+        var unpushedSaves = false
+
+        var configuration: Configuration { agent.configuration }
+        var container: Container { agent.container }
+
+        init(agent: Agent, watcher: TreeWatcher, onEvent: @escaping @Sendable (AgentEvent) -> Void) {
+            self.agent = agent
+            self.watcher = watcher
+            self.onEvent = onEvent
+            queue = AutosaveQueue(quietDelay: agent.configuration.quietDelay)
+            nextSync = clock.now
+        }
+
+        func emit(_ kind: AgentEvent.Kind) {
+            let event = AgentEvent(kind)
+            agent.currentStatus.withLock { status in
+                switch kind {
+                case .started(_, let folders): status.watchedFolders = folders
+                case .saved: status.saves += 1; status.lastSave = event.date
+                case let .offline(since, reason, _): status.online = false; status.offlineSince = since; status.lastError = reason
+                case .online: status.online = true; status.offlineSince = nil
+                default: break
+                }
+                status.pendingDocuments = queue.count
+                status.watchedFolders = watcher.watchCount
+            }
+            onEvent(event)
+        }
+
+        /// One turn: wait for changes or the next deadline, then autosave what is quiet and
+        /// sync when it is time.
+        mutating func step() {
+            var deadline = nextSync
+            if let due = queue.nextDeadline { deadline = min(deadline, due) }
+            if let nextScan { deadline = min(deadline, nextScan) }
+            watcher.wait(timeout: max(.zero, min(deadline - clock.now, .seconds(60))), waking: agent.wakePipe)
+            collectChanges()
+            if agent.isStopping { return }
+            if let nextScan, clock.now >= nextScan { scan(.unwatched) }
+            let due = queue.takeDue(at: clock.now)
+            if !due.isEmpty, autosave(due) {
+                unpushedSaves = true
+                if offlineSince == nil { nextSync = min(nextSync, clock.now + configuration.pushDelay) }
+            }
+            agent.currentStatus.withLock { $0.pendingDocuments = queue.count }
+            if agent.isStopping { return }
+            // A sync waits while documents are being written, so nothing half-written travels.
+            if clock.now >= nextSync, queue.isEmpty { sync() }
+        }
+
+        mutating func collectChanges() {
+            let changes: [TreeWatcher.Change]
+            do {
+                changes = try watcher.changes()
+            } catch {
+                emit(.warning("\(error); changes there are found by scanning every \(configuration.pollInterval.secondsText)"))
+                unwatchedFolders = true
+                nextScan = clock.now + configuration.pollInterval
+                return
+            }
+            let now = clock.now
+            for change in changes {
+                switch change {
+                case let .file(path), let .folder(path):
+                    // A plain folder that exists had its files reported one by one; one that
+                    // vanished stands for the deletion of the documents saved in it.
+                    if let document = AutosaveQueue.document(forPath: path, ignore: configuration.ignore),
+                       !isPlainFolder(document) {
+                        queue.touch(document, at: now)
+                    }
+                case .overflow:
+                    scan(.overflow)
+                }
+            }
+        }
+
+        /// True when `document` is a folder in the working tree that is not a file package.
+        func isPlainFolder(_ document: DocumentPath) -> Bool {
+            guard let stat = FileStat(path: container.root.path + "/" + document.path) else { return false }
+            return stat.isDirectory && !DocumentPath.isPackageName(document.name)
+        }
+
+        /// Finds every changed document the slow way (libgit2's status) and queues it.
+        mutating func scan(_ reason: AgentEvent.ScanReason) {
+            if unwatchedFolders { nextScan = clock.now + configuration.pollInterval }
+            do {
+                let changed = try container.status().changed
+                let now = clock.now
+                var count = 0
+                for change in changed {
+                    guard let document = AutosaveQueue.document(forPath: change.document.path, ignore: configuration.ignore) else { continue }
+                    queue.touch(document, at: now)
+                    count += 1
+                }
+                if reason != .unwatched || count > 0 { emit(.scanned(reason: reason, documents: count)) }
+            } catch {
+                emit(.warning("cannot scan the working tree: \(error)"))
+            }
+        }
+
+        /// Saves `documents` as one version; true when something was saved. A document that
+        /// vanished before it was ever saved (a temporary file) is dropped; a document the
+        /// save refuses is reported and the others are saved without it.
+        mutating func autosave(_ documents: [DocumentPath]) -> Bool {
+            // Saving a plain folder would save everything changed in it, ignored files too.
+            var remaining = documents.filter { !isPlainFolder($0) }
+            while !remaining.isEmpty {
+                do {
+                    guard let result = try container.save(remaining) else { return false }
+                    emit(.saved(result))
+                    return true
+                } catch let DocverError.noSuchDocument(name) where remaining.contains(where: { $0.path == name }) {
+                    remaining.removeAll { $0.path == name }
+                } catch {
+                    guard remaining.count > 1 else {
+                        emit(.warning("cannot autosave \(remaining[0].path): \(error)"))
+                        return false
+                    }
+                    // Find the ones refused by saving one by one.
+                    var saved = false
+                    for document in remaining {
+                        saved = autosave([document]) || saved
+                    }
+                    return saved
+                }
+            }
+            return false
+        }
+
+        mutating func sync() {
+            let names: [String]
+            do {
+                names = try configuration.remotes ?? container.remotes().map(\.name)
+            } catch {
+                emit(.warning("cannot read the remotes: \(error)"))
+                nextSync = clock.now + configuration.pollInterval
+                return
+            }
+            guard !names.isEmpty else {
+                nextSync = clock.now + configuration.pollInterval
+                return
+            }
+            var failure: String?
+            let pushing = unpushedSaves
+            for name in names {
+                if agent.isStopping { return }
+                do {
+                    let report = try container.sync([name], savingFirst: [])
+                    announce(report, pushedSaves: pushing)
+                } catch {
+                    failure = "\(name): \(error)"
+                }
+            }
+            let now = clock.now
+            if let failure {
+                let wait = backoff.map { min($0 * 2, configuration.maximumBackoff) }
+                    ?? min(configuration.initialBackoff, configuration.maximumBackoff)
+                backoff = wait
+                let since = offlineSince ?? Date()
+                offlineSince = since
+                nextSync = now + wait
+                emit(.offline(since: since, reason: failure, retryIn: wait))
+            } else {
+                if let since = offlineSince { emit(.online(offlineSince: since)) }
+                offlineSince = nil
+                backoff = nil
+                unpushedSaves = false
+                nextSync = now + configuration.pollInterval
+                agent.currentStatus.withLock { $0.lastSync = Date(); $0.lastError = nil }
+            }
+        }
+
+        func announce(_ report: SyncReport, pushedSaves: Bool) {
+            report.warnings.forEach { emit(.warning($0)) }
+            let lost = Set(report.documentChanges.filter { $0.kind == .yoursIsConflictVersion }.map(\.document))
+            let kept = Set(report.documentChanges.filter { $0.kind == .conflictVersionKept }.map(\.document))
+            guard pushedSaves || report.integrated || !report.documentChanges.isEmpty || !report.newConflicts.isEmpty else { return }
+            emit(.synced(report))
+            for document in Set(report.newConflicts.keys).union(lost).union(kept).sorted() {
+                emit(.conflict(document: document, versions: report.newConflicts[document] ?? [],
+                               yoursLost: lost.contains(document)))
+            }
+        }
+    }
+}
+
+extension Duration {
+    /// "2 s", "0.5 s": for messages.
+    var secondsText: String {
+        let (seconds, attoseconds) = components
+        let value = Double(seconds) + Double(attoseconds) / 1e18
+        return value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+}
