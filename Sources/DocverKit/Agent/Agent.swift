@@ -89,6 +89,11 @@ public final class Agent: Sendable {
     /// The settings.
     public let configuration: Configuration
 
+    /// How old a lock file nobody holds open must be before the agent removes it.
+    static let staleLockAge: TimeInterval = 5
+    /// When a document whose autosave failed is tried again.
+    static let retryDelay: Duration = .seconds(10)
+
     private let stopRequested = Atomic<Bool>(false)
     private let wakePipe: WakePipe
     private let currentStatus: Mutex<AgentStatus>
@@ -209,14 +214,33 @@ public final class Agent: Sendable {
             if agent.isStopping { return }
             if let nextScan, clock.now >= nextScan { scan(.unwatched) }
             let due = queue.takeDue(at: clock.now)
-            if !due.isEmpty, autosave(due) {
-                unpushedSaves = true
-                if offlineSince == nil { nextSync = min(nextSync, clock.now + configuration.pushDelay) }
+            if !due.isEmpty {
+                if !writersMayGoAhead() {
+                    queue.retry(due, after: .seconds(1), now: clock.now)
+                } else if autosave(due) {
+                    unpushedSaves = true
+                    if offlineSince == nil { nextSync = min(nextSync, clock.now + configuration.pushDelay) }
+                }
             }
             agent.currentStatus.withLock { $0.pendingDocuments = queue.count }
             if agent.isStopping { return }
             // A sync waits while documents are being written, so nothing half-written travels.
-            if clock.now >= nextSync, queue.isEmpty { sync() }
+            if clock.now >= nextSync, queue.isEmpty {
+                if writersMayGoAhead() { sync() } else { nextSync = clock.now + .seconds(1) }
+            }
+        }
+
+        /// False while a lock file of the branch or the index may belong to a writer at work.
+        /// One left by a writer killed mid-update (this agent's previous run, say) is removed
+        /// once it is old and nobody holds it open, instead of blocking every save after it.
+        func writersMayGoAhead() -> Bool {
+            switch container.removeStaleWriterLocks(olderThan: Agent.staleLockAge) {
+            case .none: return true
+            case let .removed(path):
+                emit(.warning("removed \(path), left behind by an interrupted writer"))
+                return true
+            case .held: return false
+            }
         }
 
         mutating func collectChanges() {
@@ -284,7 +308,9 @@ public final class Agent: Sendable {
                     remaining.removeAll { $0.path == name }
                 } catch {
                     guard remaining.count > 1 else {
-                        emit(.warning("cannot autosave \(remaining[0].path): \(error)"))
+                        // The edit is still in the working tree: try again later, never forget it.
+                        emit(.warning("cannot autosave \(remaining[0].path): \(error); trying again in \(Agent.retryDelay.secondsText)"))
+                        queue.retry(remaining, after: Agent.retryDelay, now: clock.now)
                         return false
                     }
                     // Find the ones refused by saving one by one.

@@ -20,6 +20,11 @@ struct AutosaveQueue {
         lastChange[document] = max(lastChange[document] ?? time, time)
     }
 
+    /// Puts documents whose save could not be made back in the queue, due after `delay`.
+    mutating func retry(_ documents: [DocumentPath], after delay: Duration, now: Instant) {
+        for document in documents { touch(document, at: now + delay - quietDelay) }
+    }
+
     /// When the next document becomes due (nil: none waits).
     var nextDeadline: Instant? { lastChange.values.min().map { $0 + quietDelay } }
 
