@@ -61,10 +61,11 @@ public final class Agent: Sendable {
             var defaults = true
             for (name, value) in entries {
                 func seconds() throws -> Duration {
-                    guard let number = Double(value), number > 0, number.isFinite else {
+                    // Up to a million seconds (11 days): larger values would overflow a Duration's milliseconds.
+                    guard let number = Double(value), number > 0, number <= 1_000_000 else {
                         throw AgentError.badConfiguration(key: name, value: value)
                     }
-                    return .milliseconds(Int64(number * 1000))
+                    return .milliseconds(Int64((number * 1000).rounded()))
                 }
                 switch name.lowercased() {
                 case ConfigKey.agentQuietDelay.lowercased(): quietDelay = try seconds()

@@ -33,7 +33,9 @@ struct AgentOptions: ParsableArguments {
 
     func validate() throws {
         for (name, value) in [("--quiet-delay", quietDelay), ("--poll-interval", pollInterval), ("--max-backoff", maxBackoff)] {
-            if let value, !(value > 0 && value.isFinite) { throw ValidationError("\(name) must be a positive number of seconds") }
+            if let value, !(value > 0 && value <= 1_000_000) {
+                throw ValidationError("\(name) must be a positive number of seconds, at most 1000000")
+            }
         }
         if let maxWatches, maxWatches < 1 { throw ValidationError("--max-watches must be at least 1") }
         if ignore.contains(where: \.isEmpty) { throw ValidationError("--ignore needs a glob") }
@@ -41,9 +43,9 @@ struct AgentOptions: ParsableArguments {
 
     func configuration(for container: Container) throws -> Agent.Configuration {
         var configuration = try Agent.Configuration(container: container)
-        if let quietDelay { configuration.quietDelay = .milliseconds(Int64(quietDelay * 1000)) }
-        if let pollInterval { configuration.pollInterval = .milliseconds(Int64(pollInterval * 1000)) }
-        if let maxBackoff { configuration.maximumBackoff = .milliseconds(Int64(maxBackoff * 1000)) }
+        if let quietDelay { configuration.quietDelay = .milliseconds(Int64((quietDelay * 1000).rounded())) }
+        if let pollInterval { configuration.pollInterval = .milliseconds(Int64((pollInterval * 1000).rounded())) }
+        if let maxBackoff { configuration.maximumBackoff = .milliseconds(Int64((maxBackoff * 1000).rounded())) }
         configuration.ignore.patterns += ignore
         if !remotes.isEmpty { configuration.remotes = remotes }
         configuration.maximumWatches = maxWatches

@@ -204,6 +204,8 @@ import Testing
         let before = try refSnapshot(alice.root)
         let negative = try docver("agent", "--quiet-delay", "0", in: alice.root)
         #expect(negative.status == 64 && negative.stderr.contains("--quiet-delay must be a positive number of seconds"))
+        let huge = try docver("agent", "--poll-interval", "1e300", in: alice.root)
+        #expect(huge.status == 64 && huge.stderr.contains("--poll-interval must be a positive number of seconds"))
         let limit = try docver("agent", "--max-watches", "2", in: alice.root)
         #expect(limit.status == 1)
         #expect(limit.stderrLines.count == 1 && limit.stderrLines[0].hasPrefix("docver: error: cannot watch ")
