@@ -251,7 +251,8 @@ public final class Agent: Sendable {
             } catch {
                 emit(.warning("\(error); changes there are found by scanning every \(configuration.pollInterval.secondsText)"))
                 unwatchedFolders = true
-                nextScan = clock.now + configuration.pollInterval
+                // The events read with the failing one are lost: scan at once.
+                nextScan = clock.now
                 return
             }
             let now = clock.now

@@ -79,6 +79,34 @@ import Testing
         #expect(Agent.runningPID(for: alice) == nil)
     }
 
+    /// A folder created after the watch limit is reached cannot be watched: the agent warns,
+    /// and its documents are still saved, found by scanning.
+    @Test func documentsInFoldersBeyondTheWatchLimitAreStillSaved() async throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.write("x", to: "a/one.txt")
+        let configuration = Agent.Configuration(quietDelay: .milliseconds(50), pollInterval: .milliseconds(300), maximumWatches: 2)
+        let agent = try Agent(container: alice, configuration: configuration)
+        let recorder = Recorder()
+        let running = Task { try await agent.run { recorder.record($0) } }
+        try await waitUntil("the first autosave") { !recorder.saves.isEmpty }
+        try alice.write("beyond the limit\n", to: "b/two.txt")
+        try await waitUntil("the warning") {
+            recorder.all.contains { if case let .warning(message) = $0.kind { message.contains("inotify watch limit") } else { false } }
+        }
+        try await waitUntil("the document in the unwatched folder saved") {
+            try alice.currentVersion(of: DocumentPath("b/two.txt")) != nil
+        }
+        // Later writes there are found by the periodic scans.
+        try alice.write("written later\n", to: "b/two.txt")
+        try await waitUntil("the later write saved") {
+            guard let version = try alice.currentVersion(of: DocumentPath("b/two.txt")) else { return false }
+            return try alice.contents(of: version) == .flat(Data("written later\n".utf8))
+        }
+        agent.stop()
+        try await running.value
+    }
+
     func waitUntil(_ what: String, timeout: Double = 20, _ condition: () throws -> Bool) async throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
