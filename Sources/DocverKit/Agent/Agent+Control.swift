@@ -50,3 +50,50 @@ extension Agent {
         throw AgentError.didNotStop(pid: pid)
     }
 }
+
+extension Agent {
+    /// The container's status as its running agent keeps it, or nil when no agent runs, it
+    /// does not answer within `timeout`, or it cannot vouch that nothing changed since it
+    /// computed it: then call ``Container/status()``. When not nil, it is what
+    /// ``Container/status()`` returns, without reading the working tree.
+    public static func cachedStatus(of container: Container, timeout: Duration = .milliseconds(50)) -> ContainerStatus? {
+        guard !container.hasInterruptedCheckout else { return nil }
+        let head: ObjectID?
+        do { head = try container.withRepository { try container.headCommit($0) } } catch { return nil }
+        let milliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        guard let answer = AgentSocketClient.request("container-status \(head?.hex ?? "none")", path: container.files.agentSocket,
+                                                     timeout: max(1, milliseconds)),
+              let served = try? JSONDecoder().decode(ServedStatus.self, from: Data(answer.utf8)) else { return nil }
+        return served.status
+    }
+}
+
+/// ``ContainerStatus`` on the agent's socket (`container-status <head>`).
+struct ServedStatus: Codable {
+    struct Change: Codable {
+        var document: String
+        var change: String
+    }
+    struct Count: Codable {
+        var document: String
+        var conflicts: Int
+    }
+    var changed: [Change]
+    var inConflict: [Count]
+
+    init(_ status: ContainerStatus) {
+        changed = status.changed.map { Change(document: $0.document.path, change: $0.change.rawValue) }
+        inConflict = status.inConflict.map { Count(document: $0.document.path, conflicts: $0.conflicts) }
+    }
+
+    /// Nil when a field does not decode (an agent of another version): the caller falls back.
+    var status: ContainerStatus? {
+        var changes: [DocumentChange] = []
+        for change in changed {
+            guard let kind = ChangeKind(rawValue: change.change) else { return nil }
+            changes.append(DocumentChange(document: DocumentPath(trusted: change.document), change: kind))
+        }
+        return ContainerStatus(changed: changes,
+                               inConflict: inConflict.map { DocumentConflictCount(document: DocumentPath(trusted: $0.document), conflicts: $0.conflicts) })
+    }
+}

@@ -92,12 +92,28 @@ public final class Agent: Sendable {
 
     /// How old a lock file nobody holds open must be before the agent removes it.
     static let staleLockAge: TimeInterval = 5
+    /// How long the working tree must be quiet before the agent computes the status it serves.
+    static let statusSettleDelay: Duration = .milliseconds(200)
     /// When a document whose autosave failed is tried again.
     static let retryDelay: Duration = .seconds(10)
 
     private let stopRequested = Atomic<Bool>(false)
     private let wakePipe: WakePipe
     private let currentStatus: Mutex<AgentStatus>
+
+    // The container status the agent serves (`docver status` asks it over the socket). It
+    // must never differ from what the CLI would compute itself, so it is served only when
+    // nothing can have changed since it was computed: the branch is at the same commit (the
+    // client says which), no inotify event waits unread, and the loop is not between reading
+    // events and dropping the cache (`readings` is odd meanwhile, a sequence lock).
+    private struct CachedStatus {
+        var head: String?
+        var status: ContainerStatus
+    }
+    private let cachedStatus = Mutex<CachedStatus?>(nil)
+    private let readings = Atomic<UInt64>(0)
+    /// The watcher's inotify descriptor while the loop runs, else -1.
+    private let watchDescriptor = Atomic<Int32>(-1)
 
     /// An agent for `container`; ``run(onEvent:)`` starts it.
     public init(container: Container, configuration: Configuration = Configuration()) throws {
@@ -136,19 +152,52 @@ public final class Agent: Sendable {
         defer { lock.release() }
         let server = try AgentSocketServer(path: files.agentSocket) { [self] request in answer(request) }
         defer { server.close() }
-        let watcher = try TreeWatcher(root: container.root.path, ignore: configuration.ignore,
-                                      maximumWatches: configuration.maximumWatches)
+        let watcher = try TreeWatcher(root: container.root.path, maximumWatches: configuration.maximumWatches)
         try watcher.start()
-        var loop = Loop(agent: self, watcher: watcher, onEvent: onEvent)
-        loop.emit(.started(pid: getpid(), folders: watcher.watchCount))
-        loop.scan(.start)
-        while !isStopping {
-            loop.step()
+        try withExtendedLifetime(watcher) {
+            watchDescriptor.store(watcher.descriptor, ordering: .sequentiallyConsistent)
+            defer {
+                // From here on nobody hears of changes: serve no status.
+                watchDescriptor.store(-1, ordering: .sequentiallyConsistent)
+                cachedStatus.withLock { $0 = nil }
+            }
+            var loop = Loop(agent: self, watcher: watcher, onEvent: onEvent)
+            loop.emit(.started(pid: getpid(), folders: watcher.watchCount))
+            loop.scan(.start)
+            while !isStopping {
+                loop.step()
+            }
+            loop.emit(.stopped)
         }
-        loop.emit(.stopped)
+    }
+
+    /// The cached status, if it is certainly what `Container.status()` would return now for a
+    /// branch at `head`; nil otherwise.
+    private func servableStatus(head: String?) -> ContainerStatus? {
+        let before = readings.load(ordering: .sequentiallyConsistent)
+        guard before % 2 == 0 else { return nil }
+        let descriptor = watchDescriptor.load(ordering: .sequentiallyConsistent)
+        guard descriptor >= 0, !Inotify.hasPendingEvents(descriptor: descriptor) else { return nil }
+        let cached = cachedStatus.withLock { $0 }
+        guard let cached else { return nil }
+        guard cached.head == head else {
+            // The branch moved (a save, a sync, a plain git commit): compute afresh for the next request.
+            cachedStatus.withLock { if $0?.head == cached.head { $0 = nil } }
+            wakePipe.wake()
+            return nil
+        }
+        guard readings.load(ordering: .sequentiallyConsistent) == before,
+              watchDescriptor.load(ordering: .sequentiallyConsistent) == descriptor else { return nil }
+        return cached.status
     }
 
     private func answer(_ request: String) -> Data {
+        let words = request.trimmingCharacters(in: .whitespaces).split(separator: " ").map(String.init)
+        if words.first == "container-status", words.count == 2 {
+            let head = words[1] == "none" ? nil : words[1]
+            guard let status = servableStatus(head: head) else { return Data(#"{"unavailable":true}"#.utf8) }
+            return (try? JSONEncoder().encode(ServedStatus(status))) ?? Data(#"{"unavailable":true}"#.utf8)
+        }
         switch request.trimmingCharacters(in: .whitespaces) {
         case "status":
             let encoder = JSONEncoder()
@@ -176,6 +225,8 @@ public final class Agent: Sendable {
         var nextScan: Instant?
         /// Autosaves made since the last sync that reached every remote.
         var unpushedSaves = false
+        /// When the watcher last reported a change.
+        var lastChange: Instant
 
         var configuration: Configuration { agent.configuration }
         var container: Container { agent.container }
@@ -186,6 +237,7 @@ public final class Agent: Sendable {
             self.onEvent = onEvent
             queue = AutosaveQueue(quietDelay: agent.configuration.quietDelay)
             nextSync = clock.now
+            lastChange = clock.now
         }
 
         func emit(_ kind: AgentEvent.Kind) {
@@ -210,8 +262,14 @@ public final class Agent: Sendable {
             var deadline = nextSync
             if let due = queue.nextDeadline { deadline = min(deadline, due) }
             if let nextScan { deadline = min(deadline, nextScan) }
+            if needsServedStatus { deadline = min(deadline, lastChange + Agent.statusSettleDelay) }
             watcher.wait(timeout: max(.zero, min(deadline - clock.now, .seconds(60))), waking: agent.wakePipe)
-            collectChanges()
+            agent.readings.add(1, ordering: .sequentiallyConsistent)
+            if collectChanges() {
+                agent.cachedStatus.withLock { $0 = nil }
+                lastChange = clock.now
+            }
+            agent.readings.add(1, ordering: .sequentiallyConsistent)
             if agent.isStopping { return }
             if let nextScan, clock.now >= nextScan { scan(.unwatched) }
             let due = queue.takeDue(at: clock.now)
@@ -229,6 +287,27 @@ public final class Agent: Sendable {
             if clock.now >= nextSync, queue.isEmpty {
                 if writersMayGoAhead() { sync() } else { nextSync = clock.now + .seconds(1) }
             }
+            refreshServedStatus()
+        }
+
+        /// True when no status is cached and one can be.
+        var needsServedStatus: Bool {
+            !unwatchedFolders && !agent.isStopping && agent.cachedStatus.withLock { $0 == nil }
+        }
+
+        /// Computes the status to serve when there is none and the working tree has been
+        /// quiet a moment (a burst of writes costs one status, not one per event).
+        func refreshServedStatus() {
+            guard needsServedStatus, clock.now - lastChange >= Agent.statusSettleDelay,
+                  !container.hasInterruptedCheckout else { return }
+            do {
+                // The head first: if it moves meanwhile, the client's head differs and nothing is served.
+                let head = try container.withRepository { try container.headCommit($0)?.hex }
+                let status = try container.status()
+                agent.cachedStatus.withLock { $0 = CachedStatus(head: head, status: status) }
+            } catch {
+                agent.cachedStatus.withLock { $0 = nil }
+            }
         }
 
         /// False while a lock file of the branch or the index may belong to a writer at work.
@@ -244,7 +323,9 @@ public final class Agent: Sendable {
             }
         }
 
-        mutating func collectChanges() {
+        /// Reads the watcher's changes into the queue; true when there were any (or some may
+        /// have been missed).
+        mutating func collectChanges() -> Bool {
             let changes: [TreeWatcher.Change]
             do {
                 changes = try watcher.changes()
@@ -253,7 +334,7 @@ public final class Agent: Sendable {
                 unwatchedFolders = true
                 // The events read with the failing one are lost: scan at once.
                 nextScan = clock.now
-                return
+                return true
             }
             let now = clock.now
             for change in changes {
@@ -269,6 +350,7 @@ public final class Agent: Sendable {
                     scan(.overflow)
                 }
             }
+            return !changes.isEmpty
         }
 
         /// True when `document` is a folder in the working tree that is not a file package.

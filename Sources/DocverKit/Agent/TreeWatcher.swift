@@ -4,10 +4,12 @@ import Glibc
 #endif
 
 /// Watches a whole working tree with inotify: every folder gets a watch (inotify is not
-/// recursive), folders created or moved in later get theirs as they appear, and `.git` and
-/// ignored folders are left out.
+/// recursive), folders created or moved in later get theirs as they appear, and `.git` is
+/// left out.
 ///
-/// It reports paths, not documents: the agent decides which document a path belongs to.
+/// It reports paths, not documents: the agent decides which document a path belongs to and
+/// drops ignored ones. Ignored files are watched too, because `docver status` lists them:
+/// the status the agent serves must hear of every change.
 /// Used from one thread (the agent's loop).
 final class TreeWatcher {
     /// Something changed in the working tree.
@@ -21,7 +23,6 @@ final class TreeWatcher {
     }
 
     let root: String
-    private let ignore: IgnoreList
     private let inotify: Inotify
     /// Watches and the folders (relative to the root, "" for the root) they stand for.
     private var folders: [Int32: String] = [:]
@@ -32,12 +33,18 @@ final class TreeWatcher {
     /// The number of folders watched.
     var watchCount: Int { watches.count }
 
-    init(root: String, ignore: IgnoreList, maximumWatches: Int? = nil) throws {
+    init(root: String, maximumWatches: Int? = nil) throws {
         self.root = root
-        self.ignore = ignore
         self.maximumWatches = maximumWatches
         inotify = try Inotify()
     }
+
+    /// True when events wait to be read (never blocks; safe from any thread while the
+    /// watcher lives).
+    var hasPendingEvents: Bool { inotify.hasPendingEvents }
+
+    /// The inotify descriptor, for a pending-events check from another thread.
+    var descriptor: Int32 { inotify.rawDescriptor }
 
     /// Watches the root and every folder below it. Throws ``AgentError/watchLimitReached(path:limit:)``
     /// when the kernel (or `maximumWatches`) allows no more watches.
@@ -91,9 +98,9 @@ final class TreeWatcher {
         return result
     }
 
-    /// True for paths never watched nor reported: `.git` at the top, and ignored names.
+    /// True for paths never watched nor reported: `.git` at the top.
     private func isExcluded(_ path: String) -> Bool {
-        path == ".git" || path.hasPrefix(".git/") || ignore.ignores(path)
+        path == ".git" || path.hasPrefix(".git/")
     }
 
     /// Watches the folder at `relative` and every folder below it; returns the files found

@@ -62,6 +62,19 @@ final class Inotify {
         }
     }
 
+    /// The descriptor, for ``hasPendingEvents(descriptor:)`` from another thread.
+    var rawDescriptor: Int32 { descriptor }
+
+    /// True when events wait to be read. Safe from any thread while this instance lives.
+    var hasPendingEvents: Bool { Self.hasPendingEvents(descriptor: descriptor) }
+
+    /// True when events wait on an inotify `descriptor` (or it cannot be polled: the caller
+    /// then trusts nothing).
+    static func hasPendingEvents(descriptor: Int32) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) != 0
+    }
+
     /// Stops a watch (the kernel then sends `IN_IGNORED` for it).
     func removeWatch(_ watch: Int32) {
         _ = inotify_rm_watch(descriptor, watch)
