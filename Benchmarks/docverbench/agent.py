@@ -144,6 +144,42 @@ def idle(docver, container, settle, window):
         agent.stop()
 
 
+def status_with_agent(docver, container, reps):
+    """`docver status` with an agent running (3 documents modified, kept unsaved by a long
+    quiet delay), against `git status --porcelain` and `docver status` without the agent."""
+    from .commands import timed
+    for index in (1, 2, 3):
+        path = os.path.join(container, "d00", "d00", f"doc{index:05d}.txt")
+        with open(path, "a") as handle:
+            handle.write(f"modified {time.time()}\n")
+    run(["git", "-C", container, "status", "--porcelain"])  # settle the index for both
+    without = [timed([[docver, "-C", container, "status"]], container).seconds for _ in range(reps)]
+    agent = Agent(docver, container, ["--quiet-delay", "1000000"])
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            answer = run([docver, "-C", container, "agent", "status", "--json"])
+            if json.loads(answer).get("answering"):
+                break
+            time.sleep(0.2)
+        time.sleep(2)  # the agent computes its status once the tree is quiet
+        expected = run(["git", "-C", container, "status", "--porcelain"])
+        assert expected.count("\n") == 3, expected
+        docver_samples, git_samples = [], []
+        for _ in range(reps):
+            docver_samples.append(timed([[docver, "-C", container, "status"]], container).seconds)
+            git_samples.append(timed([["git", "-C", container, "status", "--porcelain"]], container).seconds)
+        served = run([docver, "-C", container, "status", "--json"])
+    finally:
+        agent.stop()
+    direct = run([docver, "-C", container, "status", "--json"])
+    return {"reps": reps, "served_equals_direct": served == direct,
+            "docver_with_agent_ms": 1000 * statistics.median(docver_samples),
+            "docver_without_agent_ms": 1000 * statistics.median(without),
+            "git_status_porcelain_ms": 1000 * statistics.median(git_samples),
+            "ratio": statistics.median(docver_samples) / statistics.median(git_samples)}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description="Benchmark the docver sync agent.")
     parser.add_argument("--docver", required=True, help="the docver binary (a release build)")
@@ -154,22 +190,32 @@ def main(argv=None):
     parser.add_argument("--poll-interval", type=float, default=1.0)
     parser.add_argument("--idle-settle", type=float, default=20)
     parser.add_argument("--idle-window", type=float, default=60)
+    parser.add_argument("--status-reps", type=int, default=21)
+    parser.add_argument("--cases", default="idle,latency,status", help="comma-separated: idle, latency, status")
+    parser.add_argument("--reuse", action="store_true", help="reuse the devices already in --work")
     options = parser.parse_args(argv)
     docver = os.path.abspath(options.docver)
-    alice, bob = make_devices(docver, options.work, options.documents)
-    log(f"idle agent on {options.documents} documents for {options.idle_window} s")
-    idle_result = idle(docver, alice, options.idle_settle, options.idle_window)
-    log(f"latency over {options.edits} edits")
-    samples = latency(docver, alice, bob, options.edits, options.quiet_delay, options.poll_interval)
-    result = {
-        "documents": options.documents,
-        "idle": idle_result,
-        "latency": {"edits": len(samples), "quiet_delay_s": options.quiet_delay,
-                    "poll_interval_s": options.poll_interval,
-                    "median_s": statistics.median(samples), "p95_s": percentile(samples, 0.95),
-                    "min_s": min(samples), "max_s": max(samples)},
-        "load_average": os.getloadavg(),
-    }
+    cases = set(options.cases.split(","))
+    if options.reuse:
+        alice, bob = os.path.join(options.work, "alice"), os.path.join(options.work, "bob")
+    else:
+        alice, bob = make_devices(docver, options.work, options.documents)
+    result = {"documents": options.documents}
+    samples = []
+    if "idle" in cases:
+        log(f"idle agent on {options.documents} documents for {options.idle_window} s")
+        result["idle"] = idle(docver, alice, options.idle_settle, options.idle_window)
+    if "latency" in cases:
+        log(f"latency over {options.edits} edits")
+        samples = latency(docver, alice, bob, options.edits, options.quiet_delay, options.poll_interval)
+        result["latency"] = {"edits": len(samples), "quiet_delay_s": options.quiet_delay,
+                             "poll_interval_s": options.poll_interval,
+                             "median_s": statistics.median(samples), "p95_s": percentile(samples, 0.95),
+                             "min_s": min(samples), "max_s": max(samples)}
+    if "status" in cases:
+        log("status with the agent running")
+        result["status"] = status_with_agent(docver, alice, options.status_reps)
+    result["load_average"] = os.getloadavg()
     print(json.dumps(result, indent=2))
     with open(os.path.join(options.work, "agent-results.json"), "w") as handle:
         json.dump({"result": result, "samples": samples}, handle, indent=2)

@@ -112,6 +112,8 @@ public final class Agent: Sendable {
     }
     private let cachedStatus = Mutex<CachedStatus?>(nil)
     private let readings = Atomic<UInt64>(0)
+    /// Set by a request that found the branch moved: the loop computes the status again.
+    private let statusWanted = Atomic<Bool>(false)
     /// The watcher's inotify descriptor while the loop runs, else -1.
     private let watchDescriptor = Atomic<Int32>(-1)
 
@@ -154,7 +156,7 @@ public final class Agent: Sendable {
         defer { server.close() }
         let watcher = try TreeWatcher(root: container.root.path, maximumWatches: configuration.maximumWatches)
         try watcher.start()
-        try withExtendedLifetime(watcher) {
+        withExtendedLifetime(watcher) {
             watchDescriptor.store(watcher.descriptor, ordering: .sequentiallyConsistent)
             defer {
                 // From here on nobody hears of changes: serve no status.
@@ -183,6 +185,7 @@ public final class Agent: Sendable {
         guard cached.head == head else {
             // The branch moved (a save, a sync, a plain git commit): compute afresh for the next request.
             cachedStatus.withLock { if $0?.head == cached.head { $0 = nil } }
+            statusWanted.store(true, ordering: .sequentiallyConsistent)
             wakePipe.wake()
             return nil
         }
@@ -227,6 +230,9 @@ public final class Agent: Sendable {
         var unpushedSaves = false
         /// When the watcher last reported a change.
         var lastChange: Instant
+        /// The served status must be computed again (something changed, or a client found
+        /// the branch moved).
+        var statusStale = true
 
         var configuration: Configuration { agent.configuration }
         var container: Container { agent.container }
@@ -259,15 +265,18 @@ public final class Agent: Sendable {
         /// One turn: wait for changes or the next deadline, then autosave what is quiet and
         /// sync when it is time.
         mutating func step() {
-            var deadline = nextSync
-            if let due = queue.nextDeadline { deadline = min(deadline, due) }
+            if agent.statusWanted.exchange(false, ordering: .sequentiallyConsistent) { statusStale = true }
+            // A sync waits for the queue to empty, so while documents wait only their deadline counts
+            // (an overdue sync must not turn the wait into a busy loop).
+            var deadline = queue.nextDeadline ?? nextSync
             if let nextScan { deadline = min(deadline, nextScan) }
-            if needsServedStatus { deadline = min(deadline, lastChange + Agent.statusSettleDelay) }
+            if statusStale, needsServedStatus { deadline = min(deadline, lastChange + Agent.statusSettleDelay) }
             watcher.wait(timeout: max(.zero, min(deadline - clock.now, .seconds(60))), waking: agent.wakePipe)
             agent.readings.add(1, ordering: .sequentiallyConsistent)
             if collectChanges() {
                 agent.cachedStatus.withLock { $0 = nil }
                 lastChange = clock.now
+                statusStale = true
             }
             agent.readings.add(1, ordering: .sequentiallyConsistent)
             if agent.isStopping { return }
@@ -297,9 +306,11 @@ public final class Agent: Sendable {
 
         /// Computes the status to serve when there is none and the working tree has been
         /// quiet a moment (a burst of writes costs one status, not one per event).
-        func refreshServedStatus() {
-            guard needsServedStatus, clock.now - lastChange >= Agent.statusSettleDelay,
-                  !container.hasInterruptedCheckout else { return }
+        mutating func refreshServedStatus() {
+            guard statusStale, needsServedStatus, clock.now - lastChange >= Agent.statusSettleDelay else { return }
+            // One attempt per change: a failure waits for the next change or request.
+            statusStale = false
+            guard !container.hasInterruptedCheckout else { return }
             do {
                 // The head first: if it moves meanwhile, the client's head differs and nothing is served.
                 let head = try container.withRepository { try container.headCommit($0)?.hex }

@@ -101,6 +101,27 @@ import Testing
         try expectFsckClean(alice.root)
     }
 
+    /// While documents wait for their quiet delay and a sync is due, the agent sleeps: the
+    /// overdue sync once made its wait a busy loop.
+    @Test func anAgentWaitingForTheQuietDelaySleeps() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let agent = try AgentProcess(alice, quietDelay: 30, pollInterval: 0.2)
+        try alice.write("waiting\n", to: "note.txt")
+        try waitFor("the agent to have a document waiting") { try Agent.status(of: alice)?.pendingDocuments == 1 }
+        func cpuSeconds() throws -> Double {
+            let stat = try String(contentsOfFile: "/proc/\(agent.pid)/stat", encoding: .utf8)
+            let fields = stat[stat.index(after: stat.lastIndex(of: ")")!)...].split(separator: " ")
+            return (Double(fields[11])! + Double(fields[12])!) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        }
+        let before = try cpuSeconds()
+        Thread.sleep(forTimeInterval: 2)
+        let used = try cpuSeconds() - before
+        #expect(used < 0.5, "the agent used \(used) s of CPU in 2 s while waiting")
+        agent.terminate()
+    }
+
     @Test func sigtermFinishesAndExitsCleanly() throws {
         let scratch = try Scratch()
         let alice = try scratch.device("alice")
