@@ -104,7 +104,7 @@ def latency(docver, alice, bob, edits, quiet_delay, poll_interval):
         samples = []
         for edit in range(edits):
             name = f"latency/doc{rng.randrange(20):02d}.txt"
-            text = f"edit {edit} {rng.random()}\n"
+            text = f"edit {edit} {rng.random()} {time.time()}\n"
             os.makedirs(os.path.join(alice, "latency"), exist_ok=True)
             with open(os.path.join(alice, name), "w") as handle:
                 handle.write(text)
