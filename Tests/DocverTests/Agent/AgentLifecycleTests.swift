@@ -9,7 +9,7 @@ import Testing
     func pidFile(_ container: Container) -> String { container.root.path + "/.git/docver/agent.pid" }
     func socketFile(_ container: Container) -> String { container.root.path + "/.git/docver/agent.sock" }
 
-    @Test func startReportsARunningAgentAndStopStopsIt() throws {
+    @Test func startReportsARunningAgentAndStopStopsIt() async throws {
         let scratch = try Scratch()
         let alice = try scratch.device("alice")
         let notRunning = try docver("agent", "status", in: alice.root)
@@ -36,7 +36,7 @@ import Testing
 
         // The background agent autosaves.
         try alice.write("by the background agent\n", to: "note.txt")
-        try waitFor("the autosave") { try alice.currentVersion(of: DocumentPath("note.txt")) != nil }
+        try await waitFor("the autosave") { try alice.currentVersion(of: DocumentPath("note.txt")) != nil }
 
         let status = try docver("agent", "status", "--json", in: alice.root)
         let json = try #require(try parseCLIJSON(status) as? [String: Any])
@@ -54,10 +54,10 @@ import Testing
         try expectFsckClean(alice.root)
     }
 
-    @Test func theFilesOfAKilledAgentAreRecognizedAsStaleAndReplaced() throws {
+    @Test func theFilesOfAKilledAgentAreRecognizedAsStaleAndReplaced() async throws {
         let scratch = try Scratch()
         let alice = try scratch.device("alice")
-        let first = try AgentProcess(alice)
+        let first = try await AgentProcess.start(alice)
         let oldPID = first.pid
         first.kill()
         // The killed agent's pid file and socket are still there, but nobody holds them.
@@ -67,7 +67,7 @@ import Testing
         let status = try docver("agent", "status", in: alice.root)
         #expect(status.stdout.contains("no agent is running"), "\(status.stdout)")
 
-        let second = try AgentProcess(alice)
+        let second = try await AgentProcess.start(alice)
         #expect(second.pid != oldPID)
         #expect(Agent.runningPID(for: alice) == second.pid)
         #expect(try Agent.status(of: alice)?.pid == second.pid)
@@ -77,7 +77,7 @@ import Testing
     /// A writer killed while it updated the branch leaves `<branch>.lock`, which would refuse
     /// every later save: the agent removes it once it is old and nobody holds it open, and a
     /// fresh one held open by a process is waited for, never removed.
-    @Test func aBranchLockLeftByAKilledWriterDoesNotBlockAutosaves() throws {
+    @Test func aBranchLockLeftByAKilledWriterDoesNotBlockAutosaves() async throws {
         let scratch = try Scratch()
         let alice = try scratch.device("alice")
         try alice.saveText("first\n", to: "note.txt")
@@ -86,14 +86,14 @@ import Testing
         // Held open by a live process (this test): never removed, however old.
         let holder = try FileHandle(forReadingFrom: URL(fileURLWithPath: lockPath))
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: lockPath)
-        let agent = try AgentProcess(alice, quietDelay: 0.05)
+        let agent = try await AgentProcess.start(alice, quietDelay: 0.05)
         try alice.write("second\n", to: "note.txt")
-        Thread.sleep(forTimeInterval: 1.5)
+        try await Task.sleep(for: .milliseconds(1500))
         #expect(FileManager.default.fileExists(atPath: lockPath))
         #expect(agent.events("saved").isEmpty)
         // Closed and old: stale, removed, and the edit is saved.
         try holder.close()
-        try waitFor("the autosave after the stale lock") { !agent.events("saved").isEmpty }
+        try await waitFor("the autosave after the stale lock") { !agent.events("saved").isEmpty }
         #expect(!FileManager.default.fileExists(atPath: lockPath))
         #expect(agent.events("warning").contains { ($0["message"] as? String)?.contains("alice.lock") == true })
         #expect(agent.terminate() == 0)
@@ -103,38 +103,38 @@ import Testing
 
     /// While documents wait for their quiet delay and a sync is due, the agent sleeps: the
     /// overdue sync once made its wait a busy loop.
-    @Test func anAgentWaitingForTheQuietDelaySleeps() throws {
+    @Test func anAgentWaitingForTheQuietDelaySleeps() async throws {
         let scratch = try Scratch()
         let remote = try scratch.bareRemote()
         let alice = try scratch.device("alice", remote: remote)
-        let agent = try AgentProcess(alice, quietDelay: 30, pollInterval: 0.2)
+        let agent = try await AgentProcess.start(alice, quietDelay: 30, pollInterval: 0.2)
         try alice.write("waiting\n", to: "note.txt")
-        try waitFor("the agent to have a document waiting") { try Agent.status(of: alice)?.pendingDocuments == 1 }
+        try await waitFor("the agent to have a document waiting") { try Agent.status(of: alice)?.pendingDocuments == 1 }
         func cpuSeconds() throws -> Double {
             let stat = try String(contentsOfFile: "/proc/\(agent.pid)/stat", encoding: .utf8)
             let fields = stat[stat.index(after: stat.lastIndex(of: ")")!)...].split(separator: " ")
             return (Double(fields[11])! + Double(fields[12])!) / Double(sysconf(Int32(_SC_CLK_TCK)))
         }
         let before = try cpuSeconds()
-        Thread.sleep(forTimeInterval: 2)
+        try await Task.sleep(for: .seconds(2))
         let used = try cpuSeconds() - before
         #expect(used < 0.5, "the agent used \(used) s of CPU in 2 s while waiting")
         agent.terminate()
     }
 
-    @Test func sigtermFinishesAndExitsCleanly() throws {
+    @Test func sigtermFinishesAndExitsCleanly() async throws {
         let scratch = try Scratch()
         let alice = try scratch.device("alice")
-        let agent = try AgentProcess(alice, quietDelay: 0.05)
+        let agent = try await AgentProcess.start(alice, quietDelay: 0.05)
         try alice.write("saved before the end\n", to: "note.txt")
-        try waitFor("the autosave") { !agent.events("saved").isEmpty }
+        try await waitFor("the autosave") { !agent.events("saved").isEmpty }
         try alice.write("written as it stops\n", to: "late.txt")
         #expect(agent.terminate() == 0)
         #expect(agent.events.last?["event"] as? String == "stopped")
         #expect(Agent.runningPID(for: alice) == nil)
         // Whatever was not saved yet is still in the working tree; the next start saves it.
-        let next = try AgentProcess(alice, quietDelay: 0.05)
-        try waitFor("the late file saved") { try alice.status().changed.isEmpty }
+        let next = try await AgentProcess.start(alice, quietDelay: 0.05)
+        try await waitFor("the late file saved") { try alice.status().changed.isEmpty }
         next.terminate()
         #expect(try alice.currentContents()["late.txt"] == .flat(Data("written as it stops\n".utf8)))
         try expectFsckClean(alice.root)
@@ -143,7 +143,7 @@ import Testing
     /// SIGKILL while the agent autosaves and syncs, at random moments: every edit ends up
     /// saved, on both devices, and git fsck stays clean. DOCVER_AGENT_KILLS sets the number
     /// of kills (default 5; 50 for the long profile).
-    @Test func sigkillAtAnyMomentLosesNothing() throws {
+    @Test func sigkillAtAnyMomentLosesNothing() async throws {
         let kills = ProcessInfo.processInfo.environment["DOCVER_AGENT_KILLS"].flatMap(Int.init) ?? 5
         let seed = ProcessInfo.processInfo.environment["DOCVER_AGENT_SEED"].flatMap(UInt64.init) ?? 13
         var random = SeededRandom(seed: seed)
@@ -154,7 +154,7 @@ import Testing
         let names = ["a.txt", "notes/b.txt", "notes/deep/c.md", "book.pages/index.xml", "book.pages/img/d.png", "e.json"]
         var model: [String: String] = [:]
         for round in 0..<kills {
-            let agent = try AgentProcess(alice, quietDelay: 0.03, pollInterval: 0.1)
+            let agent = try await AgentProcess.start(alice, quietDelay: 0.03, pollInterval: 0.1)
             for _ in 0..<Int.random(in: 1...5, using: &random) {
                 let name = names.randomElement(using: &random)!
                 if model[name] != nil, Int.random(in: 0..<5, using: &random) == 0 {
@@ -165,16 +165,16 @@ import Testing
                     try alice.write(text, to: name)
                     model[name] = text
                 }
-                Thread.sleep(forTimeInterval: Double.random(in: 0...0.05, using: &random))
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0...50, using: &random)))
             }
-            Thread.sleep(forTimeInterval: Double.random(in: 0...0.3, using: &random))
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...300, using: &random)))
             agent.kill()
         }
         // The package's folder stays when its last file goes; a folder is no document.
         let expected = model
-        let final = try AgentProcess(alice, quietDelay: 0.03, pollInterval: 0.1)
+        let final = try await AgentProcess.start(alice, quietDelay: 0.03, pollInterval: 0.1)
         do {
-            try waitFor("every edit saved", timeout: 60) {
+            try await waitFor("every edit saved", timeout: 60) {
                 try alice.status().changed.isEmpty && Self.flatten(try alice.currentContents()) == expected
             }
         } catch {
@@ -218,7 +218,7 @@ import Testing
         return result
     }
 
-    @Test func badInputIsOneLineAndChangesNothing() throws {
+    @Test func badInputIsOneLineAndChangesNothing() async throws {
         let scratch = try Scratch()
         let alice = try scratch.device("alice")
         try alice.write("x", to: "a/b/c/doc.txt")

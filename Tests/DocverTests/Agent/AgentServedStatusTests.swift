@@ -36,7 +36,7 @@ import Testing
                 served += 1
             }
             // Once quiet, the agent serves, and serves the truth.
-            let deadline = Date().addingTimeInterval(10)
+            let deadline = Date().addingTimeInterval(30)
             var settled: ContainerStatus?
             while settled == nil, Date() < deadline {
                 settled = Agent.cachedStatus(of: alice)
@@ -53,7 +53,7 @@ import Testing
         #expect(Agent.cachedStatus(of: alice) == nil)
     }
 
-    @Test func theCLIUsesTheServedStatusAndPrintsTheSame() throws {
+    @Test func theCLIUsesTheServedStatusAndPrintsTheSame() async throws {
         let scratch = try Scratch()
         let alice = try scratch.device("alice")
         try alice.saveText("start\n", to: "a.txt")
@@ -61,8 +61,8 @@ import Testing
         try alice.write("edited\n", to: "a.txt")
         try alice.write("swap\n", to: ".a.txt.swp")
         let withoutAgent = try docver("status", "--json", in: alice.root)
-        let agent = try AgentProcess(alice, quietDelay: 86_400)
-        try waitFor("the agent to serve") { Agent.cachedStatus(of: alice) != nil }
+        let agent = try await AgentProcess.start(alice, quietDelay: 86_400)
+        try await waitFor("the agent to serve") { Agent.cachedStatus(of: alice) != nil }
         let withAgent = try docver("status", "--json", in: alice.root)
         #expect(withAgent.status == 0)
         #expect(withAgent.stdout == withoutAgent.stdout)

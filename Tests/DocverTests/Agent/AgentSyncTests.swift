@@ -17,16 +17,16 @@ import Testing
             .split(separator: "\n").map(String.init)
     }
 
-    @Test func aDocumentWrittenOnOneDeviceAppearsOnTheOtherThroughABareRemote() throws {
+    @Test func aDocumentWrittenOnOneDeviceAppearsOnTheOtherThroughABareRemote() async throws {
         let scratch = try Scratch()
         let remote = try scratch.bareRemote()
         let alice = try scratch.device("alice", remote: remote)
         let bob = try scratch.device("bob", remote: remote)
-        let agents = [try AgentProcess(alice), try AgentProcess(bob)]
+        let agents = [try await AgentProcess.start(alice), try await AgentProcess.start(bob)]
 
         let start = Date()
         try alice.write("hello from alice\n", to: "notes/hello.txt")
-        try waitFor("the note on bob") { holds(bob, "notes/hello.txt", "hello from alice\n") }
+        try await waitFor("the note on bob") { holds(bob, "notes/hello.txt", "hello from alice\n") }
         let latency = Date().timeIntervalSince(start)
         #expect(latency < 5, "the note took \(latency) s to reach bob")
 
@@ -34,7 +34,7 @@ import Testing
         try bob.write("<book/>", to: "book.pages/index.xml")
         try bob.write("image", to: "book.pages/images/cover.png")
         try bob.write("swap", to: "notes/.hello.txt.swp")
-        try waitFor("the package on alice") {
+        try await waitFor("the package on alice") {
             holds(alice, "book.pages/index.xml", "<book/>") && holds(alice, "book.pages/images/cover.png", "image")
         }
         #expect(try !savedPaths(bob).contains { $0.hasSuffix(".swp") })
@@ -42,17 +42,17 @@ import Testing
 
         // A deletion travels too.
         try alice.remove("notes/hello.txt")
-        try waitFor("the deletion on bob") { !FileManager.default.fileExists(atPath: bob.root.path + "/notes/hello.txt") }
+        try await waitFor("the deletion on bob") { !FileManager.default.fileExists(atPath: bob.root.path + "/notes/hello.txt") }
 
         for agent in agents { #expect(agent.terminate() == 0) }
         #expect(agents[0].events("saved").count >= 2)
         #expect(agents[1].events("synced").count >= 1)
-        try waitFor("both devices to agree") { try alice.headID() == bob.headID() }
+        try await waitFor("both devices to agree") { try alice.headID() == bob.headID() }
         try bob.remove("notes/.hello.txt.swp") // the editor closes; the swap file was never a document
         try expectConverged([alice, bob])
     }
 
-    @Test func aDocumentTravelsThroughGitDaemon() throws {
+    @Test func aDocumentTravelsThroughGitDaemon() async throws {
         let scratch = try Scratch()
         let served = scratch.path("served")
         try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
@@ -63,11 +63,11 @@ import Testing
         try alice.addRemote("origin", url: daemon.url("remote.git"))
         let bob = try scratch.device("bob")
         try bob.addRemote("origin", url: daemon.url("remote.git"))
-        let agents = [try AgentProcess(alice), try AgentProcess(bob)]
+        let agents = [try await AgentProcess.start(alice), try await AgentProcess.start(bob)]
 
         let start = Date()
         try alice.write("over git://\n", to: "net.txt")
-        try waitFor("the note on bob") { holds(bob, "net.txt", "over git://\n") }
+        try await waitFor("the note on bob") { holds(bob, "net.txt", "over git://\n") }
         let latency = Date().timeIntervalSince(start)
         #expect(latency < 5, "the note took \(latency) s to reach bob over git daemon")
         for agent in agents { agent.terminate() }
@@ -77,7 +77,7 @@ import Testing
     /// The remote disappears (its path is moved away): both devices keep autosaving, report
     /// "offline", and once the remote is back they agree on the same current version and
     /// conflict versions, each reporting the conflict.
-    @Test func editsWhileTheRemoteIsUnreachableConvergeWithConflictEventsOnBothSides() throws {
+    @Test func editsWhileTheRemoteIsUnreachableConvergeWithConflictEventsOnBothSides() async throws {
         let scratch = try Scratch()
         let remote = try scratch.bareRemote()
         let alice = try scratch.device("alice", remote: remote)
@@ -85,18 +85,18 @@ import Testing
         try alice.saveText("shared\n", to: "shared.txt")
         try alice.sync()
         try bob.sync()
-        let agents = [try AgentProcess(alice), try AgentProcess(bob)]
+        let agents = [try await AgentProcess.start(alice), try await AgentProcess.start(bob)]
         defer { agents.forEach { _ = $0.terminate() } }
 
         let away = scratch.path("remote-away.git")
         try FileManager.default.moveItem(at: remote, to: away)
-        try waitFor("both agents to go offline") { agents.allSatisfy { !$0.events("offline").isEmpty } }
+        try await waitFor("both agents to go offline") { agents.allSatisfy { !$0.events("offline").isEmpty } }
 
         try alice.write("alice's edit\n", to: "shared.txt")
         try alice.write("alice only\n", to: "alice.txt")
         try bob.write("bob's edit\n", to: "shared.txt")
         try bob.write("bob only\n", to: "bob.txt")
-        try waitFor("both edits saved locally") {
+        try await waitFor("both edits saved locally") {
             agents.allSatisfy { agent in agent.events("saved").contains { event in
                 ((event["changes"] as? [[String: Any]]) ?? []).contains { $0["document"] as? String == "shared.txt" }
             } }
@@ -105,10 +105,10 @@ import Testing
         #expect((offline["since"] as? String) != nil && (offline["retryIn"] as? Double).map { $0 > 0 } == true)
 
         try FileManager.default.moveItem(at: away, to: remote)
-        try waitFor("both agents to report the conflict") {
+        try await waitFor("both agents to report the conflict") {
             agents.allSatisfy { agent in agent.events("conflict").contains { $0["document"] as? String == "shared.txt" } }
         }
-        try waitFor("both devices to agree") {
+        try await waitFor("both devices to agree") {
             try alice.headID() == bob.headID() && holds(alice, "bob.txt", "bob only\n") && holds(bob, "alice.txt", "alice only\n")
         }
         #expect(agents.allSatisfy { !$0.events("online").isEmpty })

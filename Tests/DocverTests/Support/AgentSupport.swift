@@ -9,8 +9,9 @@ final class AgentProcess {
     let log: URL
     private let process: Process
 
-    /// Starts the agent with short delays so tests run in seconds.
-    init(_ container: Container, quietDelay: Double = 0.2, pollInterval: Double = 0.5,
+    /// Starts the agent with short delays so tests run in seconds (``start(_:quietDelay:pollInterval:maxBackoff:extra:)``
+    /// also waits until it runs).
+    private init(_ container: Container, quietDelay: Double = 0.2, pollInterval: Double = 0.5,
          maxBackoff: Double = 1, extra: [String] = []) throws {
         self.container = container
         log = container.root.deletingLastPathComponent()
@@ -26,14 +27,22 @@ final class AgentProcess {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         try handle.close()
+    }
+
+    /// Starts an agent and waits for its `started` event.
+    static func start(_ container: Container, quietDelay: Double = 0.2, pollInterval: Double = 0.5,
+                      maxBackoff: Double = 1, extra: [String] = []) async throws -> AgentProcess {
+        let agent = try AgentProcess(container, quietDelay: quietDelay, pollInterval: pollInterval,
+                                     maxBackoff: maxBackoff, extra: extra)
         do {
-            try waitFor("the agent to start") {
-                guard self.process.isRunning else { throw TimedOut(what: "the agent, which exited") }
-                return self.events.contains { $0["event"] as? String == "started" }
+            try await waitFor("the agent to start") {
+                guard agent.isRunning else { throw TimedOut(what: "the agent, which exited") }
+                return agent.events.contains { $0["event"] as? String == "started" }
             }
         } catch {
-            throw TimedOut(what: "the agent to start; it printed: \(output)")
+            throw TimedOut(what: "the agent to start; it printed: \(agent.output)")
         }
+        return agent
     }
 
     deinit {
@@ -73,12 +82,14 @@ final class AgentProcess {
     }
 }
 
-/// Polls `condition` every 20 ms until it holds; throws after `timeout` seconds.
-func waitFor(_ what: String, timeout: Double = 20, _ condition: () throws -> Bool) throws {
+/// Polls `condition` every 20 ms until it holds; throws after `timeout` seconds. It sleeps
+/// with `Task.sleep`, so waiting for an agent never holds a thread of the cooperative pool
+/// the other tests need.
+func waitFor(_ what: String, timeout: Double = 30, _ condition: () throws -> Bool) async throws {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if try condition() { return }
-        Thread.sleep(forTimeInterval: 0.02)
+        try await Task.sleep(for: .milliseconds(20))
     }
     if try condition() { return }
     throw TimedOut(what: "\(what) (\(timeout) s)")
