@@ -107,12 +107,7 @@ import Testing
         try await running.value
     }
 
-    func waitUntil(_ what: String, timeout: Double = 20, _ condition: () throws -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try condition() { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw TimedOut(what: what)
+    func waitUntil(_ what: String, _ condition: () throws -> Bool) async throws {
+        try await waitFor(what, condition)
     }
 }

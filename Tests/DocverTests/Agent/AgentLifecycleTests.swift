@@ -174,7 +174,7 @@ import Testing
         let expected = model
         let final = try await AgentProcess.start(alice, quietDelay: 0.03, pollInterval: 0.1)
         do {
-            try await waitFor("every edit saved", timeout: 60) {
+            try await waitFor("every edit saved") {
                 try alice.status().changed.isEmpty && Self.flatten(try alice.currentContents()) == expected
             }
         } catch {

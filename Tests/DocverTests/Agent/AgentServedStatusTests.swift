@@ -36,13 +36,12 @@ import Testing
                 served += 1
             }
             // Once quiet, the agent serves, and serves the truth.
-            let deadline = Date().addingTimeInterval(30)
             var settled: ContainerStatus?
-            while settled == nil, Date() < deadline {
+            try await waitFor("seed \(seed) step \(step): a served status") {
                 settled = Agent.cachedStatus(of: alice)
-                if settled == nil { try await Task.sleep(for: .milliseconds(20)) }
+                return settled != nil
             }
-            let cached = try #require(settled, "seed \(seed) step \(step): the agent never served a status")
+            let cached = try #require(settled)
             #expect(cached == (try alice.status()), "seed \(seed) step \(step)")
             served += 1
         }

@@ -85,7 +85,9 @@ final class AgentProcess {
 /// Polls `condition` every 20 ms until it holds; throws after `timeout` seconds. It sleeps
 /// with `Task.sleep`, so waiting for an agent never holds a thread of the cooperative pool
 /// the other tests need.
-func waitFor(_ what: String, timeout: Double = 30, _ condition: () throws -> Bool) async throws {
+/// The bound is generous (as `waitUntil`'s): in the whole suite a long synchronous test can
+/// hold a cooperative thread for tens of seconds, and the bound only catches hangs.
+func waitFor(_ what: String, timeout: Double = 90, _ condition: () throws -> Bool) async throws {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if try condition() { return }
