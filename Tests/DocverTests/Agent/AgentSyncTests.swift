@@ -10,6 +10,16 @@ import Testing
         (try? container.read(file)) == text
     }
 
+    /// Seconds from the last write of `file` in `source` to its writing into `destination`'s
+    /// working tree, from the two files' modification times (one clock, nanoseconds): the
+    /// test's own polling, which a busy suite can delay, is not counted.
+    func arrival(of file: String, from source: Container, to destination: Container) throws -> Double {
+        func modified(_ container: Container) throws -> Date {
+            try #require(try FileManager.default.attributesOfItem(atPath: container.root.path + "/" + file)[.modificationDate] as? Date)
+        }
+        return try modified(destination).timeIntervalSince(modified(source))
+    }
+
     /// The tree of this device's branch tip, as `git ls-tree -r` lists it.
     func savedPaths(_ container: Container) throws -> [String] {
         guard try container.headID() != nil else { return [] }
@@ -24,10 +34,9 @@ import Testing
         let bob = try scratch.device("bob", remote: remote)
         let agents = [try await AgentProcess.start(alice), try await AgentProcess.start(bob)]
 
-        let start = Date()
         try alice.write("hello from alice\n", to: "notes/hello.txt")
         try await waitFor("the note on bob") { holds(bob, "notes/hello.txt", "hello from alice\n") }
-        let latency = Date().timeIntervalSince(start)
+        let latency = try arrival(of: "notes/hello.txt", from: alice, to: bob)
         #expect(latency < 5, "the note took \(latency) s to reach bob")
 
         // Both ways, a file package whole, and an editor's swap file never.
@@ -65,10 +74,9 @@ import Testing
         try bob.addRemote("origin", url: daemon.url("remote.git"))
         let agents = [try await AgentProcess.start(alice), try await AgentProcess.start(bob)]
 
-        let start = Date()
         try alice.write("over git://\n", to: "net.txt")
         try await waitFor("the note on bob") { holds(bob, "net.txt", "over git://\n") }
-        let latency = Date().timeIntervalSince(start)
+        let latency = try arrival(of: "net.txt", from: alice, to: bob)
         #expect(latency < 5, "the note took \(latency) s to reach bob over git daemon")
         for agent in agents { agent.terminate() }
         try expectFsckClean(served.appendingPathComponent("remote.git"))
