@@ -110,3 +110,125 @@ struct ItemOutput: Encodable, Equatable {
         return "\(flag) \(kind.padded(to: 7)) \(Terminal.size(size).padded(to: 10)) \(Terminal.date(modified))  \(deviceName)  \(document)"
     }
 }
+
+/// One line of `agent --json` (and of .git/docver/agent.log): `event` and `time` always,
+/// the other fields by event (docs/AGENT.md).
+struct AgentEventOutput: Encodable {
+    struct SyncChange: Encodable {
+        let document: String
+        let kind: String
+    }
+
+    let event: String
+    let time: Date
+    var pid: Int32?
+    var folders: Int?
+    var reason: String?
+    var documents: Int?
+    var version: String?
+    var changes: [ChangeOutput]?
+    var integrated: Bool?
+    var pushed: [String]?
+    var syncChanges: [SyncChange]?
+    var document: String?
+    var versions: [String]?
+    var yoursLost: Bool?
+    var since: Date?
+    var retryIn: Double?
+    var offlineSince: Date?
+    var message: String?
+
+    init(_ event: AgentEvent) {
+        time = event.date
+        switch event.kind {
+        case let .started(pid, folders):
+            self.event = "started"
+            self.pid = pid
+            self.folders = folders
+        case let .scanned(reason, documents):
+            self.event = "scanned"
+            self.reason = reason.rawValue
+            self.documents = documents
+        case let .saved(result):
+            self.event = "saved"
+            version = result.id
+            changes = result.changes.map(ChangeOutput.init)
+        case let .synced(report):
+            self.event = "synced"
+            integrated = report.integrated
+            pushed = report.pushed
+            syncChanges = report.documentChanges.map { SyncChange(document: $0.document.path, kind: $0.kind.rawValue) }
+        case let .conflict(document, versions, yoursLost):
+            self.event = "conflict"
+            self.document = document.path
+            self.versions = versions
+            self.yoursLost = yoursLost
+        case let .offline(since, reason, retryIn):
+            self.event = "offline"
+            self.since = since
+            self.reason = reason
+            self.retryIn = Double(retryIn.components.seconds) + Double(retryIn.components.attoseconds) / 1e18
+        case let .online(offlineSince):
+            self.event = "online"
+            self.offlineSince = offlineSince
+        case let .warning(message):
+            self.event = "warning"
+            self.message = message
+        case .stopped:
+            self.event = "stopped"
+        }
+    }
+
+    /// The human form: the local time and one sentence.
+    var line: String {
+        let text: String
+        switch event {
+        case "started": text = "agent started (pid \(pid ?? 0)), watching \(Terminal.count(folders ?? 0, "folder"))"
+        case "scanned": text = "scanned the working tree (\(reason ?? "")): \(Terminal.count(documents ?? 0, "document")) to save"
+        case "saved":
+            let names = (changes ?? []).map(\.document)
+            text = "saved \(names.prefix(5).joined(separator: ", "))\(names.count > 5 ? " and \(names.count - 5) more" : "") as \(Terminal.shortID(version ?? ""))"
+        case "synced":
+            let changed = syncChanges?.count ?? 0
+            text = "synced\(pushed.map { $0.isEmpty ? "" : " with \($0.joined(separator: ", "))" } ?? ""): "
+                + (changed == 0 ? "nothing new here" : Terminal.count(changed, "document") + " changed here")
+        case "conflict":
+            text = "conflict: \(document ?? "") has a new conflict version" + (yoursLost == true ? " (yours)" : "")
+        case "offline":
+            text = "offline since \(Terminal.date(since ?? time)) (\(reason ?? "")); retrying in \(Int((retryIn ?? 0).rounded(.up))) s"
+        case "online": text = "online again (offline since \(Terminal.date(offlineSince ?? time)))"
+        case "warning": text = "warning: \(message ?? "")"
+        default: text = "agent stopped"
+        }
+        return "\(Terminal.date(time))  \(DocverError.printable(text))"
+    }
+}
+
+/// `agent status --json`: `running` always; the agent's own status fields when it answers.
+struct AgentStatusOutput: Encodable {
+    let running: Bool
+    let pid: Int32?
+    let status: AgentStatus?
+
+    enum CodingKeys: String, CodingKey {
+        case running, pid, started, online, offlineSince, lastError, pendingDocuments, watchedFolders, saves, lastSave, lastSync, answering
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(running, forKey: .running)
+        try container.encodeIfPresent(pid, forKey: .pid)
+        guard running else { return }
+        try container.encode(status != nil, forKey: .answering)
+        guard let status else { return }
+        try container.encode(status.started, forKey: .started)
+        try container.encode(status.online, forKey: .online)
+        try container.encode(status.offlineSince, forKey: .offlineSince)
+        try container.encode(status.lastError, forKey: .lastError)
+        try container.encode(status.pendingDocuments, forKey: .pendingDocuments)
+        try container.encode(status.watchedFolders, forKey: .watchedFolders)
+        try container.encode(status.saves, forKey: .saves)
+        try container.encode(status.lastSave, forKey: .lastSave)
+        try container.encode(status.lastSync, forKey: .lastSync)
+    }
+}

@@ -7,6 +7,14 @@ enum ConfigKey {
     static let device = "docver.device"
     static let deviceName = "docver.deviceName"
     static let formatVersion = "docver.formatVersion"
+    /// The agent's settings (docs/AGENT.md): seconds of quiet before an autosave, seconds
+    /// between polls of the remotes, the longest wait between retries while offline, extra
+    /// ignore patterns (multi-valued) and whether the default ignore patterns apply.
+    static let agentQuietDelay = "docver.agent.quietDelay"
+    static let agentPollInterval = "docver.agent.pollInterval"
+    static let agentMaximumBackoff = "docver.agent.maxBackoff"
+    static let agentIgnore = "docver.agent.ignore"
+    static let agentDefaultIgnores = "docver.agent.defaultIgnores"
     /// The format version this build writes.
     static let currentFormatVersion = "1"
 }

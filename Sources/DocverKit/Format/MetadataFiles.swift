@@ -24,4 +24,10 @@ struct MetadataFiles: Sendable {
     var versionMemo: String { directory + "/versions.json" }
     /// Derived data: per commit, the documents it changed against each parent (``VersionIndex``).
     var versionIndex: String { directory + "/version-index" }
+    /// The running agent's process id; the agent holds an flock on it while it runs.
+    var agentPID: String { directory + "/agent.pid" }
+    /// The running agent's Unix socket (mode 0600).
+    var agentSocket: String { directory + "/agent.sock" }
+    /// Where `docver agent start` sends a background agent's events.
+    var agentLog: String { directory + "/agent.log" }
 }

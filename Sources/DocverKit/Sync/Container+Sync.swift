@@ -47,8 +47,12 @@ extension Container {
     ///
     /// Only this device's branch is ever pushed, and never forced: if the remote refuses it,
     /// docver fetches again, integrates and retries.
+    ///
+    /// `savingFirst` names the documents saved first (nil: every changed document). The agent
+    /// passes the ones it knows to be quiet, so a file still being written is not saved
+    /// half-written; files with unsaved edits are never overwritten by the update either way.
     @discardableResult
-    public func sync(_ remoteNames: [String]? = nil) throws -> SyncReport {
+    public func sync(_ remoteNames: [String]? = nil, savingFirst documents: [DocumentPath]? = nil) throws -> SyncReport {
         try withWriteLock { repository in
             var report = SyncReport()
             let names = try remoteNames ?? Remote.names(in: repository)
@@ -57,7 +61,7 @@ extension Container {
                 guard let remote = try Remote.lookup(name, in: repository) else { throw DocverError.noSuchRemote(name) }
                 return (name, remote)
             }
-            report.savedBeforeSync = try save(nil, message: "Save before sync", in: repository)
+            if documents != [] { report.savedBeforeSync = try save(documents, message: "Save before sync", in: repository) }
             let before = try headCommit(repository)
             for (name, remote) in remotes {
                 try fetch(remote, named: name, report: &report, in: repository)

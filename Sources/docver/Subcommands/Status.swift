@@ -16,7 +16,7 @@ extension Docver {
         }
 
         func run(in container: Container) async throws {
-            let status = try container.status()
+            let status = try Agent.cachedStatus(of: container) ?? container.status()
             if output.json {
                 return try Terminal.printJSON(JSON(changed: status.changed.map(ChangeOutput.init),
                                                    inConflict: status.inConflict.map { .init(document: $0.document.path, conflicts: $0.conflicts) }))

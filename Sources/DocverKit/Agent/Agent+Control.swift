@@ -1,0 +1,99 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Finding, asking and stopping the agent of a container from another process (the CLI's
+// `agent start|stop|status`).
+
+extension Agent {
+    /// The process id of the agent running for `container`, or nil when none runs (a pid file
+    /// left by a killed agent is not locked, so it does not count).
+    public static func runningPID(for container: Container) -> Int32? {
+        AgentLock.runningPID(path: container.files.agentPID)
+    }
+
+    /// Where `docver agent start` writes the background agent's events.
+    public static func logPath(for container: Container) -> String { container.files.agentLog }
+
+    /// Asks the running agent for its status over its socket. Returns nil when no agent answers
+    /// within `timeout` (none runs, or its socket is stale).
+    public static func status(of container: Container, timeout: Duration = .seconds(1)) throws -> AgentStatus? {
+        let milliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        guard let answer = AgentSocketClient.request("status", path: container.files.agentSocket,
+                                                     timeout: max(1, milliseconds)) else { return nil }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        do {
+            return try decoder.decode(AgentStatus.self, from: Data(answer.utf8))
+        } catch {
+            throw AgentError.badAnswer(answer)
+        }
+    }
+
+    /// Sends SIGTERM to the running agent and waits until it has finished its save and exited.
+    /// Returns its pid; throws ``AgentError/notRunning`` when none runs and
+    /// ``AgentError/didNotStop(pid:)`` when it is still running after `timeout`.
+    @discardableResult
+    public static func terminate(for container: Container, timeout: Duration = .seconds(30)) throws -> Int32 {
+        guard let pid = runningPID(for: container) else { throw AgentError.notRunning }
+        guard kill(pid, SIGTERM) == 0 else {
+            if errno == ESRCH { return pid } // it exited meanwhile
+            throw SystemError.errno("signal the agent", "pid \(pid)")
+        }
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while clock.now < deadline {
+            if runningPID(for: container) == nil { return pid }
+            usleep(20_000)
+        }
+        throw AgentError.didNotStop(pid: pid)
+    }
+}
+
+extension Agent {
+    /// The container's status as its running agent keeps it, or nil when no agent runs, it
+    /// does not answer within `timeout`, or it cannot vouch that nothing changed since it
+    /// computed it: then call ``Container/status()``. When not nil, it is what
+    /// ``Container/status()`` returns, without reading the working tree.
+    public static func cachedStatus(of container: Container, timeout: Duration = .milliseconds(50)) -> ContainerStatus? {
+        guard !container.hasInterruptedCheckout else { return nil }
+        let head: ObjectID?
+        do { head = try container.withRepository { try container.headCommit($0) } } catch { return nil }
+        let milliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        guard let answer = AgentSocketClient.request("container-status \(head?.hex ?? "none")", path: container.files.agentSocket,
+                                                     timeout: max(1, milliseconds)),
+              let served = try? JSONDecoder().decode(ServedStatus.self, from: Data(answer.utf8)) else { return nil }
+        return served.status
+    }
+}
+
+/// ``ContainerStatus`` on the agent's socket (`container-status <head>`).
+struct ServedStatus: Codable {
+    struct Change: Codable {
+        var document: String
+        var change: String
+    }
+    struct Count: Codable {
+        var document: String
+        var conflicts: Int
+    }
+    var changed: [Change]
+    var inConflict: [Count]
+
+    init(_ status: ContainerStatus) {
+        changed = status.changed.map { Change(document: $0.document.path, change: $0.change.rawValue) }
+        inConflict = status.inConflict.map { Count(document: $0.document.path, conflicts: $0.conflicts) }
+    }
+
+    /// Nil when a field does not decode (an agent of another version): the caller falls back.
+    var status: ContainerStatus? {
+        var changes: [DocumentChange] = []
+        for change in changed {
+            guard let kind = ChangeKind(rawValue: change.change) else { return nil }
+            changes.append(DocumentChange(document: DocumentPath(trusted: change.document), change: kind))
+        }
+        return ContainerStatus(changed: changes,
+                               inConflict: inConflict.map { DocumentConflictCount(document: DocumentPath(trusted: $0.document), conflicts: $0.conflicts) })
+    }
+}

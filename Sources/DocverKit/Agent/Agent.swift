@@ -1,0 +1,486 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The sync agent: watches a container's working tree, autosaves documents once they are
+/// quiet, and syncs with the remotes by itself, so documents travel between devices without
+/// any command, as they do with iCloud.
+///
+/// One agent runs per container: it holds `.git/docver/agent.pid` locked while it runs and
+/// answers on `.git/docver/agent.sock`. Every save and sync takes the container's writer
+/// lock like the CLI does, so the agent and a command never write at once. Saves are
+/// ordinary docver saves (objects first, then the branch by compare-and-swap), so killing
+/// the agent at any moment loses nothing: the edits are still in the working tree and the
+/// next start finds them in its first scan.
+public final class Agent: Sendable {
+    /// The agent's settings.
+    public struct Configuration: Sendable, Hashable {
+        /// How long a document must go unchanged before it is saved (UIDocument's autosave delay).
+        public var quietDelay: Duration
+        /// How often the remotes are asked for other devices' saves.
+        public var pollInterval: Duration
+        /// How soon after an autosave the sync that pushes it starts (saves in between go together).
+        public var pushDelay: Duration
+        /// The first wait after a remote could not be reached; it doubles on each failure.
+        public var initialBackoff: Duration
+        /// The longest wait between attempts while a remote cannot be reached.
+        public var maximumBackoff: Duration
+        /// Files never saved.
+        public var ignore: IgnoreList
+        /// Remotes to sync with (nil: all configured remotes, read again before each sync).
+        public var remotes: [String]?
+        /// A limit on inotify watches below the kernel's (nil: the kernel's only).
+        public var maximumWatches: Int?
+
+        /// Settings with the defaults: 2 s quiet delay, 10 s polling, 0.5 s push delay,
+        /// backoff from 1 s to 5 minutes, the standard ignore list, every remote.
+        public init(quietDelay: Duration = .seconds(2), pollInterval: Duration = .seconds(10),
+                    pushDelay: Duration = .milliseconds(500), initialBackoff: Duration = .seconds(1),
+                    maximumBackoff: Duration = .seconds(300), ignore: IgnoreList = .standard,
+                    remotes: [String]? = nil, maximumWatches: Int? = nil) {
+            self.quietDelay = quietDelay
+            self.pollInterval = pollInterval
+            self.pushDelay = pushDelay
+            self.initialBackoff = initialBackoff
+            self.maximumBackoff = maximumBackoff
+            self.ignore = ignore
+            self.remotes = remotes
+            self.maximumWatches = maximumWatches
+        }
+
+        /// The defaults overridden by the container's `docver.agent.*` config keys
+        /// (docs/FORMAT.md): `quietDelay`, `pollInterval`, `maxBackoff` (seconds),
+        /// `ignore` (multi-valued globs, added to the defaults) and `defaultIgnores` (`false`
+        /// drops the defaults).
+        public init(container: Container) throws {
+            self.init()
+            let entries = try container.withRepository { try $0.configStrings(matching: "^docver\\.agent\\.") }
+            var extra: [String] = []
+            var defaults = true
+            for (name, value) in entries {
+                func seconds() throws -> Duration {
+                    // Up to a million seconds (11 days): larger values would overflow a Duration's milliseconds.
+                    guard let number = Double(value), number > 0, number <= 1_000_000 else {
+                        throw AgentError.badConfiguration(key: name, value: value)
+                    }
+                    return .milliseconds(Int64((number * 1000).rounded()))
+                }
+                switch name.lowercased() {
+                case ConfigKey.agentQuietDelay.lowercased(): quietDelay = try seconds()
+                case ConfigKey.agentPollInterval.lowercased(): pollInterval = try seconds()
+                case ConfigKey.agentMaximumBackoff.lowercased(): maximumBackoff = try seconds()
+                case ConfigKey.agentIgnore.lowercased(): extra.append(value)
+                case ConfigKey.agentDefaultIgnores.lowercased():
+                    switch value.lowercased() {
+                    case "false", "no", "off", "0": defaults = false
+                    case "true", "yes", "on", "1": defaults = true
+                    default: throw AgentError.badConfiguration(key: name, value: value)
+                    }
+                default: continue
+                }
+            }
+            ignore = IgnoreList(patterns: (defaults ? IgnoreList.defaultPatterns : []) + extra)
+        }
+    }
+
+    /// The container served.
+    public let container: Container
+    /// The settings.
+    public let configuration: Configuration
+
+    /// How old a lock file nobody holds open must be before the agent removes it.
+    static let staleLockAge: TimeInterval = 5
+    /// How long the working tree must be quiet before the agent computes the status it serves.
+    static let statusSettleDelay: Duration = .milliseconds(200)
+    /// When a document whose autosave failed is tried again.
+    static let retryDelay: Duration = .seconds(10)
+
+    private let stopRequested = Atomic<Bool>(false)
+    private let wakePipe: WakePipe
+    private let currentStatus: Mutex<AgentStatus>
+
+    // The container status the agent serves (`docver status` asks it over the socket). It
+    // must never differ from what the CLI would compute itself, so it is served only when
+    // nothing can have changed since it was computed: the branch is at the same commit (the
+    // client says which), no inotify event waits unread, and the loop is not between reading
+    // events and dropping the cache (`readings` is odd meanwhile, a sequence lock).
+    private struct CachedStatus {
+        var head: String?
+        var status: ContainerStatus
+    }
+    private let cachedStatus = Mutex<CachedStatus?>(nil)
+    private let readings = Atomic<UInt64>(0)
+    /// Set by a request that found the branch moved: the loop computes the status again.
+    private let statusWanted = Atomic<Bool>(false)
+    /// The watcher's inotify descriptor while the loop runs, else -1.
+    private let watchDescriptor = Atomic<Int32>(-1)
+
+    /// An agent for `container`; ``run(onEvent:)`` starts it.
+    public init(container: Container, configuration: Configuration = Configuration()) throws {
+        self.container = container
+        self.configuration = configuration
+        wakePipe = try DocverError.wrapping { try WakePipe() }
+        currentStatus = Mutex(AgentStatus(pid: getpid(), container: container.root.path, device: container.device.id,
+                                          started: Date(), online: true, pendingDocuments: 0, watchedFolders: 0, saves: 0))
+    }
+
+    /// Asks a running ``run(onEvent:)`` to return once the save or sync in progress is done.
+    /// Safe from any thread and from signal-handling code.
+    public func stop() {
+        stopRequested.store(true, ordering: .sequentiallyConsistent)
+        wakePipe.wake()
+    }
+
+    /// The agent's state now.
+    public var status: AgentStatus { currentStatus.withLock { $0 } }
+
+    /// Runs the agent until ``stop()``: takes the container's agent lock (throws
+    /// ``AgentError/alreadyRunning(pid:)`` when another agent holds it), listens on the
+    /// socket, watches, autosaves and syncs, reporting each step to `onEvent` (called on the
+    /// agent's own thread, one event at a time).
+    public func run(onEvent: @escaping @Sendable (AgentEvent) -> Void) async throws {
+        try await offCooperativePool { try self.runBlocking(onEvent: onEvent) }
+    }
+
+    // MARK: The loop
+
+    private var isStopping: Bool { stopRequested.load(ordering: .sequentiallyConsistent) }
+
+    private func runBlocking(onEvent: @escaping @Sendable (AgentEvent) -> Void) throws {
+        let files = container.files
+        let lock = try DocverError.wrapping { try AgentLock(path: files.agentPID) }
+        defer { lock.release() }
+        let server = try AgentSocketServer(path: files.agentSocket) { [self] request in answer(request) }
+        defer { server.close() }
+        let watcher = try TreeWatcher(root: container.root.path, maximumWatches: configuration.maximumWatches)
+        try watcher.start()
+        withExtendedLifetime(watcher) {
+            watchDescriptor.store(watcher.descriptor, ordering: .sequentiallyConsistent)
+            defer {
+                // From here on nobody hears of changes: serve no status.
+                watchDescriptor.store(-1, ordering: .sequentiallyConsistent)
+                cachedStatus.withLock { $0 = nil }
+            }
+            var loop = Loop(agent: self, watcher: watcher, onEvent: onEvent)
+            loop.emit(.started(pid: getpid(), folders: watcher.watchCount))
+            loop.scan(.start)
+            while !isStopping {
+                loop.step()
+            }
+            loop.emit(.stopped)
+        }
+    }
+
+    /// The cached status, if it is certainly what `Container.status()` would return now for a
+    /// branch at `head`; nil otherwise.
+    private func servableStatus(head: String?) -> ContainerStatus? {
+        let before = readings.load(ordering: .sequentiallyConsistent)
+        guard before % 2 == 0 else { return nil }
+        let descriptor = watchDescriptor.load(ordering: .sequentiallyConsistent)
+        guard descriptor >= 0, !Inotify.hasPendingEvents(descriptor: descriptor) else { return nil }
+        let cached = cachedStatus.withLock { $0 }
+        guard let cached else { return nil }
+        guard cached.head == head else {
+            // The branch moved (a save, a sync, a plain git commit): compute afresh for the next request.
+            cachedStatus.withLock { if $0?.head == cached.head { $0 = nil } }
+            statusWanted.store(true, ordering: .sequentiallyConsistent)
+            wakePipe.wake()
+            return nil
+        }
+        guard readings.load(ordering: .sequentiallyConsistent) == before,
+              watchDescriptor.load(ordering: .sequentiallyConsistent) == descriptor else { return nil }
+        return cached.status
+    }
+
+    private func answer(_ request: String) -> Data {
+        let words = request.trimmingCharacters(in: .whitespaces).split(separator: " ").map(String.init)
+        if words.first == "container-status", words.count == 2 {
+            let head = words[1] == "none" ? nil : words[1]
+            guard let status = servableStatus(head: head) else { return Data(#"{"unavailable":true}"#.utf8) }
+            return (try? JSONEncoder().encode(ServedStatus(status))) ?? Data(#"{"unavailable":true}"#.utf8)
+        }
+        switch request.trimmingCharacters(in: .whitespaces) {
+        case "status":
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            encoder.dateEncodingStrategy = .iso8601
+            return (try? encoder.encode(status)) ?? Data("{}".utf8)
+        default:
+            return Data(#"{"error":"unknown request"}"#.utf8)
+        }
+    }
+
+    /// The loop's state; it lives on the agent's thread only.
+    private struct Loop {
+        typealias Instant = ContinuousClock.Instant
+        let agent: Agent
+        let watcher: TreeWatcher
+        let onEvent: @Sendable (AgentEvent) -> Void
+        let clock = ContinuousClock()
+        var queue: AutosaveQueue
+        var nextSync: Instant
+        var backoff: Duration?
+        var offlineSince: Date?
+        /// Some folders could not be watched: scan at every poll instead.
+        var unwatchedFolders = false
+        var nextScan: Instant?
+        /// Autosaves made since the last sync that reached every remote.
+        var unpushedSaves = false
+        /// When the watcher last reported a change.
+        var lastChange: Instant
+        /// The served status must be computed again (something changed, or a client found
+        /// the branch moved).
+        var statusStale = true
+
+        var configuration: Configuration { agent.configuration }
+        var container: Container { agent.container }
+
+        init(agent: Agent, watcher: TreeWatcher, onEvent: @escaping @Sendable (AgentEvent) -> Void) {
+            self.agent = agent
+            self.watcher = watcher
+            self.onEvent = onEvent
+            queue = AutosaveQueue(quietDelay: agent.configuration.quietDelay)
+            nextSync = clock.now
+            lastChange = clock.now
+        }
+
+        func emit(_ kind: AgentEvent.Kind) {
+            let event = AgentEvent(kind)
+            agent.currentStatus.withLock { status in
+                switch kind {
+                case .started(_, let folders): status.watchedFolders = folders
+                case .saved: status.saves += 1; status.lastSave = event.date
+                case let .offline(since, reason, _): status.online = false; status.offlineSince = since; status.lastError = reason
+                case .online: status.online = true; status.offlineSince = nil
+                default: break
+                }
+                status.pendingDocuments = queue.count
+                status.watchedFolders = watcher.watchCount
+            }
+            onEvent(event)
+        }
+
+        /// One turn: wait for changes or the next deadline, then autosave what is quiet and
+        /// sync when it is time.
+        mutating func step() {
+            if agent.statusWanted.exchange(false, ordering: .sequentiallyConsistent) { statusStale = true }
+            // A sync waits for the queue to empty, so while documents wait only their deadline counts
+            // (an overdue sync must not turn the wait into a busy loop).
+            var deadline = queue.nextDeadline ?? nextSync
+            if let nextScan { deadline = min(deadline, nextScan) }
+            if statusStale, needsServedStatus { deadline = min(deadline, lastChange + Agent.statusSettleDelay) }
+            watcher.wait(timeout: max(.zero, min(deadline - clock.now, .seconds(60))), waking: agent.wakePipe)
+            agent.readings.add(1, ordering: .sequentiallyConsistent)
+            if collectChanges() {
+                agent.cachedStatus.withLock { $0 = nil }
+                lastChange = clock.now
+                statusStale = true
+            }
+            agent.readings.add(1, ordering: .sequentiallyConsistent)
+            if agent.isStopping { return }
+            if let nextScan, clock.now >= nextScan { scan(.unwatched) }
+            let due = queue.takeDue(at: clock.now)
+            if !due.isEmpty {
+                if !writersMayGoAhead() {
+                    queue.retry(due, after: .seconds(1), now: clock.now)
+                } else if autosave(due) {
+                    unpushedSaves = true
+                    if offlineSince == nil { nextSync = min(nextSync, clock.now + configuration.pushDelay) }
+                }
+            }
+            agent.currentStatus.withLock { $0.pendingDocuments = queue.count }
+            if agent.isStopping { return }
+            // A sync waits while documents are being written, so nothing half-written travels.
+            if clock.now >= nextSync, queue.isEmpty {
+                if writersMayGoAhead() { sync() } else { nextSync = clock.now + .seconds(1) }
+            }
+            refreshServedStatus()
+        }
+
+        /// True when no status is cached and one can be.
+        var needsServedStatus: Bool {
+            !unwatchedFolders && !agent.isStopping && agent.cachedStatus.withLock { $0 == nil }
+        }
+
+        /// Computes the status to serve when there is none and the working tree has been
+        /// quiet a moment (a burst of writes costs one status, not one per event).
+        mutating func refreshServedStatus() {
+            guard statusStale, needsServedStatus, clock.now - lastChange >= Agent.statusSettleDelay else { return }
+            // One attempt per change: a failure waits for the next change or request.
+            statusStale = false
+            guard !container.hasInterruptedCheckout else { return }
+            do {
+                // The head first: if it moves meanwhile, the client's head differs and nothing is served.
+                let head = try container.withRepository { try container.headCommit($0)?.hex }
+                let status = try container.status()
+                agent.cachedStatus.withLock { $0 = CachedStatus(head: head, status: status) }
+            } catch {
+                agent.cachedStatus.withLock { $0 = nil }
+            }
+        }
+
+        /// False while a lock file of the branch or the index may belong to a writer at work.
+        /// One left by a writer killed mid-update (this agent's previous run, say) is removed
+        /// once it is old and nobody holds it open, instead of blocking every save after it.
+        func writersMayGoAhead() -> Bool {
+            switch container.removeStaleWriterLocks(olderThan: Agent.staleLockAge) {
+            case .none: return true
+            case let .removed(path):
+                emit(.warning("removed \(path), left behind by an interrupted writer"))
+                return true
+            case .held: return false
+            }
+        }
+
+        /// Reads the watcher's changes into the queue; true when there were any (or some may
+        /// have been missed).
+        mutating func collectChanges() -> Bool {
+            let changes: [TreeWatcher.Change]
+            do {
+                changes = try watcher.changes()
+            } catch {
+                emit(.warning("\(error); changes there are found by scanning every \(configuration.pollInterval.secondsText)"))
+                unwatchedFolders = true
+                // The events read with the failing one are lost: scan at once.
+                nextScan = clock.now
+                return true
+            }
+            let now = clock.now
+            for change in changes {
+                switch change {
+                case let .file(path), let .folder(path):
+                    // A plain folder that exists had its files reported one by one; one that
+                    // vanished stands for the deletion of the documents saved in it.
+                    if let document = AutosaveQueue.document(forPath: path, ignore: configuration.ignore),
+                       !isPlainFolder(document) {
+                        queue.touch(document, at: now)
+                    }
+                case .overflow:
+                    scan(.overflow)
+                }
+            }
+            return !changes.isEmpty
+        }
+
+        /// True when `document` is a folder in the working tree that is not a file package.
+        func isPlainFolder(_ document: DocumentPath) -> Bool {
+            guard let stat = FileStat(path: container.root.path + "/" + document.path) else { return false }
+            return stat.isDirectory && !DocumentPath.isPackageName(document.name)
+        }
+
+        /// Finds every changed document the slow way (libgit2's status) and queues it.
+        mutating func scan(_ reason: AgentEvent.ScanReason) {
+            if unwatchedFolders { nextScan = clock.now + configuration.pollInterval }
+            do {
+                let changed = try container.status().changed
+                let now = clock.now
+                var count = 0
+                for change in changed {
+                    guard let document = AutosaveQueue.document(forPath: change.document.path, ignore: configuration.ignore) else { continue }
+                    queue.touch(document, at: now)
+                    count += 1
+                }
+                if reason != .unwatched || count > 0 { emit(.scanned(reason: reason, documents: count)) }
+            } catch {
+                emit(.warning("cannot scan the working tree: \(error)"))
+            }
+        }
+
+        /// Saves `documents` as one version; true when something was saved. A document that
+        /// vanished before it was ever saved (a temporary file) is dropped; a document the
+        /// save refuses is reported and the others are saved without it.
+        mutating func autosave(_ documents: [DocumentPath]) -> Bool {
+            // Saving a plain folder would save everything changed in it, ignored files too.
+            var remaining = documents.filter { !isPlainFolder($0) }
+            while !remaining.isEmpty {
+                do {
+                    guard let result = try container.save(remaining) else { return false }
+                    emit(.saved(result))
+                    return true
+                } catch let DocverError.noSuchDocument(name) where remaining.contains(where: { $0.path == name }) {
+                    remaining.removeAll { $0.path == name }
+                } catch {
+                    guard remaining.count > 1 else {
+                        // The edit is still in the working tree: try again later, never forget it.
+                        emit(.warning("cannot autosave \(remaining[0].path): \(error); trying again in \(Agent.retryDelay.secondsText)"))
+                        queue.retry(remaining, after: Agent.retryDelay, now: clock.now)
+                        return false
+                    }
+                    // Find the ones refused by saving one by one.
+                    var saved = false
+                    for document in remaining {
+                        saved = autosave([document]) || saved
+                    }
+                    return saved
+                }
+            }
+            return false
+        }
+
+        mutating func sync() {
+            let names: [String]
+            do {
+                names = try configuration.remotes ?? container.remotes().map(\.name)
+            } catch {
+                emit(.warning("cannot read the remotes: \(error)"))
+                nextSync = clock.now + configuration.pollInterval
+                return
+            }
+            guard !names.isEmpty else {
+                nextSync = clock.now + configuration.pollInterval
+                return
+            }
+            var failure: String?
+            let pushing = unpushedSaves
+            for name in names {
+                if agent.isStopping { return }
+                do {
+                    let report = try container.sync([name], savingFirst: [])
+                    announce(report, pushedSaves: pushing)
+                } catch {
+                    failure = "\(name): \(error)"
+                }
+            }
+            let now = clock.now
+            if let failure {
+                let wait = backoff.map { min($0 * 2, configuration.maximumBackoff) }
+                    ?? min(configuration.initialBackoff, configuration.maximumBackoff)
+                backoff = wait
+                let since = offlineSince ?? Date()
+                offlineSince = since
+                nextSync = now + wait
+                emit(.offline(since: since, reason: failure, retryIn: wait))
+            } else {
+                if let since = offlineSince { emit(.online(offlineSince: since)) }
+                offlineSince = nil
+                backoff = nil
+                unpushedSaves = false
+                nextSync = now + configuration.pollInterval
+                agent.currentStatus.withLock { $0.lastSync = Date(); $0.lastError = nil }
+            }
+        }
+
+        func announce(_ report: SyncReport, pushedSaves: Bool) {
+            report.warnings.forEach { emit(.warning($0)) }
+            let lost = Set(report.documentChanges.filter { $0.kind == .yoursIsConflictVersion }.map(\.document))
+            let kept = Set(report.documentChanges.filter { $0.kind == .conflictVersionKept }.map(\.document))
+            guard pushedSaves || report.integrated || !report.documentChanges.isEmpty || !report.newConflicts.isEmpty else { return }
+            emit(.synced(report))
+            for document in Set(report.newConflicts.keys).union(lost).union(kept).sorted() {
+                emit(.conflict(document: document, versions: report.newConflicts[document] ?? [],
+                               yoursLost: lost.contains(document)))
+            }
+        }
+    }
+}
+
+extension Duration {
+    /// "2 s", "0.5 s": for messages.
+    var secondsText: String {
+        let (seconds, attoseconds) = components
+        let value = Double(seconds) + Double(attoseconds) / 1e18
+        return value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+}

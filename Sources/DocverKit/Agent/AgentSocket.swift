@@ -1,0 +1,142 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// The agent's Unix socket (.git/docver/agent.sock, mode 0600): a client connects, writes one
+// request line, reads one JSON answer line, and the agent closes the connection. Requests:
+// `status` (answer: ``AgentStatus``). docs/AGENT.md documents it.
+
+/// The listening side, served by a thread of its own.
+final class AgentSocketServer: Sendable {
+    private let descriptor: Int32
+    let path: String
+
+    /// Binds the socket at `path` (a stale socket file there is replaced: the caller holds the
+    /// agent lock, so no live agent owns it) and starts answering with `answer`.
+    init(path: String, answer: @escaping @Sendable (String) -> Data) throws {
+        self.path = path
+        let folder = try ShortPath(path)
+        var address = try Self.address(folder.path)
+        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw SystemError.errno("create a socket", path) }
+        unlink(folder.path)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        // The default umask already keeps others from connecting (no write permission); chmod
+        // closes the socket to everyone but its owner before it listens.
+        guard bound == 0, chmod(folder.path, 0o600) == 0, listen(descriptor, 16) == 0 else {
+            let error = SystemError.errno("listen on", path)
+            Glibc.close(descriptor)
+            unlink(folder.path)
+            throw error
+        }
+        let listening = descriptor
+        let thread = Thread {
+            while true {
+                let client = accept(listening, nil, nil)
+                if client < 0 {
+                    if errno == EINTR || errno == ECONNABORTED { continue }
+                    return // shut down
+                }
+                _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+                Self.serve(client, answer: answer)
+            }
+        }
+        thread.name = "docver agent socket"
+        thread.start()
+    }
+
+    /// Stops answering and removes the socket file.
+    func close() {
+        unlink(path)
+        shutdown(descriptor, Int32(SHUT_RDWR))
+        Glibc.close(descriptor)
+    }
+
+    private static func serve(_ client: Int32, answer: (String) -> Data) {
+        defer { Glibc.close(client) }
+        setTimeout(client, milliseconds: 1000)
+        guard let request = readLine(client) else { return }
+        var data = answer(request)
+        data.append(0x0A)
+        _ = data.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    static func address(_ path: String) throws -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard bytes.count < capacity else { throw AgentError.socketPathTooLong(path) }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return address
+    }
+
+    static func setTimeout(_ descriptor: Int32, milliseconds: Int) {
+        var value = timeval(tv_sec: milliseconds / 1000, tv_usec: (milliseconds % 1000) * 1000)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Reads up to the first newline (or the end); nil on a timeout or error before any line.
+    static func readLine(_ descriptor: Int32, limit: Int = 1 << 20) -> String? {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while data.count < limit {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            data.append(contentsOf: buffer[..<count])
+            if let newline = data.firstIndex(of: 0x0A) { return String(decoding: data[..<newline], as: UTF8.self) }
+        }
+        return data.isEmpty ? nil : String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// The client side: one request, one answer.
+enum AgentSocketClient {
+    /// Sends `request` and returns the answer line, or nil when nobody listens at `path` (no
+    /// socket, a stale one, or no answer within `timeout`).
+    static func request(_ request: String, path: String, timeout milliseconds: Int) -> String? {
+        guard let short = try? ShortPath(path), var address = try? AgentSocketServer.address(short.path) else { return nil }
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        AgentSocketServer.setTimeout(descriptor, milliseconds: milliseconds)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else { return nil }
+        let line = Array((request + "\n").utf8)
+        guard send(descriptor, line, line.count, Int32(MSG_NOSIGNAL)) == line.count else { return nil }
+        return AgentSocketServer.readLine(descriptor)
+    }
+}
+
+/// A path short enough for a Unix socket address (108 bytes): the path itself when it fits,
+/// else its file name under `/proc/self/fd/N`, N being a descriptor of its folder held open
+/// for as long as this value lives (Linux resolves the link in bind and connect).
+final class ShortPath {
+    let path: String
+    private let folder: Int32
+
+    init(_ path: String) throws {
+        guard path.utf8.count >= 100 else {
+            self.path = path
+            folder = -1
+            return
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else { throw SystemError.errno("open", directory) }
+        self.path = "/proc/self/fd/\(folder)/" + (path as NSString).lastPathComponent
+        guard self.path.utf8.count < 100 else { throw AgentError.socketPathTooLong(path) }
+    }
+
+    deinit { if folder >= 0 { close(folder) } }
+}

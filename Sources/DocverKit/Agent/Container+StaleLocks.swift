@@ -1,0 +1,54 @@
+import Foundation
+
+extension Container {
+    /// The lock files a writer killed at the wrong moment leaves behind: libgit2 and git lock
+    /// this device's branch (`<ref>.lock`) and the index (`index.lock`) while they update
+    /// them, and a SIGKILL in between leaves the file, which then refuses every later update.
+    var writerLockFiles: [String] {
+        [gitDirectory + "/" + device.branch + ".lock", gitDirectory + "/index.lock"]
+    }
+
+    /// What the agent found about a writer's lock file.
+    enum StaleLockCheck: Equatable {
+        /// No lock file: writers can go ahead.
+        case none
+        /// A lock file that may belong to a writer at work: wait.
+        case held(String)
+        /// A lock file nobody could be using, now removed.
+        case removed(String)
+    }
+
+    /// Removes a branch or index lock file that is older than `age` and that no process holds
+    /// open (Linux: `/proc/*/fd`), so an agent killed mid-update cannot block later saves.
+    /// A younger lock, or one still open, is reported as held. Call it holding nothing: a
+    /// writer of this container that runs now takes the lock files afresh.
+    func removeStaleWriterLocks(olderThan age: TimeInterval) -> StaleLockCheck {
+        var result = StaleLockCheck.none
+        for path in writerLockFiles {
+            guard let stat = FileStat(path: path) else { continue }
+            let modified = Double(stat.mtimeSeconds) + Double(stat.mtimeNanoseconds) / 1e9
+            guard Date().timeIntervalSince1970 - modified >= age, !Self.isOpenByAnyProcess(path) else {
+                return .held(path)
+            }
+            guard (try? FileSystem.remove(path)) != nil else { return .held(path) }
+            result = .removed(path)
+        }
+        return result
+    }
+
+    /// True when a process this user can see has `path` open.
+    static func isOpenByAnyProcess(_ path: String) -> Bool {
+        let real = FileSystem.realPath(path) ?? path
+        guard let processes = try? FileSystem.contentsOfDirectory("/proc") else { return false }
+        for process in processes where process.first?.isNumber == true {
+            let folder = "/proc/\(process)/fd"
+            guard let descriptors = try? FileSystem.contentsOfDirectory(folder) else { continue }
+            for descriptor in descriptors {
+                if let target = try? FileSystem.linkTarget(folder + "/" + descriptor), target == real || target == path {
+                    return true
+                }
+            }
+        }
+        return false
+    }
+}
