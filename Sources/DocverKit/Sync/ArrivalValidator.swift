@@ -125,7 +125,12 @@ struct ArrivalValidator {
                 let display = path.joined(separator: "/")
                 if let problem = Self.nameProblem(name) { return "'\(Self.escaped(Array(display.utf8)))': \(problem)" }
                 do {
-                    _ = try DocumentPath(display)
+                    // The reserved folder (the key-value store's files) is docver's own: names in
+                    // it obey every rule but the one that keeps users out of it. A file named
+                    // like it is refused.
+                    let reservedFolder = DocumentPath.isReserved(display) && (display != DocumentPath.reservedArea || isTree)
+                    let checked = reservedFolder ? "reserved" + display.dropFirst(DocumentPath.reservedArea.count) : display
+                    _ = try DocumentPath(checked)
                 } catch let error as DocverError {
                     if case let .invalidDocumentName(_, reason) = error { return "'\(Self.escaped(Array(display.utf8)))': \(reason)" }
                     throw error
