@@ -87,7 +87,7 @@ final class AgentProcess {
 /// the other tests need.
 /// The bound is generous (as `waitUntil`'s): in the whole suite a long synchronous test can
 /// hold a cooperative thread for tens of seconds, and the bound only catches hangs.
-func waitFor(_ what: String, timeout: Double = 90, _ condition: () throws -> Bool) async throws {
+func waitFor(_ what: String, timeout: Double = 300, _ condition: () throws -> Bool) async throws {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if try condition() { return }

@@ -77,14 +77,14 @@ final class ManualClock: Clock, Sendable {
 
     /// Waits (in real time, briefly polling) until a task sleeps until `deadline`: a test
     /// calls it before ``advance(by:)`` so the sleep it means to end has really begun.
-    func waitForSleeper(until deadline: Instant, timeout: Duration = .seconds(90)) async throws {
+    func waitForSleeper(until deadline: Instant, timeout: Duration = .seconds(300)) async throws {
         try await waitUntil(timeout: timeout, "a sleeper until \(deadline); pending: \(pendingDeadlines)") {
             self.pendingDeadlines.contains(deadline)
         }
     }
 
     /// Waits until at least `count` tasks sleep on this clock.
-    func waitForSleepers(_ count: Int, timeout: Duration = .seconds(90)) async throws {
+    func waitForSleepers(_ count: Int, timeout: Duration = .seconds(300)) async throws {
         try await waitUntil(timeout: timeout, "\(count) sleepers; pending: \(pendingDeadlines)") {
             self.pendingDeadlines.count >= count
         }
@@ -93,9 +93,10 @@ final class ManualClock: Clock, Sendable {
 
 /// Polls `condition` in real time until it holds, failing after `timeout`. For waiting on
 /// other tasks or processes to get somewhere, never for the timing under test. The bound is
-/// generous: the whole suite shares the cooperative pool's two threads on a 2-core machine,
-/// and a long synchronous test can hold one for tens of seconds; the bound only catches hangs.
-func waitUntil(timeout: Duration = .seconds(90), _ what: @autoclosure () -> String = "condition",
+/// generous (300 s): the whole suite shares the cooperative pool's two threads on a 2-core
+/// machine, and synchronous tests can hold both for minutes in a run of the whole suite (a
+/// release run starved live queries and agents past 90 s); the bound only catches hangs.
+func waitUntil(timeout: Duration = .seconds(300), _ what: @autoclosure () -> String = "condition",
                _ condition: () async throws -> Bool) async throws {
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: timeout)
@@ -148,7 +149,7 @@ final class Recorder<Element: Sendable>: Sendable {
     var all: [Element] { storage.values.withLock { $0 } }
 
     /// Waits until what was recorded satisfies `condition`.
-    func wait(timeout: Duration = .seconds(90), _ what: String = "recorded values",
+    func wait(timeout: Duration = .seconds(300), _ what: String = "recorded values",
               until condition: @escaping ([Element]) -> Bool) async throws {
         try await waitUntil(timeout: timeout, "\(what); recorded: \(all)") { condition(self.all) }
     }

@@ -75,7 +75,7 @@ import Testing
         let scratch = try Scratch()
         let alice = try scratch.device("alice")
         try alice.saveText("a\n", to: "a.txt")
-        let first = try await withTimeout(.seconds(20), "the first results") {
+        let first = try await withTimeout(.seconds(300), "the first results") {
             for try await results in alice.liveQuery(pollInterval: .milliseconds(20)) {
                 return results
             }
