@@ -205,7 +205,6 @@ extension VersionIndex {
     /// passed plus the changes they hold. Documents not present at `head` must not be asked.
     func presentVersions(of paths: [String], from head: ObjectID) -> [String: (current: ObjectID, appeared: ObjectID, appearedAtRoot: Bool)]? {
         guard let headNumber = nodeNumbers[head] else { return nil }
-        var pending: [Int32: Set<Int32>] = [:]
         var unknown: [String] = []
         var start = Set<Int32>()
         for path in paths {
@@ -213,29 +212,12 @@ extension VersionIndex {
         }
         var current: [Int32: Int32] = [:]
         var appeared: [Int32: (Int32, Bool)] = [:]
-        var heap = GenerationHeap()
-        if !start.isEmpty {
-            pending[headNumber] = start
-            heap.push(headNumber, generation: nodes[Int(headNumber)].generation)
+        // Sets meet at merges: the smaller joins the larger.
+        var walk = SharedWalk<Set<Int32>>(isEmpty: \.isEmpty) { existing, more in
+            if existing.count < more.count { existing = more.union(existing) } else { existing.formUnion(more) }
         }
-        func forward(_ documents: Set<Int32>, to number: Int32) {
-            guard !documents.isEmpty else { return }
-            if var existing = pending.removeValue(forKey: number) {
-                if existing.count < documents.count {
-                    var larger = documents
-                    larger.formUnion(existing)
-                    pending[number] = larger
-                } else {
-                    existing.formUnion(documents)
-                    pending[number] = existing
-                }
-            } else {
-                pending[number] = documents
-                heap.push(number, generation: nodes[Int(number)].generation)
-            }
-        }
-        while let number = heap.pop() {
-            guard var documents = pending.removeValue(forKey: number) else { continue }
+        walk.forward(start, to: headNumber, generation: nodes[Int(headNumber)].generation)
+        while var (number, documents) = walk.next() {
             let node = nodes[Int(number)]
             if node.parents.isEmpty {
                 for document in documents {
@@ -266,8 +248,8 @@ extension VersionIndex {
             }
             // Those still present in the first parent walk on through it.
             documents.formUnion(versions)
-            forward(documents, to: node.parents[0])
-            for (parent, set) in moved { forward(set, to: parent) }
+            walk.forward(documents, to: node.parents[0], generation: nodes[Int(node.parents[0])].generation)
+            for (parent, set) in moved { walk.forward(set, to: parent, generation: nodes[Int(parent)].generation) }
         }
         var result: [String: (current: ObjectID, appeared: ObjectID, appearedAtRoot: Bool)] = [:]
         for (document, version) in current {
@@ -296,6 +278,39 @@ extension VersionIndex {
             }
         }
         return Set(result.map { documents[Int($0)] })
+    }
+}
+
+/// The frontier of a walk that many documents share: per commit, the work still carried to
+/// it (merged when several children reach the same parent), handed out newest generation
+/// first, so each commit is visited once, after all its children.
+private struct SharedWalk<Work> {
+    private var pending: [Int32: Work] = [:]
+    private var heap = GenerationHeap()
+    let isEmpty: (Work) -> Bool
+    let merge: (inout Work, Work) -> Void
+
+    init(isEmpty: @escaping (Work) -> Bool, merge: @escaping (inout Work, Work) -> Void) {
+        self.isEmpty = isEmpty
+        self.merge = merge
+    }
+
+    mutating func forward(_ work: Work, to number: Int32, generation: Int32) {
+        guard !isEmpty(work) else { return }
+        if var existing = pending.removeValue(forKey: number) {
+            merge(&existing, work)
+            pending[number] = existing
+        } else {
+            pending[number] = work
+            heap.push(number, generation: generation)
+        }
+    }
+
+    mutating func next() -> (Int32, Work)? {
+        while let number = heap.pop() {
+            if let work = pending.removeValue(forKey: number) { return (number, work) }
+        }
+        return nil
     }
 }
 
@@ -356,8 +371,7 @@ extension VersionIndex {
         guard let headNumber = nodeNumbers[head] else { return nil }
         var result: [String: ObjectID] = [:]
         // Per commit, the documents still walking: number → is absent.
-        var pending: [Int32: [Int32: Bool]] = [:]
-        var heap = GenerationHeap()
+        var walk = SharedWalk<[Int32: Bool]>(isEmpty: \.isEmpty) { existing, more in existing.merge(more) { first, _ in first } }
         var start: [Int32: Bool] = [:]
         for path in paths {
             if let document = documentNumbers[path] {
@@ -367,22 +381,8 @@ extension VersionIndex {
                 result[path] = nodes[Int(introducingNode(of: -1, from: headNumber, absent: absent.contains(path)))].id
             }
         }
-        if !start.isEmpty {
-            pending[headNumber] = start
-            heap.push(headNumber, generation: nodes[Int(headNumber)].generation)
-        }
-        func forward(_ documents: [Int32: Bool], to number: Int32) {
-            guard !documents.isEmpty else { return }
-            if var existing = pending.removeValue(forKey: number) {
-                existing.merge(documents) { first, _ in first }
-                pending[number] = existing
-            } else {
-                pending[number] = documents
-                heap.push(number, generation: nodes[Int(number)].generation)
-            }
-        }
-        while let number = heap.pop() {
-            guard var documents = pending.removeValue(forKey: number) else { continue }
+        walk.forward(start, to: headNumber, generation: nodes[Int(headNumber)].generation)
+        while var (number, documents) = walk.next() {
             let node = nodes[Int(number)]
             if node.parents.isEmpty {
                 for document in documents.keys { result[self.documents[Int(document)]] = node.id }
@@ -415,8 +415,8 @@ extension VersionIndex {
                     resolve(document, at: introducingNode(of: document, from: number, absent: true))
                 }
             }
-            forward(documents, to: node.parents[0])
-            for (parent, set) in moved { forward(set, to: parent) }
+            walk.forward(documents, to: node.parents[0], generation: nodes[Int(node.parents[0])].generation)
+            for (parent, set) in moved { walk.forward(set, to: parent, generation: nodes[Int(parent)].generation) }
         }
         return result
     }
