@@ -24,10 +24,9 @@ import Testing
         try container.git(["rev-parse", expression]).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// Issue 16, case 1: a kill after the branch moved and before the file was written left a
-    /// file that recovery took for the user's edit, and the next sync pushed it everywhere.
-    @Test func aKillAfterTheBranchMovedIsFinishedNotSaved() throws {
-        let scratch = try Scratch()
+    /// Bob edits `a.txt`; Alice fetches it and is killed while integrating it: the intent is
+    /// written and her branch fast-forwarded, the file not yet written.
+    private func killedWhileIntegratingBobsEdit(_ scratch: Scratch) throws -> Container {
         let remote = try scratch.bareRemote()
         let alice = try scratch.device("alice", remote: remote)
         let bob = try scratch.device("bob", remote: remote)
@@ -39,10 +38,18 @@ import Testing
         try runGit(["fetch", "-q", "origin"], in: alice.root)
         let from = try rev("refs/heads/docver/alice", in: alice)
         let to = try rev("refs/remotes/origin/docver/bob", in: alice)
-        // The kill: intent written, branch moved (a fast-forward), a temporary file half written.
         try writeIntent(alice, operation: "integrate", from: from, to: to,
                         files: [("a.txt", try rev("\(from):a.txt", in: alice), try rev("\(to):a.txt", in: alice))])
         try runGit(["update-ref", "refs/heads/docver/alice", to, from], in: alice.root)
+        return alice
+    }
+
+    /// Issue 16, case 1: a kill after the branch moved and before the file was written left a
+    /// file that recovery took for the user's edit, and the next sync pushed it everywhere.
+    @Test func aKillAfterTheBranchMovedIsFinishedNotSaved() throws {
+        let scratch = try Scratch()
+        // The kill: intent written, branch moved (a fast-forward), a temporary file half written.
+        let alice = try killedWhileIntegratingBobsEdit(scratch)
         try Data("bob's e".utf8).write(to: alice.root.appendingPathComponent(".docver-tmp-99999-1"))
 
         let status = try docver("status", in: alice.root)
@@ -62,20 +69,7 @@ import Testing
     /// left alone and shows as changed: recovery never overwrites it.
     @Test func anEditMadeAfterTheKillIsKept() throws {
         let scratch = try Scratch()
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", remote: remote)
-        let bob = try scratch.device("bob", remote: remote)
-        try alice.saveText("first\n", to: "a.txt")
-        try alice.sync()
-        try bob.sync()
-        try bob.saveText("bob's edit\n", to: "a.txt")
-        try bob.sync()
-        try runGit(["fetch", "-q", "origin"], in: alice.root)
-        let from = try rev("refs/heads/docver/alice", in: alice)
-        let to = try rev("refs/remotes/origin/docver/bob", in: alice)
-        try writeIntent(alice, operation: "integrate", from: from, to: to,
-                        files: [("a.txt", try rev("\(from):a.txt", in: alice), try rev("\(to):a.txt", in: alice))])
-        try runGit(["update-ref", "refs/heads/docver/alice", to, from], in: alice.root)
+        let alice = try killedWhileIntegratingBobsEdit(scratch)
         try alice.write("alice typed this after the crash\n", to: "a.txt")
 
         #expect(try alice.status().changed.map(\.document.path) == ["a.txt"])
