@@ -4,7 +4,10 @@ import Foundation
 public struct Conflict: Sendable, Hashable {
     /// The document in conflict.
     public let document: DocumentPath
-    /// The current version: the same on every device that has seen the same saves.
+    /// The current version: the same on every device that has seen the same saves. When the
+    /// document has no version on this line (a plain folder of its name stands there, and the
+    /// file is a conflict version), it is a deletion version at this device's head, while
+    /// ``Container/currentVersion(of:)`` is nil.
     public let current: DocumentVersion
     /// Unresolved conflict versions, newest first.
     public let conflicts: [DocumentVersion]
