@@ -44,8 +44,11 @@ struct ConflictCache {
     }
 
     /// True when `version` is a commit that holds a state of document `path` of its own: the
-    /// document is there, or was there in a parent (a deletion). Two tree lookups, so a
-    /// commit with many forged records costs time linear in their number.
+    /// document is there, or was there in a parent (a deletion), or the commit is a decision
+    /// about the document (a resolution may keep its absence: a deletion, or a folder of its
+    /// name, and that absence is a version the integrator records when another device
+    /// decided otherwise). A few tree lookups, so a commit with many forged records costs
+    /// time linear in their number.
     static func isVersion(_ version: String, of path: String, in repository: Repository) throws -> Bool {
         guard let id = ObjectID(hex: version), try repository.commitExists(id) else { return false }
         let commit = try repository.commit(id)
@@ -53,7 +56,12 @@ struct ConflictCache {
         for parent in commit.parentIDs where try repository.tree(repository.commit(parent).treeID).documentEntry(atPath: path) != nil {
             return true
         }
-        return false
+        let trailers = commit.trailers
+        let trust = RecordTrust(trailers)
+        return trailers.contains { trailer in
+            Trailer.decisionRecords.contains(trailer.key) && trust.honours(trailer.key)
+                && VersionRecord(trailerValue: trailer.value)?.path == path
+        }
     }
 
     /// The conflict listing cached for `head`, if there is one.

@@ -216,4 +216,31 @@ import Testing
         }
         #expect(kept, "Alice's edit of a.txt is neither current nor a conflict version")
     }
+
+    /// Seeds 4, 14, 19 and 20 at 60 steps, fixed: "conflicts() lists [], the trailers leave
+    /// [...] unresolved" and "ignored 1 conflict or resolution record … naming versions that do
+    /// not exist". A decision may keep a document's absence (here: keeping the folder `notes/`
+    /// over the file `notes`): its commit holds no state of `notes`, nor does its parent. When
+    /// another device decided otherwise, the integrator records that decision as a conflict
+    /// version, and the record was then ignored as naming no version: the conflict between two
+    /// decisions vanished from the listing, and the sync warned about a record docver wrote.
+    @Test func aDecisionThatKeepsAnAbsenceIsAVersion() async throws {
+        let scratch = try Scratch()
+        let (alice, bob) = try fileAgainstFolder(scratch, fileFirst: true)
+        let notes = try DocumentPath("notes")
+        let conflict = try #require(try bob.conflicts(notes).first)
+        let file = try #require(conflict.conflicts.first { $0.kind == .flat })
+        try alice.markResolved(notes)                                            // keeps the folder
+        _ = try await bob.resolve(notes, using: UserChoiceStrategy.version(file.id)) // keeps the file
+        var warnings: [String] = []
+        for device in [alice, bob, alice] { warnings += try device.sync().warnings }
+        #expect(warnings.isEmpty, "docver ignored a record it wrote itself")
+        try expectConverged([alice, bob])
+        for device in [alice, bob] {
+            let open = try #require(try device.conflicts(notes).first, "the two decisions disagree: a conflict on \(device.device.id)")
+            let states = try ([open.current] + open.conflicts).map { $0.isDeletion ? nil : try device.contents(of: $0) }
+            #expect(Set(states) == [nil, .flat(Data("a file\n".utf8))], "both decisions are offered: the folder (absence) and the file")
+        }
+        try expectFsckClean(alice.root)
+    }
 }
