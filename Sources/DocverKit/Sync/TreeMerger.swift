@@ -207,7 +207,7 @@ struct TreeMerger {
         return versions[winner]!
     }
 
-    /// True when `version`, an ordinary save, was made on top of the state `kept` introduced:
+    /// True when `version` is an ordinary save made on top of the state `kept` introduced:
     /// its chain of predecessors in the document's version graph reaches `kept` without going
     /// through a decision about the document. An edit made on top of another device's
     /// decision (one that replaced the kept state) is no edit of the kept state, although
@@ -215,7 +215,10 @@ struct TreeMerger {
     /// supersede it in silence.
     private func isEdit(_ version: ObjectID, onTopOf kept: ObjectID, path: String) throws -> Bool {
         if version == kept { return true }
-        guard try repository.isDescendant(version, of: kept) else { return false }
+        // A side's version may be a decision other than the one taken for the side (several
+        // devices made the same choice, and their lines met before this one): a decision is
+        // never an ordinary edit.
+        guard try repository.isDescendant(version, of: kept), try !isDecision(version, about: path) else { return false }
         var visited: Set<ObjectID> = [version]
         var stack = [version]
         while let next = stack.popLast() {

@@ -454,7 +454,8 @@ enum FuzzOracle {
 
     /// Check (6): two devices that resolved the same conflict differently before seeing each
     /// other's decision must both find their decision kept: each result current or a listed
-    /// conflict version, unless a later save of the document descends from both decisions.
+    /// conflict version, or a later version on its own line (an edit of the state it kept)
+    /// current or listed, unless a later save of the document descends from both decisions.
     static func droppedDecisions(_ model: FuzzModel, _ observation: FuzzObservation) -> [FuzzFailure] {
         var failures: [FuzzFailure] = []
         let graph = observation.graph
@@ -473,6 +474,26 @@ enum FuzzOracle {
                 let current = observation.current[a.document] ?? .absent
                 let listed = Set((observation.listing[a.document] ?? []).map(\.state))
                 for (decision, other) in [(a, b), (b, a)] where decision.result != current && !listed.contains(decision.result) {
+                    // The decision lived on: a later save or decision of the document on its own
+                    // line (an edit of the state it kept) is current or listed, or is current
+                    // at the name another device renamed the document to (the edit followed
+                    // the rename).
+                    let evolved = later.contains { document, commit in
+                        document == a.document && commit != decision.commit && graph.isAncestorOrSelf(decision.commit, of: commit)
+                            && (model.versions.first { $0.commit == commit && $0.document == document }?.state
+                                ?? decisions.first { $0.commit == commit }?.result).map { state in
+                                    state == current || listed.contains(state) || (!state.isAbsent && observation.current.values.contains(state))
+                                } == true
+                    }
+                    // An ordinary edit of the kept state, made before seeing the decision, supersedes
+                    // it (docs/FORMAT.md, "Integration"): that edit is current or listed.
+                    let edited = model.versions.contains { version in
+                        version.document == a.document && version.before == decision.result
+                            && !graph.isAncestorOrSelf(version.commit, of: decision.commit)
+                            && !decisions.contains { $0.commit == version.commit }
+                            && (version.state == current || listed.contains(version.state))
+                    }
+                    if evolved || edited { continue }
                     failures.append(FuzzFailure(document: a.document, message: "\(a.document): the decision \(decision) was dropped in silence: \(other) is current (\(current)) and \(decision.result) is not listed"))
                 }
             }

@@ -243,4 +243,51 @@ import Testing
         }
         try expectFsckClean(alice.root)
     }
+
+    /// Issue 11 item 6, seed 36 at 60 steps, fixed. Bob, Carol and Erin each choose the
+    /// conflict version of `notes.txt`; Dave keeps the current version (remove-other-versions),
+    /// all before seeing each other's decision. Bob's, Carol's and Erin's lines meet first
+    /// (their decisions agree). When that line met Dave's, the integrator took one of the
+    /// three identical resolutions for the line's version and another for its decision; the
+    /// version was then judged an ordinary edit of the state Dave kept, and Dave's decision
+    /// was dropped in silence. A decision is never an ordinary edit: the two decisions meet,
+    /// and the version one of them set aside stays listed.
+    @Test(arguments: [["bob", "carol", "erin"], ["erin", "carol", "bob"]])
+    func identicalDecisionsOfSeveralDevicesMeetADisagreeingOne(order: [String]) async throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        try alice.saveText("base\n", to: "notes.txt")
+        try alice.sync()
+        var choosers: [Container] = []
+        for id in order { choosers.append(try scratch.device(id, remote: remote)) }
+        let dave = try scratch.device("dave", remote: remote)
+        for device in choosers + [dave] { try device.sync() }
+        try choosers[0].saveText("chosen by the others\n", to: "notes.txt")
+        try choosers[0].sync()
+        waitForNextSecond()
+        try alice.saveText("kept by dave\n", to: "notes.txt")
+        try alice.sync()
+        for device in choosers + [dave] { try device.sync() }
+        let notes = try DocumentPath("notes.txt")
+        let conflict = try #require(try dave.conflicts(notes).first)
+        #expect(try dave.read("notes.txt") == "kept by dave\n", "the later save is current")
+        let other = try #require(conflict.conflicts.first)
+        #expect(try dave.contents(of: other) == .flat(Data("chosen by the others\n".utf8)))
+        // Dave keeps the current version and removes the other (a record, no new state);
+        // the others make the conflict version current, each on its own.
+        try dave.removeOtherVersions(of: notes)
+        for device in choosers { _ = try await device.resolve(notes, using: UserChoiceStrategy.version(other.id)) }
+        // The choosers meet first, then Dave.
+        for device in choosers { try device.sync() }
+        for device in choosers { try device.sync() }
+        try dave.sync()
+        for device in choosers + [dave] { try device.sync() }
+        try expectConverged(choosers + [dave])
+        for device in choosers + [dave] {
+            let open = try #require(try device.conflicts(notes).first, "Dave's decision and the others' disagree: a conflict on \(device.device.id)")
+            let states = try ([open.current] + open.conflicts).map { try device.contents(of: $0) }
+            #expect(Set(states) == [.flat(Data("kept by dave\n".utf8)), .flat(Data("chosen by the others\n".utf8))])
+        }
+    }
 }
