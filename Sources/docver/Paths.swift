@@ -42,6 +42,20 @@ struct DocumentArguments {
         throw DocverError.invalidDocumentName(given, reason: "it is outside the container (\(container.root.path))")
     }
 
+    /// The plain folder a name stands for, relative to the root (`""` for the root itself, as
+    /// `.` at the root names it); nil for a document, a package or a name outside.
+    func plainFolder(_ given: String) -> String? {
+        let base = container.root.standardizedFileURL.path
+        let spelled = given.hasPrefix("/") ? given : base + "/" + folder + "/" + given
+        guard let inside = Self.relative(URL(fileURLWithPath: spelled).standardizedFileURL.path, to: base) else { return nil }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: base + "/" + inside, isDirectory: &isDirectory), isDirectory.boolValue else { return nil }
+        let name = (inside as NSString).lastPathComponent
+        // A folder whose name has an extension is a package, that is a document.
+        if let dot = name.lastIndex(of: "."), dot != name.startIndex, name.index(after: dot) != name.endIndex { return nil }
+        return inside
+    }
+
     /// A path as the user would type it from here (for hints).
     func typed(_ document: DocumentPath) -> String {
         Terminal.shellWord(document.relative(toFolder: folder))
@@ -115,7 +129,16 @@ struct DocumentArguments {
     func suggestion(for missing: String) -> String? {
         let name = missing.split(separator: "/").last.map(String.init) ?? missing
         var candidates = Set(((try? container.query(DocumentQuery())) ?? []).map(\.path))
-        for change in (try? container.status().changed) ?? [] where change.change != .deleted { candidates.insert(change.document) }
+        // Unsaved documents too, from the working tree as it is (not `status`, which may
+        // refresh the index: a failed command changes nothing).
+        if let files = FileManager.default.enumerator(atPath: container.root.path) {
+            var seen = 0
+            while let relative = files.nextObject() as? String, seen < 100_000 {
+                seen += 1
+                if (relative as NSString).lastPathComponent == ".git" { files.skipDescendants(); continue }
+                if (relative as NSString).lastPathComponent == name, let document = try? DocumentPath(relative) { candidates.insert(document) }
+            }
+        }
         let matches = candidates.filter { $0.name == name && $0.path != missing }.sorted()
         guard !matches.isEmpty else { return nil }
         let shown = matches.prefix(3).map(typed)

@@ -7,12 +7,12 @@ extension Docver {
         static let configuration = CommandConfiguration(
             abstract: "Show unsaved edits, or the changes between versions, as a patch git apply accepts.",
             discussion: """
-            docver diff                every document with unsaved edits, against its current version
-            docver diff DOC            DOC's unsaved edits
-            docver diff DOC A          version A against the working copy
-            docver diff DOC A B        version A against version B
-            docver diff DOC [A] --base the base of DOC's conflict against A (default: the current version)
-            Versions: an id prefix, @ or HEAD, @-N, or --at DATE in place of A.
+            docver diff               unsaved edits of every document
+            docver diff DOC           unsaved edits of DOC (or of the documents in a folder)
+            docver diff DOC A         version A against the working copy
+            docver diff DOC A B       version A against version B
+            docver diff DOC A --base  the base of DOC's conflict against A (default: @)
+            A and B: an id prefix, @ or HEAD, @-N; --at DATE in place of A.
             """)
 
         @OptionGroup var global: GlobalOptions
@@ -29,11 +29,14 @@ extension Docver {
         }
 
         func run(in container: Container) async throws {
-            guard let document else {
-                print(DiffOutput.render(try container.unsavedEdits(), labelled: false, colored: false), terminator: "")
+            let arguments = DocumentArguments(container, global)
+            // Every document, or those in a plain folder (`docver diff .`, `docver diff recipes`).
+            let folder = document.flatMap { first == nil && !base && date.at == nil ? arguments.plainFolder($0) : nil }
+            guard let document, folder == nil else {
+                let edits = try container.unsavedEdits().filter { folder?.isEmpty != false || $0.document.path.hasPrefix(folder! + "/") }
+                print(DiffOutput.render(edits, labelled: false, colored: false), terminator: "")
                 return
             }
-            let arguments = DocumentArguments(container, global)
             let (path, specifier) = try arguments.version(of: document, first, at: date.at, command: "diff")
             let named = specifier != nil || base
             let from: DiffSide, to: DiffSide

@@ -52,6 +52,19 @@ import Testing
         #expect(try (parseJSON(versions.stdoutData) as? [String: Any])?["document"] as? String == "recipes/cake.md")
         #expect(try docver(["log", "cake.md"], in: recipes).stdout.split(separator: "\n").count == 2)
         expectOK(try docver(["diff", "cake.md"], in: recipes))
+
+        // A folder stands for the documents in it: `diff .` in recipes/ is recipes' edits only.
+        try alice.write("milk\neggs\n", to: "list.txt")
+        try alice.write("flour\n", to: "recipes/cake.md")
+        func files(_ result: ProcessResult) -> [String] {
+            result.stdout.split(separator: "\n").filter { $0.hasPrefix("diff --git ") }.map(String.init)
+        }
+        let cake = "diff --git a/recipes/cake.md b/recipes/cake.md", list = "diff --git a/list.txt b/list.txt"
+        #expect(files(try docver(["diff", "."], in: recipes)) == [cake])
+        #expect(files(try docver(["diff", "recipes"], in: alice.root)) == [cake])
+        #expect(files(try docver(["diff", "."], in: alice.root)) == [list, cake])
+        #expect(files(try docver(["diff", ".."], in: recipes)) == [list, cake])
+        #expect(files(try docver(["diff"], in: recipes)) == [list, cake], "without names: the whole container")
     }
 
     /// Every command that takes a document reads it from the current directory: each one's
@@ -221,6 +234,23 @@ import Testing
             #expect(!advice.split(separator: "\n").filter { $0.contains("\"") }.contains { $0.contains(placeholder) && !$0.contains("--device ID") },
                     "Advice.swift has a hint with \(placeholder)")
         }
+    }
+
+    /// The version syntax reaches resolve --version and mark-resolved too, from a subfolder.
+    @Test func resolutionsTakeTheVersionSyntax() throws {
+        let scratch = try Scratch()
+        let fixture = try ConflictFixture.text(scratch, document: "notes/note.txt", base: "base\n", edits: ["alice\n", "bob\n"])
+        let alice = fixture.devices[0]
+        let notes = alice.root.appendingPathComponent("notes")
+        // @ is the current version, not a conflict version: mark-resolved refuses it, naming it.
+        let current = try docver(["mark-resolved", "note.txt", "@"], in: notes)
+        #expect(current.status == 1)
+        #expect(current.stderrLines.first == "docver: error: version \(fixture.winner) is not an unresolved conflict version of notes/note.txt")
+        let resolve = try docver(["resolve", "note.txt", "--strategy", "choose", "--version", "@"], in: notes)
+        #expect(resolve.status == 0, "\(resolve.stderr)")
+        #expect(resolve.stdout.hasPrefix("notes/note.txt: keep version \(fixture.winner.prefix(12))"), "\(resolve.stdout)")
+        #expect(try alice.conflicts().isEmpty)
+        #expect(try alice.read("notes/note.txt") == "bob\n")
     }
 
     // MARK: Item 6: log -<n>, dates on input
