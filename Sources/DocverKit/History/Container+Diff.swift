@@ -69,7 +69,9 @@ extension Container {
         case .modified: break
         }
         let (from, to) = (old == nil ? "/dev/null" : a, new == nil ? "/dev/null" : b)
-        var isBinary = [old, new].contains { $0?.contains(0) == true }
+        // Text is UTF-8 without NUL bytes; anything else is not printed (a patch is text, and
+        // one re-encoded would not apply).
+        var isBinary = [old, new].contains { data in data.map { $0.contains(0) || String(bytes: $0, encoding: .utf8) == nil } ?? false }
         if !isBinary {
             let hunks = try hunks(old: old ?? Data(), new: new ?? Data())
             if let hunks {

@@ -32,7 +32,8 @@ public struct FilePatch: Hashable, Sendable {
     /// The file's path in the container (for a package's component, `package/component`).
     public let path: String
     public let change: Change
-    /// True for contents with a NUL byte: the patch says `Binary files ... differ`.
+    /// True for contents with a NUL byte or that are not UTF-8: the patch says `Binary files
+    /// ... differ`.
     public let isBinary: Bool
     /// `diff --git a/<path> b/<path>`, the new or deleted file mode, `--- a/<path>` (or
     /// `/dev/null`), `+++ b/<path>` and the hunks.

@@ -181,6 +181,7 @@ import Testing
         try alice.write("new\n", to: "a \"q\".txt")
         try Data([0, 1, 3]).write(to: alice.root.appendingPathComponent("photo.bin"))
         try alice.write("same\nmore", to: "kept.txt")
+        try Data([0x63, 0x61, 0x66, 0xE9, 0x0A]).write(to: alice.root.appendingPathComponent("latin1.txt")) // "café" in Latin-1
 
         let result = try docver(["diff"], in: alice.root)
         #expect(result.status == 0)
@@ -206,6 +207,9 @@ import Testing
          same
         +more
         \\ No newline at end of file
+        diff --git a/latin1.txt b/latin1.txt
+        new file mode 100644
+        Binary files /dev/null and b/latin1.txt differ
         diff --git a/photo.bin b/photo.bin
         Binary files a/photo.bin and b/photo.bin differ
 
