@@ -47,7 +47,8 @@ struct DocumentArguments {
     func plainFolder(_ given: String) -> String? {
         let base = container.root.standardizedFileURL.path
         let spelled = given.hasPrefix("/") ? given : base + "/" + folder + "/" + given
-        guard let inside = Self.relative(URL(fileURLWithPath: spelled).standardizedFileURL.path, to: base) else { return nil }
+        guard let inside = Self.relative(URL(fileURLWithPath: spelled).standardizedFileURL.path, to: base),
+              inside.isEmpty || (try? DocumentPath(inside)) != nil else { return nil } // not .git, not .docver
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: base + "/" + inside, isDirectory: &isDirectory), isDirectory.boolValue else { return nil }
         let name = (inside as NSString).lastPathComponent
@@ -70,8 +71,8 @@ struct DocumentArguments {
     // MARK: Versions
 
     /// The document and version a command names, given as `DOC VERSION` (or `DOC --at DATE`);
-    /// nil for the version when neither is given. The order of versions before 0.2, `VERSION
-    /// DOC`, is recognised when it cannot mean anything else (the first word is a version and
+    /// nil for the version when neither is given. The order earlier versions of docver used,
+    /// `VERSION DOC`, is recognised when it cannot mean anything else (the first word is a version and
     /// not a document, the second an existing document and not a version): it is followed,
     /// with a hint that gives the documented order.
     func version(of document: String, _ version: String?, at date: String?, command: String) throws -> (DocumentPath, VersionSpecifier?) {
@@ -110,7 +111,7 @@ struct DocumentArguments {
         "list the versions of \(document) with 'docver versions \(typed(document)) --all'"
     }
 
-    /// `show 5f7d7c21 notes.txt`, the order before version 0.2, read as `show notes.txt
+    /// `show 5f7d7c21 notes.txt`, the order earlier versions of docver used, read as `show notes.txt
     /// 5f7d7c21` when the first word is a version and not a document and the second is not a
     /// version; nil when the words are in the documented order. In that order, a second word
     /// that is no document is reported as such (an invalid name, or no such document).
@@ -181,4 +182,9 @@ struct AtOption: ParsableArguments {
     @Option(help: ArgumentHelp("The version that was current at this date (2026-11-01, 2026-11-01T09:30, 2026-11-01T09:30:00Z).",
                                valueName: "date"))
     var at: String?
+
+    // A date that does not parse is a usage error (exit 64), as for `ls --modified-since`.
+    func validate() throws {
+        if let at, DateInput.parse(at) == nil { throw ValidationError(DocverError.invalidDate(at).description) }
+    }
 }

@@ -106,7 +106,7 @@ import Testing
         try alice.write("changed\n", to: "list.txt")
         let before = try unchangedState(alice)
         for (name, directory) in [("../../outside.txt", recipes), ("../outside.txt", alice.root), (scratch.path("outside.txt").path, recipes),
-                                  ("/", alice.root), ("../.git/config", recipes), ("..", alice.root)] {
+                                  ("/", alice.root), ("../.git/config", recipes), ("..", alice.root), (".git", alice.root), ("../.git", recipes)] {
             for command in [["save"], ["show"], ["versions"], ["log"], ["diff"], ["restore", "--at", "2026-11-01"]] {
                 let result = try docver([command[0], name] + command.dropFirst(), in: directory)
                 #expect(result.status == 1, "\(command) \(name): \(result.stderr)")
@@ -181,8 +181,10 @@ import Testing
         expectError(try docver(["show", "notes.txt", "--at", "2000-01-01"], in: root),
                     "notes.txt had no version at \(utc.string(from: try #require(DateInput.parse("2000-01-01")))) (its first save is later)",
                     hint: "list the versions of notes.txt with 'docver versions notes.txt --all'")
-        expectError(try docver(["show", "notes.txt", "--at", "2026-02-30"], in: root),
-                    "invalid date '2026-02-30': expected an ISO 8601 date such as 2026-11-01, 2026-11-01T09:30 or 2026-11-01T09:30:00+01:00")
+        let badDate = try docver(["show", "notes.txt", "--at", "2026-02-30"], in: root)
+        #expect(badDate.status == 64)
+        #expect(badDate.stderr.hasPrefix(
+            "Error: invalid date '2026-02-30': expected an ISO 8601 date such as 2026-11-01, 2026-11-01T09:30 or 2026-11-01T09:30:00+01:00\n"))
         #expect(try docver(["show", "notes.txt", "@", "--at", "2026-11-01"], in: root).status == 64)
 
         // restore and replace take the same syntax; each makes a new save with the old contents.
