@@ -65,7 +65,7 @@ make_conflict packing.txt \
     'Packing list\n\nClothes:\n- shirts\n- socks\n- rain jacket\n\nGear:\n- tent\n- stove\n' \
     'Packing list\n\nClothes:\n- shirts\n- socks\n\nGear:\n- tent\n- stove\n- headlamp\n'
 run alice conflicts packing.txt
-run alice diff "$ALICE_VERSION"
+run alice diff packing.txt "$ALICE_VERSION"
 run alice resolve packing.txt --strategy merge --dry-run
 run alice resolve packing.txt --strategy merge
 run alice sync

@@ -17,7 +17,7 @@ printf -- '- bread\n' >> list.txt
 run save list.txt
 run versions list.txt
 FIRST=$("$DOCVER" log list.txt --json | sed -n 's/.*"id" : "\([0-9a-f]*\)".*/\1/p' | tail -n 1)
-run show "${FIRST:0:8}" list.txt
+run show list.txt "${FIRST:0:8}"
 run ls
 
 echo "# A second device joins through a bare git repository"

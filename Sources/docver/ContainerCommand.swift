@@ -14,7 +14,16 @@ protocol ContainerCommand: AsyncParsableCommand {
 
 extension ContainerCommand {
     func run() async throws {
-        try await reportingErrors { try await run(in: global.container()) }
+        try await reportingErrors {
+            let container = try global.container()
+            do {
+                try await run(in: container)
+            } catch DocverError.noSuchDocument(let name) {
+                // A name typed from the wrong folder: point at the document it may mean.
+                let hint = DocumentArguments(container, global).suggestion(for: name)
+                throw HintedFailure(DocverError.noSuchDocument(name).description, hint: hint ?? Advice.hint(for: .noSuchDocument(name)))
+            }
+        }
     }
 }
 
@@ -28,6 +37,9 @@ extension AsyncParsableCommand {
         } catch let error as DocverError {
             Terminal.error(error)
             throw ExitCode.failure
+        } catch let error as HintedFailure {
+            Terminal.error(error.message, hint: error.hint)
+            throw error.code
         } catch let error as GitError {
             Terminal.error(error.message, hint: nil)
             throw ExitCode.failure

@@ -19,6 +19,10 @@ struct Docver: AsyncParsableCommand {
 
     // Accepted before the subcommand (`docver -C PATH save`), as git does.
     @OptionGroup var global: GlobalOptions
+
+    static func main() async {
+        await main(LogCount.expanding(Array(CommandLine.arguments.dropFirst())))
+    }
 }
 
 let docverVersion = "0.1.0"

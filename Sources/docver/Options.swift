@@ -46,7 +46,8 @@ struct QueryOptions: ParsableArguments {
     @Option(help: "Only documents whose path or name matches this glob (e.g. '*.txt', 'notes/*').") var glob: String?
     @Option(name: .customLong("type"), help: "Only documents of this type (extension); repeatable.") var types: [String] = []
     @Flag(help: "Only documents with unresolved conflicts.") var inConflict = false
-    @Option(help: "Only documents saved at or after this ISO-8601 date (e.g. 2026-11-01T00:00:00Z).") var modifiedSince: String?
+    @Option(help: "Only documents saved at or after this date (2026-11-01: local midnight; 2026-11-01T09:30, local; 2026-11-01T09:30:00Z).")
+    var modifiedSince: String?
     @Option(help: "Only documents whose current version was saved by this device id.") var savedBy: String?
     @Option(help: "Sort by path, name, modified, size or type.") var sort: DocumentQuery.SortKey = .path
     @Flag(help: "Sort in descending order.") var reverse = false
@@ -62,8 +63,8 @@ struct QueryOptions: ParsableArguments {
 
     private func modifiedSinceDate() throws -> Date? {
         guard let modifiedSince else { return nil }
-        guard let date = ISO8601DateFormatter().date(from: modifiedSince) else {
-            throw ValidationError("--modified-since needs an ISO-8601 date such as 2026-11-01T00:00:00Z")
+        guard let date = DateInput.parse(modifiedSince) else {
+            throw ValidationError("--modified-since needs an ISO 8601 date such as 2026-11-01, 2026-11-01T09:30 or 2026-11-01T09:30:00Z")
         }
         return date
     }

@@ -53,6 +53,14 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
     case keyValueQuotaExceeded(String)
     /// The key-value store has no value for the key.
     case noSuchKey(String)
+    /// A version argument that is none of the accepted forms (docs/CLI.md, "Versions").
+    case invalidVersion(String)
+    /// `@-N` asked for more older versions than the document has.
+    case notThatManyVersions(document: String, back: Int, available: Int)
+    /// No version of the document existed at the date (it is older than the first save).
+    case noVersionAtDate(document: String, date: Date)
+    /// A date argument that is not an ISO 8601 date or date-time.
+    case invalidDate(String)
     case git(GitError)
     case system(SystemError)
 
@@ -106,6 +114,14 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .invalidValue(reason): "invalid value: \(reason)"
         case let .keyValueQuotaExceeded(reason): "the key-value store's quota would be exceeded: \(reason); nothing was changed"
         case let .noSuchKey(key): "no such key: \(key)"
+        case let .invalidVersion(text):
+            "invalid version '\(text)': expected a version id (4 or more hexadecimal digits), @, @-N or @{DATE}"
+        case let .notThatManyVersions(document, back, available):
+            "\(DocumentPath.quoted(document)) has \(available) older version\(available == 1 ? "" : "s"); @-\(back) goes further back"
+        case let .noVersionAtDate(document, date):
+            "\(DocumentPath.quoted(document)) had no version at \(DateInput.iso8601(date)) (its first save is later)"
+        case let .invalidDate(text):
+            "invalid date '\(text)': expected an ISO 8601 date such as 2026-11-01, 2026-11-01T09:30 or 2026-11-01T09:30:00+01:00"
         case let .git(error): error.message
         case let .system(error): error.description
         }

@@ -11,7 +11,7 @@ extension Docver {
         @Argument(help: "Only this document.") var document: String?
 
         func run(in container: Container) async throws {
-            let path = try document.map(DocumentPath.init)
+            let path = try document.map(DocumentArguments(container, global).path)
             let conflicts = try container.conflicts(path)
             if output.json { return try Terminal.printJSON(conflicts.map(ConflictOutput.init)) }
             if conflicts.isEmpty {

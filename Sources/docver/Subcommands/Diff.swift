@@ -1,41 +1,71 @@
 import ArgumentParser
 import DocverKit
+import Foundation
 
 extension Docver {
     struct Diff: ContainerCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show a unified diff between two versions, a version and the current one, or a version and the base.")
+            abstract: "Show unsaved edits, or the changes between versions, as a patch git apply accepts.",
+            discussion: """
+            docver diff               unsaved edits of every document
+            docver diff DOC           unsaved edits of DOC (or of the documents in a folder)
+            docver diff DOC A         version A against the working copy
+            docver diff DOC A B       version A against version B
+            docver diff DOC A --base  the base of DOC's conflict against A (default: @)
+            A and B: an id prefix, @ or HEAD, @-N; --at DATE in place of A.
+            """)
 
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The first version.") var first: String
-        @Argument(help: "The second version (default: the current version).") var second: String?
-        @Flag(help: "Compare the version with the base of the document's conflict instead.") var base = false
-        @Option(name: [.customShort("d"), .long], help: "The document, when a save recorded several.") var document: String?
+        @Argument(help: "The document (default: every document with unsaved edits).") var document: String?
+        @Argument(help: "The first version (default: the current version).") var first: String?
+        @Argument(help: "The second version (default: the working copy).") var second: String?
+        @OptionGroup var date: AtOption
+        @Flag(help: "Compare the base of the document's conflict with the version.") var base = false
 
         func validate() throws {
+            if document == nil && (base || date.at != nil) { throw ValidationError("--base and --at need a document") }
             if base && second != nil { throw ValidationError("--base compares one version with the base; give one version") }
+            if date.at != nil && second != nil { throw ValidationError("--at takes the place of the first version; give one more at most") }
         }
 
         func run(in container: Container) async throws {
-            let path = try document.map(DocumentPath.init)
-            let a = try container.version(first, of: path)
-            if base {
-                // A conflict version's own base; for the current version, the newest one's.
-                guard let conflict = try container.conflicts(a.document).first,
-                      let conflictBase = conflict.base(of: a) ?? conflict.base else {
-                    throw DocverError.notInConflict(a.document.path)
-                }
-                print(try container.diff(from: conflictBase, to: a), terminator: "")
+            let arguments = DocumentArguments(container, global)
+            // Every document, or those in a plain folder (`docver diff .`, `docver diff recipes`).
+            let folder = document.flatMap { first == nil && !base && date.at == nil ? arguments.plainFolder($0) : nil }
+            guard let document, folder == nil else {
+                let edits = try container.unsavedEdits().filter { folder?.isEmpty != false || $0.document.path.hasPrefix(folder! + "/") }
+                print(DiffOutput.render(edits, labelled: false, colored: false), terminator: "")
                 return
             }
-            let b: DocumentVersion
-            if let second {
-                b = try container.version(second, of: a.document)
+            let (path, specifier) = try arguments.version(of: document, first, at: date.at, command: "diff")
+            let named = specifier != nil || base
+            let from: DiffSide, to: DiffSide
+            if base {
+                let version = try arguments.find(specifier ?? .current, of: path)
+                // A conflict version's own base; for the current version, the newest one's.
+                guard let conflict = try container.conflicts(path).first,
+                      let conflictBase = conflict.base(of: version) ?? conflict.base else {
+                    throw DocverError.notInConflict(path.path)
+                }
+                (from, to) = (.version(conflictBase), .version(version))
+            } else if let specifier {
+                from = .version(try arguments.find(specifier, of: path))
+                if let second {
+                    let parsed: VersionSpecifier
+                    do { parsed = try VersionSpecifier(second) } catch let error as DocverError {
+                        throw HintedFailure(error.description, hint: "list the versions of \(path) with 'docver versions \(arguments.typed(path)) --all'")
+                    }
+                    to = .version(try arguments.find(parsed, of: path))
+                } else {
+                    to = .workingTree
+                }
             } else {
-                guard let current = try container.currentVersion(of: a.document) else { throw DocverError.noSuchDocument(a.document.path) }
-                b = current
+                // The unsaved edits: from the current version, or from nothing for a new document.
+                let current = try container.currentVersion(of: path)
+                guard current != nil || arguments.exists(path) else { throw DocverError.noSuchDocument(path.path) }
+                (from, to) = (current.map(DiffSide.version) ?? .absent, .workingTree)
             }
-            print(try container.diff(from: a, to: b), terminator: "")
+            print(DiffOutput.render([try container.diff(path, from: from, to: to)], labelled: named, colored: false), terminator: "")
         }
     }
 }

@@ -16,8 +16,15 @@ extension Docver {
         @Flag(help: "Mark resolved even if the document still contains conflict markers.") var force = false
 
         func run(in container: Container) async throws {
-            let path = try DocumentPath(document)
-            let result = try container.markResolved(path, versions: versions, force: force)
+            let arguments = DocumentArguments(container, global)
+            let path = try arguments.path(document)
+            // Version ids go through as given (the library says which are not conflict versions);
+            // @-N and @{DATE} are looked up first.
+            let ids = try versions.map { given -> String in
+                guard case .id = try VersionSpecifier(given) else { return try arguments.find(VersionSpecifier(given), of: path).id }
+                return given
+            }
+            let result = try container.markResolved(path, versions: ids, force: force)
             print("\(path): marked resolved (save \(Terminal.shortID(result.id)))")
         }
     }

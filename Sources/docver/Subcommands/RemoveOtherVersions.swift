@@ -16,7 +16,7 @@ extension Docver {
         var force = false
 
         func run(in container: Container) async throws {
-            let path = try DocumentPath(document)
+            let path = try DocumentArguments(container, global).path(document)
             let result = try container.removeOtherVersions(of: path, force: force)
             print("\(path): other versions removed (save \(Terminal.shortID(result.id)))")
         }

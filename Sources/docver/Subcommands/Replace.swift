@@ -8,12 +8,20 @@ extension Docver {
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The document.") var document: String
-        @Argument(help: "The version whose contents become current.") var version: String
+        @Argument(help: "The version whose contents become current: an id prefix, @-N (docs/CLI.md, \"Versions\").")
+        var version: String?
+        @OptionGroup var date: AtOption
+
+        func validate() throws {
+            if version == nil && date.at == nil { throw ValidationError("name the version, or pass --at DATE") }
+        }
 
         func run(in container: Container) async throws {
-            let path = try DocumentPath(document)
-            let result = try container.replace(path, with: version)
-            print("\(path): version \(version) is now current (save \(Terminal.shortID(result.id)))")
+            let arguments = DocumentArguments(container, global)
+            let (path, specifier) = try arguments.version(of: document, version, at: date.at, command: "replace")
+            let found = try arguments.find(specifier ?? .current, of: path)
+            let result = try container.replace(path, with: found.id)
+            print("\(path): version \(found.shortID) is now current (save \(Terminal.shortID(result.id)))")
         }
     }
 }

@@ -77,7 +77,7 @@ extension Docver {
         }
 
         func run(in container: Container) async throws {
-            let targets = all ? try container.conflicts().map(\.document) : try documents.map(DocumentPath.init)
+            let targets = all ? try container.conflicts().map(\.document) : try documents.map(DocumentArguments(container, global).path)
             if targets.isEmpty && all {
                 if output.json { try Terminal.printJSON([JSON]()) } else { print("no conflicts") }
                 return
@@ -111,7 +111,10 @@ extension Docver {
                 return try await container.resolve(document, using: MergeStrategy(markers: markers), keepVersions: keepVersions, dryRun: dryRun)
             case .choose:
                 if let version {
-                    return try await container.resolve(document, using: UserChoiceStrategy.version(version),
+                    // A version id goes through as given; @, @-N and @{DATE} are looked up first.
+                    let id = try VersionSpecifier(version) == VersionSpecifier.id(version.lowercased())
+                        ? version : DocumentArguments(container, global).find(VersionSpecifier(version), of: document).id
+                    return try await container.resolve(document, using: UserChoiceStrategy.version(id),
                                                        keepVersions: keepVersions, dryRun: dryRun)
                 }
                 guard isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 else {
@@ -156,7 +159,8 @@ struct InteractiveChooser: Sendable {
             if words.first == "q" { return nil }
             if words.count == 1, words[0] != "b", let version = pick(words[0]) { return version }
             if words.count == 3, words[0] == "d", let a = pick(words[1]), let b = pick(words[2]) {
-                print(try container.diff(from: a, to: b), terminator: "")
+                print(DiffOutput.render([try container.diff(conflict.document, from: .version(a), to: .version(b))], labelled: true, colored: false),
+                      terminator: "")
                 continue
             }
             print("not understood: '\(line)'")

@@ -8,11 +8,18 @@ extension Docver {
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The document.") var document: String
-        @Argument(help: "The version to restore.") var version: String
+        @Argument(help: "The version to restore: an id prefix, @-N (docs/CLI.md, \"Versions\").") var version: String?
+        @OptionGroup var date: AtOption
+
+        func validate() throws {
+            if version == nil && date.at == nil { throw ValidationError("name the version to restore, or pass --at DATE") }
+        }
 
         func run(in container: Container) async throws {
-            let path = try DocumentPath(document)
-            let result = try container.restore(path, to: version)
+            let arguments = DocumentArguments(container, global)
+            let (path, specifier) = try arguments.version(of: document, version, at: date.at, command: "restore")
+            let found = try arguments.find(specifier ?? .current, of: path)
+            let result = try container.restore(path, to: found.id)
             print("restored \(path) as save \(Terminal.shortID(result.id))")
         }
     }

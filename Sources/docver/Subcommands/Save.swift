@@ -7,11 +7,12 @@ extension Docver {
             abstract: "Record documents as a new save of this device (all changed documents when none are named).")
 
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Documents to save, relative to the container.") var documents: [String] = []
+        @Argument(help: "Documents to save, relative to the current directory.") var documents: [String] = []
         @Option(name: .shortAndLong, help: "A message describing the save.") var message: String?
 
         func run(in container: Container) async throws {
-            let names = try documents.map(DocumentPath.init)
+            let arguments = DocumentArguments(container, global)
+            let names = try documents.map(arguments.path)
             guard let result = try container.save(names.isEmpty ? nil : names, message: message) else {
                 print("nothing to save: no document changed since the last save")
                 return

@@ -5,15 +5,28 @@ import Foundation
 extension Docver {
     struct Show: ContainerCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print a version: a flat document's bytes, or a package's component listing.")
+            abstract: "Print a version: a flat document's bytes, or a package's component listing.",
+            discussion: """
+            The version is an id prefix (4 or more digits), @ or HEAD (the current version, the default), \
+            @-N (N versions back), or --at DATE. A version id alone shows the one document its save recorded.
+            """)
 
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The version id (a unique prefix of at least four digits).") var version: String
-        @Argument(help: "The document, when the save recorded several.") var document: String?
+        @Argument(help: "The document (relative to the current directory).") var document: String
+        @Argument(help: "The version (default: @, the current version).") var version: String?
+        @OptionGroup var date: AtOption
 
         func run(in container: Container) async throws {
-            let path = try document.map(DocumentPath.init)
-            let found = try container.version(version, of: path)
+            let arguments = DocumentArguments(container, global)
+            let found: DocumentVersion
+            if version == nil, date.at == nil, case let .id(id)? = try? VersionSpecifier(document),
+               (try? arguments.path(document)).map(arguments.exists) != true {
+                // `show 5f7d7c21`: a save that recorded one document.
+                found = try container.version(id)
+            } else {
+                let (path, specifier) = try arguments.version(of: document, version, at: date.at, command: "show")
+                found = try arguments.find(specifier ?? .current, of: path)
+            }
             switch try container.contents(of: found) {
             case let .flat(data):
                 FileHandle.standardOutput.write(data)

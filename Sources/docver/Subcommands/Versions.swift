@@ -29,7 +29,7 @@ extension Docver {
         }
 
         func run(in container: Container) async throws {
-            let path = try DocumentPath(document)
+            let path = try DocumentArguments(container, global).path(document)
             guard let current = try container.currentVersion(of: path) else { throw DocverError.noSuchDocument(path.path) }
             let unresolved = try container.unresolvedConflictVersions(of: path)
             let resolved = all ? try container.resolvedConflictVersions(of: path) : []

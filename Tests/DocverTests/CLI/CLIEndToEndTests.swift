@@ -280,14 +280,14 @@ import Testing
         let show1 = try docver("show", String(v1.prefix(7)), in: root)
         expectSuccess(show1)
         #expect(show1.stdoutData == bytes1)
-        let show1Named = try docver("show", v1, "a.txt", in: root)
+        let show1Named = try docver("show", "a.txt", v1, in: root)
         expectSuccess(show1Named)
         #expect(show1Named.stdoutData == bytes1)
         #expect(try docver("show", String(v2.prefix(10)), in: root).stdoutData == Data("second\n".utf8))
         // A version of another document (or of none: b.txt was never saved).
-        expectFailure(try docver("show", v1, "b.txt", in: root),
+        expectFailure(try docver("show", "b.txt", v1, in: root),
                       "docver: error: version \(v1) is not a version of b.txt")
-        expectFailure(try docver("show", v2, "b.txt", in: root))
+        expectFailure(try docver("show", "b.txt", v2, in: root))
 
         // restore: a new save whose content is the old version's.
         let restore = try docver("restore", "a.txt", String(v1.prefix(8)), in: root)
@@ -301,7 +301,7 @@ import Testing
         #expect(try object(after["current"])["id"] as? String == v3)
         #expect(try array(after["history"]).map { try object($0)["id"] as? String } == [v2, v1])
         let bad = try docver("restore", "a.txt", "zzzz", in: root)
-        expectFailure(bad, "docver: error: no such version: zzzz")
+        expectFailure(bad, "docver: error: invalid version 'zzzz': expected a version id (4 or more hexadecimal digits), @, @-N or @{DATE}")
         #expect(try runGit(["rev-parse", "HEAD"], in: root).trimmingCharacters(in: .newlines) == v3)
     }
 
@@ -427,11 +427,13 @@ import Testing
         expectSuccess(try docver("save", in: root))
         let both = try runGit(["rev-parse", "HEAD"], in: root).trimmingCharacters(in: .newlines)
 
-        try expectHint(["show", "zzzz"], in: root, "no such version: zzzz", "list versions with 'docver versions DOC --all'")
+        try expectHint(["show", "a.txt", "zzzz"], in: root, "invalid version 'zzzz'", "list the versions of a.txt with 'docver versions a.txt --all'")
+        let unused = both.hasPrefix("abcd") ? "dcba" : "abcd"
+        try expectHint(["show", "a.txt", unused], in: root, "no such version: \(unused)", "list the versions of a.txt with 'docver versions a.txt --all'")
         try expectHint(["show", both], in: root, "version \(both) saved several documents",
-                       "name the document: docver show VERSION DOC, docver diff VERSION -d DOC")
+                       "name the document first, then the version; 'docver log --json' lists the documents each save changed")
         try expectHint(["sync"], in: root, "no remotes configured", "add one with 'docver remote add NAME URL'")
-        try expectHint(["diff", both, "-d", "a.txt", "--base"], in: root, "a.txt is not in conflict",
+        try expectHint(["diff", "a.txt", both, "--base"], in: root, "a.txt is not in conflict",
                        "list documents in conflict with 'docver conflicts'")
         try expectHint(["resolve", "a.txt", "--strategy", "latest-date"], in: root, "a.txt is not in conflict",
                        "list documents in conflict with 'docver conflicts'")

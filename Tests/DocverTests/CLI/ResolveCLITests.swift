@@ -22,8 +22,10 @@ import Testing
         #expect(output.contains("b) base"))
         #expect(output.components(separatedBy: "choice> ").count - 1 == 2, "asked twice: \(output)")
         // The diff from version 1 (current) to version 2.
-        #expect(output.contains("--- a/note.txt (\(fixture.winner.prefix(12)), Bob's Phone)"), "\(output)")
-        #expect(output.contains("+++ b/note.txt (\(loser.prefix(12)), Alice's Laptop)"), "\(output)")
+        #expect(output.contains("# note.txt: version \(fixture.winner.prefix(12)) (Bob's Phone, "), "\(output)")
+        #expect(output.contains(" -> version \(loser.prefix(12)) (Alice's Laptop, "), "\(output)")
+        #expect(output.contains("--- a/note.txt"), "\(output)")
+        #expect(output.contains("+++ b/note.txt"), "\(output)")
         #expect(output.contains("\n-bob's line\n"))
         #expect(output.contains("\n+alice's line\n"))
         #expect(output.contains("note.txt: keep version \(loser.prefix(12)) from Alice's Laptop as current"))
@@ -45,7 +47,7 @@ import Testing
                                            answers: ["d b 2", "what", "q"])
         #expect(session.status == 1, "\(session.output)")
         // The diff from the base to version 2.
-        #expect(session.output.contains("--- a/note.txt (\(fixture.base.prefix(12)), alice)"), "\(session.output)")
+        #expect(session.output.contains("# note.txt: version \(fixture.base.prefix(12)) (alice, "), "\(session.output)")
         #expect(session.output.contains("\n-base\n"))
         #expect(session.output.contains("\n+alice\n"))
         #expect(session.output.contains("not understood: 'what'"))
@@ -62,27 +64,30 @@ import Testing
         let doc = fixture.document
 
         let library = try alice.diff(from: alice.version(loser, of: doc), to: alice.version(winner, of: doc))
-        #expect(library.contains("--- a/note.txt (\(loser.prefix(12)), alice)"))
-        #expect(library.contains("+++ b/note.txt (\(winner.prefix(12)), bob)"))
+        #expect(library.hasPrefix("diff --git a/note.txt b/note.txt\n--- a/note.txt\n+++ b/note.txt\n@@ "), "\(library)")
+        // The command line names the two versions on a line of its own, before the patch.
+        let label = "# note.txt: version \(loser.prefix(12)) (alice, "
         #expect(library.contains("\n-alice\n"))
         #expect(library.contains("\n+bob\n"))
         #expect(library.contains(" same\n"))
         #expect(try alice.diff(from: alice.version(winner, of: doc), to: alice.version(winner, of: doc)).isEmpty)
 
-        let twoVersions = try docver(["diff", String(loser.prefix(8)), String(winner.prefix(8)), "-d", "note.txt"], in: alice.root)
+        let twoVersions = try docver(["diff", "note.txt", String(loser.prefix(8)), String(winner.prefix(8))], in: alice.root)
         #expect(twoVersions.status == 0, "\(twoVersions.stderr)")
-        #expect(twoVersions.stdout == library)
-        let againstCurrent = try docver(["diff", String(loser.prefix(8)), "-d", "note.txt"], in: alice.root)
-        #expect(againstCurrent.stdout == library, "the second version defaults to the current one")
-        let againstBase = try docver(["diff", loser, "--base", "-d", "note.txt"], in: alice.root)
+        #expect(twoVersions.stdout.hasPrefix(label), "\(twoVersions.stdout)")
+        #expect(twoVersions.stdout.contains(" -> version \(winner.prefix(12)) (bob, "))
+        #expect(twoVersions.stdout.hasSuffix(")\n" + library))
+        let againstCurrent = try docver(["diff", "note.txt", String(loser.prefix(8))], in: alice.root)
+        #expect(againstCurrent.stdout.hasSuffix(" -> working copy\n" + library), "without unsaved edits, the working copy is the current version")
+        let againstBase = try docver(["diff", "note.txt", loser, "--base"], in: alice.root)
         #expect(againstBase.status == 0, "\(againstBase.stderr)")
-        #expect(againstBase.stdout.contains("--- a/note.txt (\(fixture.base.prefix(12)), alice)"))
+        #expect(againstBase.stdout.hasPrefix("# note.txt: version \(fixture.base.prefix(12)) (alice, "))
         #expect(againstBase.stdout.contains("\n-base\n"))
         #expect(againstBase.stdout.contains("\n+alice\n"))
 
         // After the resolution there is no base to compare with.
         #expect(try docver(["resolve", "note.txt", "--strategy", "latest-date"], in: alice.root).status == 0)
-        let noBase = try docver(["diff", loser, "--base", "-d", "note.txt"], in: alice.root)
+        let noBase = try docver(["diff", "note.txt", loser, "--base"], in: alice.root)
         #expect(noBase.status == 1)
         #expect(noBase.stderr.contains("note.txt is not in conflict"))
     }
