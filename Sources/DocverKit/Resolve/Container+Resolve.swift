@@ -76,6 +76,8 @@ extension Container {
     public func resolve(_ document: DocumentPath, using strategy: some ResolutionStrategy,
                         keepVersions: Bool = false, dryRun: Bool = false) async throws -> ResolutionOutcome {
         let container = self
+        // Refused before anything is written: a document not in conflict keeps its unsaved edits unsaved.
+        _ = try await offCooperativePool { try container.withRepository { try container.openConflict(document, in: $0) } }
         if !dryRun {
             try await offCooperativePool {
                 if try container.status().changed.contains(where: { $0.document == document }) {

@@ -132,7 +132,7 @@ struct DeliberatingStrategy: ResolutionStrategy {
         let replace = try docver(["replace", "note.txt", unknown], in: bob.root)
         #expect(replace.status == 1)
         #expect(replace.stderrLines == ["docver: error: no such version: \(unknown)",
-                                        "hint: list versions with 'docver versions DOC --all'"])
+                                        "hint: list the versions of note.txt with 'docver versions note.txt --all'"])
         try expectContainerUnchanged(bob, since: before, "unknown version ids")
     }
 
@@ -210,7 +210,7 @@ struct DeliberatingStrategy: ResolutionStrategy {
                 try await alice.resolve(other, using: strategy)
             }
         }
-        await #expect(throws: DocverError.notInConflict("missing.txt")) {
+        await #expect(throws: DocverError.noSuchDocument("missing.txt")) {
             try await alice.resolve(DocumentPath("missing.txt"), using: LatestDateStrategy())
         }
         #expect(throws: DocverError.notInConflict("other.txt")) { try alice.markResolved(other) }
@@ -224,6 +224,13 @@ struct DeliberatingStrategy: ResolutionStrategy {
                                            "hint: list documents in conflict with 'docver conflicts'"], "\(arguments)")
         }
         try expectContainerUnchanged(alice, since: before, "documents not in conflict")
+
+        // Unsaved edits of a document not in conflict stay unsaved: the refusal writes nothing.
+        try alice.write("edited, not saved\n", to: "other.txt")
+        let edited = try ResolveSnapshot(alice)
+        await #expect(throws: DocverError.notInConflict("other.txt")) { try await alice.resolve(other, using: LatestDateStrategy()) }
+        #expect(try ResolveSnapshot(alice) == edited, "resolve saved the edits of a document it refused")
+        #expect(try alice.status().changed.map(\.document) == [other])
     }
 
     @Test func chooseWithoutATerminalAndWithoutVersionListsTheVersions() throws {
