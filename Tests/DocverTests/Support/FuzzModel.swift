@@ -493,7 +493,11 @@ enum FuzzOracle {
                             && !decisions.contains { $0.commit == version.commit }
                             && (version.state == current || listed.contains(version.state))
                     }
-                    if evolved || edited { continue }
+                    // The decision itself became a conflict version and was then resolved by
+                    // someone who saw both: a later resolution, or a git user's plain merge that
+                    // set it aside (docver records it as such, docs/FORMAT.md).
+                    let setAside = (observation.setAside[a.document] ?? []).contains(decision.commit)
+                    if evolved || edited || setAside { continue }
                     failures.append(FuzzFailure(document: a.document, message: "\(a.document): the decision \(decision) was dropped in silence: \(other) is current (\(current)) and \(decision.result) is not listed"))
                 }
             }
