@@ -43,8 +43,9 @@ extension Agent {
         }
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
+        // Stopped means gone: the agent releases the container (its lock) first, then exits.
         while clock.now < deadline {
-            if runningPID(for: container) == nil { return pid }
+            if runningPID(for: container) == nil, kill(pid, 0) != 0, errno == ESRCH { return pid }
             usleep(20_000)
         }
         throw AgentError.didNotStop(pid: pid)
