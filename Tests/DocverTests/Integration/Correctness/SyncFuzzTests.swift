@@ -18,7 +18,7 @@ import Testing
 /// (2) no saved version was lost and every save is reachable, (3) the working trees hold the
 /// current versions, (4) `git fsck --strict` is clean, (5) each conflict version is listed once
 /// and the listing is the unresolved set of the trailers and of plain merges, (6) concurrent resolutions of the
-/// same conflict do not drop a decision in silence (a known issue: issue 11 item 6).
+/// same conflict do not drop a decision in silence (issue 11 item 6).
 ///
 /// Profiles: 12 seeds × 40 steps by default (CI); `DOCVER_FUZZ_LONG=1` runs 300 seeds × 120
 /// steps. `DOCVER_FUZZ_SEED=<n>` runs one seed, `DOCVER_FUZZ_STEPS=<n>` and
@@ -851,13 +851,8 @@ final class FuzzWorld {
         let observation = try FuzzObservation.read(from: devices[0], documents: model.documents, trees: trees)
         self.observation = observation
         for failure in FuzzOracle.check(model, observation) { fail(failure.message) }
-        // (6) concurrent decisions (issue 11 item 6; see the known issue below).
-        let dropped = FuzzOracle.droppedDecisions(model, observation)
-        if recordsIssues {
-            withKnownIssue("issue 11 item 6: concurrent resolutions override each other in silence", isIntermittent: true) {
-                for failure in dropped { fail(failure.message) }
-            }
-        }
+        // (6) concurrent decisions (issue 11 item 6).
+        for failure in FuzzOracle.droppedDecisions(model, observation) { fail(failure.message) }
         stats["versions"] = model.versions.count
         stats["decisions"] = model.decisions.count
         stats["conflict versions listed at the end"] = observation.listing.values.map(\.count).reduce(0, +)
