@@ -7,6 +7,7 @@ extension Docver {
             abstract: "Show a unified diff between two versions, a version and the current one, or a version and the base.")
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
         @Argument(help: "The first version.") var first: String
         @Argument(help: "The second version (default: the current version).") var second: String?
         @Flag(help: "Compare the version with the base of the document's conflict instead.") var base = false
@@ -25,8 +26,7 @@ extension Docver {
                       let conflictBase = conflict.base(of: a) ?? conflict.base else {
                     throw DocverError.notInConflict(a.document.path)
                 }
-                print(try container.diff(from: conflictBase, to: a), terminator: "")
-                return
+                return try render(container.diff(from: conflictBase, to: a), from: conflictBase, to: a)
             }
             let b: DocumentVersion
             if let second {
@@ -35,7 +35,12 @@ extension Docver {
                 guard let current = try container.currentVersion(of: a.document) else { throw DocverError.noSuchDocument(a.document.path) }
                 b = current
             }
-            print(try container.diff(from: a, to: b), terminator: "")
+            try render(container.diff(from: a, to: b), from: a, to: b)
+        }
+
+        private func render(_ patch: String, from a: DocumentVersion, to b: DocumentVersion) throws {
+            if output.json { return try Terminal.printJSON(DiffOutput(from: a, to: b, patch: patch)) }
+            print(Terminal.style.diff(text: patch), terminator: "")
         }
     }
 }

@@ -139,7 +139,7 @@ struct InteractiveChooser: Sendable {
         print("\(conflict.document) is in conflict. Versions:")
         for (index, version) in versions.enumerated() {
             let role = index == 0 ? "current " : "conflict"
-            print("  \(index + 1)) \(role)  \(version.device.name)  \(Terminal.relative(version.modified)) (\(Terminal.date(version.modified)))  \(Terminal.size(of: version))  \(try preview(version))")
+            print("  \(index + 1)) \(role)  \(version.device.name)  \(Terminal.relative(version.modified)) (\(Terminal.absoluteDate(version.modified)))  \(Terminal.size(of: version))  \(try preview(version))")
         }
         if let base = conflict.base { print("  b) base      \(base.device.name)  \(Terminal.relative(base.modified))  \(try preview(base))") }
         print("Type a number to keep that version, 'd N M' to diff two versions ('b' is the base), 'q' to cancel.")

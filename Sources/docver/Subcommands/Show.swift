@@ -8,13 +8,16 @@ extension Docver {
             abstract: "Print a version: a flat document's bytes, or a package's component listing.")
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
         @Argument(help: "The version id (a unique prefix of at least four digits).") var version: String
         @Argument(help: "The document, when the save recorded several.") var document: String?
 
         func run(in container: Container) async throws {
             let path = try document.map(DocumentPath.init)
             let found = try container.version(version, of: path)
-            switch try container.contents(of: found) {
+            let contents = try container.contents(of: found)
+            if output.json { return try Terminal.printJSON(ShowOutput(found, contents: contents)) }
+            switch contents {
             case let .flat(data):
                 FileHandle.standardOutput.write(data)
             case let .package(package):
