@@ -7,6 +7,7 @@
 /// and indexed (``isComplete``); a fetch that finds nothing new, or a push with nothing to
 /// send, may report nothing at all.
 public struct TransferProgress: Sendable, Hashable {
+    /// Which way the objects move.
     public enum Direction: String, Sendable, Hashable {
         /// Objects received from the remote.
         case fetch
@@ -16,6 +17,7 @@ public struct TransferProgress: Sendable, Hashable {
 
     /// The remote's name.
     public var remote: String
+    /// A fetch or a push.
     public var direction: Direction
     /// Objects received (fetch) or sent (push) so far.
     public var objects: Int
@@ -26,6 +28,7 @@ public struct TransferProgress: Sendable, Hashable {
     /// Bytes received or sent so far.
     public var bytes: Int
 
+    /// A report of `objects` of `totalObjects` moved (`indexedObjects` of them indexed) in `bytes`.
     public init(remote: String, direction: Direction, objects: Int, totalObjects: Int, indexedObjects: Int, bytes: Int) {
         self.remote = remote
         self.direction = direction

@@ -16,7 +16,8 @@ import Testing
 
     @Test func colourOnlyOnTerminalsUnlessAskedFor() throws {
         let scratch = try Scratch()
-        let here = try conflicted(scratch).devices[0].root
+        let fixture = try conflicted(scratch)
+        let here = fixture.devices[0].root
         for command in [["ls"], ["versions", "note.txt"], ["conflicts"], ["log"]] {
             let piped = try docver(command, in: here)
             #expect(piped.status == 0 && !piped.stdout.isEmpty && !piped.stdout.contains(escape), "\(command): \(piped.stdout)")
@@ -44,6 +45,15 @@ import Testing
         let versions = try docver(["versions", "note.txt", "--color=always"], in: here).stdout
         #expect(versions.contains("\(escape)32mcurrent") && versions.contains("\(escape)31mconflict") && versions.contains("\(escape)33m"),
                 "\(versions)")
+        // diff: file headers bold, hunk headers cyan, removed lines red, added lines green.
+        let loser = try #require(try fixture.conflict(on: fixture.devices[0]).conflicts.first).id
+        let diff = try docver(["diff", loser, "-d", "note.txt", "--color=always"], in: here)
+        #expect(diff.status == 0)
+        for expected in ["\(escape)1m---", "\(escape)1m+++", "\(escape)36m@@", "\(escape)31m-", "\(escape)32m+"] {
+            #expect(diff.stdout.contains(expected), "no \(expected.debugDescription) in \(diff.stdout)")
+        }
+        let plainDiff = try docver(["diff", loser, "-d", "note.txt"], in: here)
+        #expect(!plainDiff.stdout.contains(escape) && plainDiff.stdout.contains("@@"))
         // A bad --color is a usage error.
         #expect(try docver(["ls", "--color=sometimes"], in: here).status == 64)
     }
