@@ -200,7 +200,7 @@ struct AgentEventOutput: Encodable {
         case "warning": text = "warning: \(message ?? "")"
         default: text = "agent stopped"
         }
-        return "\(Terminal.date(time))  \(DocverError.printable(text))"
+        return "\(Terminal.timestamp(time))  \(DocverError.printable(text))"
     }
 }
 

@@ -143,6 +143,14 @@ enum Terminal {
         return localDate(date, separator: " ", zoneSeparator: " ")
     }
 
+    /// A date that stamps an event in a stream (`agent`): never relative, since the lines are
+    /// read later; the terminal's form with the zone, or ISO 8601 off a terminal.
+    static func timestamp(_ date: Date) -> String {
+        guard DocumentVersion.isValidDate(date) else { return "invalid date" }
+        return OutputSettings.current.relativeDates ? localDate(date, separator: " ", zoneSeparator: " ")
+                                                    : localDate(date, separator: "T", zoneSeparator: "")
+    }
+
     private static func localDate(_ date: Date, separator: String, zoneSeparator: String) -> String {
         var seconds = time_t(clamping: date)
         var parts = tm()

@@ -164,8 +164,13 @@ import Testing
         _ = try alice.save(nil)
         try alice.sync()
 
+        let started = Date()
         let clone = try docverWithTerminal(["clone", remote.path, scratch.path("bob").path, "--device", "bob"], in: scratch.url)
+        let seconds = Date().timeIntervalSince(started)
         #expect(clone.status == 0, "\(clone.terminal)")
+        // At most ten redraws a second, and a first and last one per transfer (fetch and push).
+        let redraws = clone.terminal.filter { $0 == "\r" }.count
+        #expect(Double(redraws) <= seconds * 10 + 4, "\(redraws) redraws in \(seconds) s")
         let finals = clone.terminal.components(separatedBy: .newlines).filter { $0.contains("receiving from origin") }
         let last = try #require(finals.last?.components(separatedBy: "\r").last(where: { !$0.isEmpty }), "\(clone.terminal)")
         #expect(last.hasPrefix("receiving from origin: 100% ("), "\(last)")
