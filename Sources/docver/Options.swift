@@ -14,7 +14,7 @@ struct GlobalOptions: ParsableArguments {
     var noPager = false
     @Flag(name: .shortAndLong, help: "Quiet: no hints, no progress, no warnings of no consequence (errors and results stay).")
     var quiet = false
-    @Flag(name: .shortAndLong, help: "Print diagnostics on stderr (-vv: more).")
+    @Flag(name: .shortAndLong, help: "Print diagnostics on stderr (-vv: also transfer progress as trace lines).")
     var verbose: Int
 
     func validate() throws {

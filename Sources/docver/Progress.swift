@@ -6,7 +6,8 @@ import Synchronization
 /// redrawn in place at most 10 times a second, ended by a final line with `done.`
 ///
 /// Drawn only when stderr is a terminal and `-q` is not given (``OutputSettings/progress``);
-/// with `-v` each finished transfer is also logged as a debug line, terminal or not.
+/// with `-v` each finished transfer is also logged as a debug line, terminal or not, and with
+/// `-vv` the progress itself as trace lines (at the same rate).
 final class ProgressRenderer: Sendable {
     private struct State {
         var current: TransferProgress?
@@ -56,8 +57,9 @@ final class ProgressRenderer: Sendable {
                 // The transfer is done: its final line now, not after the integration that follows.
                 end(&state)
                 state.completed = progress
-            } else if draws, state.lastDrawn.map({ now - $0 >= interval }) ?? true {
-                draw(&state, final: false)
+            } else if state.lastDrawn.map({ now - $0 >= interval }) ?? true {
+                if draws { draw(&state, final: false) } else { state.lastDrawn = now }
+                Diagnostics.logger.trace("\(Self.line(progress, elapsed: now - state.started, final: false))")
             }
         }
     }

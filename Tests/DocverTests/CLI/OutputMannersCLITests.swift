@@ -213,6 +213,13 @@ import Testing
         let sync = try docver(["sync", "-v"], in: here)
         #expect(sync.stderr.contains("syncing with remote 'origin'") && sync.stderr.contains("sync took"), "\(sync.stderr)")
         #expect(try docver(["-q", "-v", "status"], in: here).status == 64)
+        // -vv: the transfers' progress as trace lines, also in a pipe; -v: only their totals.
+        try fixture.devices[0].write("more\n", to: "more.txt")
+        let traced = try docver(["sync", "-vv"], in: here)
+        #expect(traced.status == 0)
+        #expect(traced.stderr.contains("docver: trace: sending to origin:") && traced.stderr.contains("docver: debug: sending to origin: 100%"),
+                "\(traced.stderr)")
+        #expect(traced.stderrLines.allSatisfy { $0.hasPrefix("docver: debug: ") || $0.hasPrefix("docver: trace: ") })
 
         // A merge with markers ends with a hint; -q leaves it out, never the result or exit code.
         let markers = try docver(["resolve", "note.txt", "--strategy", "merge", "--markers"], in: here)
