@@ -228,6 +228,13 @@ import Testing
         #expect(!quiet.stdout.isEmpty && quiet.stdout.split(separator: "\n").count == markers.stdout.split(separator: "\n").count)
         #expect(markers.stderr.contains("hint:"), "\(markers.stderr)")
         #expect(!quiet.stderr.contains("hint:"), "\(quiet.stderr)")
+        // A repair already made (a stale lock removed) is a warning of no consequence: -q leaves it out.
+        FileManager.default.createFile(atPath: here.path + "/.git/index.lock", contents: Data())
+        try fixture.devices[0].write("quiet\n", to: "quiet.txt")
+        let repaired = try docver(["save", "-q"], in: here)
+        #expect(repaired.status == 0 && repaired.stdout.contains("saved 1 document"), "\(repaired.stderr)")
+        #expect(repaired.stderr.isEmpty, "\(repaired.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: here.path + "/.git/index.lock"))
         // Errors stay with -q.
         let failed = try docver(["-q", "versions", "nosuch.txt"], in: here)
         #expect(failed.status == 1 && failed.stderr.hasPrefix("docver: error: no such document"))
