@@ -148,6 +148,15 @@ import Testing
         #expect(failed.terminal.contains("docver: \(escape)1;31merror:\(escape)0m no such document"), "\(failed.terminal)")
         let failedDiff = try docverWithTerminal(["diff", "ffff"], in: here, environment: pager)
         #expect(failedDiff.status == 1 && failedDiff.terminal.contains("error:"), "\(failedDiff.terminal)")
+
+        // A reader that stops early (the pager quits) ends the command with SIGPIPE, as in git:
+        // the diff of two 200 KB versions overflows the pipe.
+        let alice = fixture.devices[0]
+        let first = try alice.saveText((0..<20_000).map { "line \($0)\n" }.joined(), to: "long.txt")
+        try alice.saveText((0..<20_000).map { "changed \($0)\n" }.joined(), to: "long.txt")
+        let stopped = try docverWithTerminal(["diff", first], in: here, environment: ["DOCVER_PAGER": "head -1"])
+        #expect(stopped.status == 128 + SIGPIPE || stopped.status == -SIGPIPE, "\(stopped.status)")
+        #expect(stopped.terminal.split(separator: "\n").count == 1, "\(stopped.terminal.prefix(300))")
     }
 
     // MARK: Progress
