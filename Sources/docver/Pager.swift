@@ -21,7 +21,8 @@ extension Docver.Diff: PagedCommand { var pagesOutput: Bool { !output.json } }
 enum Pager {
     /// The running pager and the terminal's stdout, kept to restore it.
     private struct Running: @unchecked Sendable {
-        // Safe: only touched under `running`'s lock, by the command's one task at start and end.
+        // Safe: `Process` is not Sendable, but this value is moved into the lock by start() and
+        // out of it by the one finish() that finds it, so one thread at a time holds it.
         let process: Process
         let terminal: Int32
     }
