@@ -238,7 +238,7 @@ import Testing
         #expect(markers.stderr.contains("hint:"), "\(markers.stderr)")
         #expect(!quiet.stderr.contains("hint:"), "\(quiet.stderr)")
         // A repair already made (a stale lock removed) is a warning of no consequence: -q leaves it out.
-        FileManager.default.createFile(atPath: here.path + "/.git/index.lock", contents: Data())
+        _ = FileManager.default.createFile(atPath: here.path + "/.git/index.lock", contents: Data())
         try fixture.devices[0].write("quiet\n", to: "quiet.txt")
         let repaired = try docver(["save", "-q"], in: here)
         #expect(repaired.status == 0 && repaired.stdout.contains("saved 1 document"), "\(repaired.stderr)")
