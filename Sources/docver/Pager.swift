@@ -19,11 +19,9 @@ extension Docver.Diff: PagedCommand { var pagesOutput: Bool { !output.json } }
 /// printed directly. stderr is never paged, and ``finish()`` waits for the pager before an
 /// error is printed and the exit code returned.
 enum Pager {
-    /// The running pager and the terminal's stdout, kept to restore it.
-    private struct Running: @unchecked Sendable {
-        // Safe: `Process` is not Sendable, but this value is moved into the lock by start() and
-        // out of it by the one finish() that finds it, so one thread at a time holds it.
-        let process: Process
+    /// The running pager's pid and the terminal's stdout, kept to restore it.
+    private struct Running {
+        let pid: pid_t
         let terminal: Int32
     }
 
@@ -37,33 +35,49 @@ enum Pager {
     }
 
     /// Starts the pager and sends stdout to it, when stdout is a terminal and a pager is wanted.
+    ///
+    /// The pager is spawned with posix_spawn in docver's own process group: Foundation's
+    /// `Process` puts its child in a group of its own, where a pager reading the keyboard is a
+    /// background job (less quit at once) and Ctrl-C does not reach it.
     static func start() {
         let settings = OutputSettings.current
-        let environment = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment
         guard !settings.noPager, isatty(STDOUT_FILENO) == 1, let command = command(environment: environment),
               let program = command.split(separator: " ").first.map(String.init), isExecutable(program, environment: environment)
         else { return }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        var pagerEnvironment = environment
-        if pagerEnvironment["LESS"] == nil { pagerEnvironment["LESS"] = "FRX" }
-        process.environment = pagerEnvironment
-        let pipe = Pipe()
-        process.standardInput = pipe
-        do {
-            try process.run()
-        } catch {
-            Diagnostics.logger.debug("the pager '\(command)' did not start: \(error); printing directly")
+        if environment["LESS"] == nil { environment["LESS"] = "FRX" }
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { return }
+        let (readEnd, writeEnd) = (fds[0], fds[1])
+        // Close-on-exec: no other program docver starts inherits an end of the pager's pipe.
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, readEnd, STDIN_FILENO) // dup2 clears close-on-exec
+        let words: [String] = ["/bin/sh", "-c", command]
+        let arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        let variables: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (arguments + variables).forEach { free($0) } }
+        fflush(nil)
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, arguments, variables)
+        close(readEnd)
+        guard spawned == 0 else {
+            close(writeEnd)
+            Diagnostics.logger.debug("the pager '\(command)' did not start (error \(spawned)); printing directly")
             return
         }
-        fflush(nil)
         let terminal = dup(STDOUT_FILENO)
-        dup2(pipe.fileHandleForWriting.fileDescriptor, STDOUT_FILENO)
-        try? pipe.fileHandleForWriting.close()
-        try? pipe.fileHandleForReading.close()
-        running.withLock { $0 = Running(process: process, terminal: terminal) }
-        Diagnostics.logger.debug("paging through '\(command)' (pid \(process.processIdentifier))")
+        dup2(writeEnd, STDOUT_FILENO)
+        close(writeEnd)
+        // Ctrl-C reaches the pager and docver alike; the pager handles it, and docver must not
+        // die and leave the pager reading the terminal behind the shell's prompt (as git does,
+        // docver ends when the pager does: SIGPIPE on its next write, or at its own end).
+        signal(SIGINT, SIG_IGN)
+        signal(SIGQUIT, SIG_IGN)
+        running.withLock { $0 = Running(pid: pid, terminal: terminal) }
+        Diagnostics.logger.debug("paging through '\(command)' (pid \(pid))")
     }
 
     /// Ends the output: closes the pager's input and waits for the user to quit it, then gives
@@ -77,7 +91,10 @@ enum Pager {
         dup2(pager.terminal, STDOUT_FILENO) // the pager's last writer closes: it sees the end
         close(pager.terminal)
         // The command's one task waits here, at its end, for a person to read the output.
-        pager.process.waitUntilExit()
+        var status: Int32 = 0
+        while waitpid(pager.pid, &status, 0) == -1 && errno == EINTR {}
+        signal(SIGINT, SIG_DFL)
+        signal(SIGQUIT, SIG_DFL)
     }
 
     private static func isExecutable(_ program: String, environment: [String: String]) -> Bool {

@@ -149,6 +149,23 @@ import Testing
         let failedDiff = try docverWithTerminal(["diff", "ffff"], in: here, environment: pager)
         #expect(failedDiff.status == 1 && failedDiff.terminal.contains("error:"), "\(failedDiff.terminal)")
 
+        // Ctrl-C while the pager runs goes to the pager: docver neither dies nor leaves it behind.
+        let interrupting = scratch.path("interrupting-pager")
+        try Data("#!/bin/sh\ntrap '' INT\nkill -INT 0\nexec sed s/^/PAGED:/\n".utf8).write(to: interrupting)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: interrupting.path)
+        let interrupted = try docverWithTerminal(["log"], in: here, environment: ["DOCVER_PAGER": interrupting.path])
+        #expect(interrupted.status == 0, "\(interrupted.status): \(interrupted.terminal)")
+        #expect(interrupted.terminal.hasPrefix("PAGED:"), "\(interrupted.terminal)")
+
+        // The pager is in the terminal's foreground process group, where it may read the keyboard.
+        let grouping = scratch.path("grouping-pager")
+        try Data("#!/bin/sh\nps -o pgid=,tpgid= -p $$ | sed 's/^ */GROUP:/'\ncat >/dev/null\n".utf8).write(to: grouping)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: grouping.path)
+        let grouped = try docverWithTerminal(["log"], in: here, environment: ["DOCVER_PAGER": grouping.path])
+        let groups = try #require(grouped.terminal.split(separator: "\n").first { $0.hasPrefix("GROUP:") }, "\(grouped.terminal)")
+            .dropFirst("GROUP:".count).split(separator: " ")
+        #expect(groups.count == 2 && groups[0] == groups[1], "pager's group and the terminal's foreground group: \(groups)")
+
         // A reader that stops early (the pager quits) ends the command with SIGPIPE, as in git:
         // the diff of two 200 KB versions overflows the pipe.
         let alice = fixture.devices[0]

@@ -11,7 +11,8 @@ struct TerminalRun {
 }
 
 /// Runs the docver CLI with stdout and/or stderr on a pseudo-terminal (24 × 80) and the others
-/// on pipes; stdin is the terminal. Python's `pty` module makes the terminal.
+/// on pipes; stdin is the terminal, which is the controlling terminal of docver's session (its
+/// process group in the foreground, as a shell runs it). Python's `pty` module makes it.
 ///
 /// The environment is the test's, with `TERM=xterm`, no `NO_COLOR`, and `DOCVER_PAGER` empty
 /// (no pager that could wait for a key), then `environment` on top; a nil value removes the
@@ -28,9 +29,13 @@ func docverWithTerminal(_ arguments: [String], in directory: URL, stdoutOnTermin
     for key, value in spec["env"].items():
         if value is None: env.pop(key, None)
         else: env[key] = value
+    def controlling_terminal():
+        # A session of its own whose controlling terminal is the pty (stdin), as a shell gives.
+        os.setsid()
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
     process = subprocess.Popen(command, cwd=spec["cwd"], env=env, stdin=slave,
                                stdout=slave if spec["stdout"] else subprocess.PIPE,
-                               stderr=slave if spec["stderr"] else subprocess.PIPE, start_new_session=True)
+                               stderr=slave if spec["stderr"] else subprocess.PIPE, preexec_fn=controlling_terminal)
     os.close(slave)
     captured = {"stdout": b"", "stderr": b""}
     def drain(name, stream):
