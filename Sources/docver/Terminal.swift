@@ -32,7 +32,9 @@ enum Terminal {
 
     /// `docver: warning: ...` on stderr. A warning of no consequence (a repair already made,
     /// a retry that followed) is left out with `-q`; others always show.
-    static func warning(_ message: String, ofConsequence: Bool = true) {
+    static func warning(_ message: String) { warning(message, ofConsequence: true) }
+
+    static func warning(_ message: String, ofConsequence: Bool) {
         let settings = OutputSettings.current
         if !ofConsequence && settings.quiet { return }
         writeError("docver: \(settings.stderr.apply(.warning, "warning:")) \(message)\n")

@@ -25,7 +25,7 @@ extension Docver {
                                         device: Device(id: device, name: deviceName), progress: progress.handler)
                 }
                 progress.finish()
-                report.warnings.forEach { Terminal.warning($0) }
+                report.warnings.forEach(Terminal.warning)
                 if output.json { return try Terminal.printJSON(SyncOutput(report, container: container)) }
                 print("cloned into \(container.root.path) as device '\(container.device.id)'")
                 Terminal.printDocumentChanges(report, conflictsOnly: true)

@@ -12,7 +12,7 @@ extension Docver {
 
         func run(in container: Container) async throws {
             let report = try container.integrate()
-            report.warnings.forEach { Terminal.warning($0) }
+            report.warnings.forEach(Terminal.warning)
             if output.json { return try Terminal.printJSON(SyncOutput(report)) }
             print(report.integrated ? "integrated saves from other devices" : "already up to date")
             Terminal.printDocumentChanges(report)

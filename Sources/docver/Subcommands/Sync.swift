@@ -14,14 +14,16 @@ extension Docver {
         func run(in container: Container) async throws {
             let progress = ProgressRenderer()
             defer { progress.finish() }
-            for remote in try container.remotes() where remotes.isEmpty || remotes.contains(remote.name) {
-                Diagnostics.logger.debug("syncing with remote '\(remote.name)' at \(remote.url)")
+            if OutputSettings.current.verbosity > 0 {
+                for remote in (try? container.remotes()) ?? [] where remotes.isEmpty || remotes.contains(remote.name) {
+                    Diagnostics.logger.debug("syncing with remote '\(remote.name)' at \(remote.url)")
+                }
             }
             let report = try Diagnostics.timed("sync") {
                 try container.sync(remotes.isEmpty ? nil : remotes, progress: progress.handler)
             }
             progress.finish()
-            report.warnings.forEach { Terminal.warning($0) }
+            report.warnings.forEach(Terminal.warning)
             if output.json { return try Terminal.printJSON(SyncOutput(report)) }
             if let saved = report.savedBeforeSync {
                 print("saved \(Terminal.count(saved.changes.count, "changed document")) before syncing")
