@@ -59,23 +59,39 @@ enum Pager {
         let arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         let variables: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (arguments + variables).forEach { free($0) } }
+        // Ctrl-C reaches the pager and docver alike; the pager handles it, and docver must not
+        // die and leave the pager reading the terminal behind the shell's prompt (as git does,
+        // docver ends when the pager does: SIGPIPE on its next write, or at its own end).
+        // Ignored before the pager exists, so no early signal finds docver unprepared; the
+        // pager starts with both signals at their defaults and nothing blocked.
+        signal(SIGINT, SIG_IGN)
+        signal(SIGQUIT, SIG_IGN)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGINT)
+        sigaddset(&defaults, SIGQUIT)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         fflush(nil)
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, arguments, variables)
+        let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, arguments, variables)
         close(readEnd)
         guard spawned == 0 else {
             close(writeEnd)
+            signal(SIGINT, SIG_DFL)
+            signal(SIGQUIT, SIG_DFL)
             Diagnostics.logger.debug("the pager '\(command)' did not start (error \(spawned)); printing directly")
             return
         }
         let terminal = dup(STDOUT_FILENO)
         dup2(writeEnd, STDOUT_FILENO)
         close(writeEnd)
-        // Ctrl-C reaches the pager and docver alike; the pager handles it, and docver must not
-        // die and leave the pager reading the terminal behind the shell's prompt (as git does,
-        // docver ends when the pager does: SIGPIPE on its next write, or at its own end).
-        signal(SIGINT, SIG_IGN)
-        signal(SIGQUIT, SIG_IGN)
         running.withLock { $0 = Running(pid: pid, terminal: terminal) }
         Diagnostics.logger.debug("paging through '\(command)' (pid \(pid))")
     }
