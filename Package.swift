@@ -12,6 +12,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // Builds the DocverKit documentation catalog: swift package generate-documentation --target DocverKit
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
+        // The CLI's -v diagnostics (the library never logs).
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .systemLibrary(
@@ -28,6 +30,7 @@ let package = Package(
             dependencies: [
                 "DocverKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Example apps on the editor library (see Examples/TextNotes and Examples/ImageNotes).

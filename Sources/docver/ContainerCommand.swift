@@ -7,7 +7,7 @@ import DocverKit
 /// library, render the result. The default `run()` opens the container named by the global
 /// options (`-C PATH`, or the current directory, or the nearest container above it) and reports
 /// errors the documented way (``reportingErrors(_:)``).
-protocol ContainerCommand: AsyncParsableCommand {
+protocol ContainerCommand: AsyncParsableCommand, GlobalOptionsCommand {
     var global: GlobalOptions { get }
     func run(in container: Container) async throws
 }
@@ -31,9 +31,28 @@ extension AsyncParsableCommand {
     /// Runs a command body, rendering a failure as `docver: error: ...` (and a hint where one
     /// helps) on stderr with exit code 1. Usage errors pass through to the argument parser,
     /// which prints them with the usage and exits 64.
+    ///
+    /// First applies the global options (colour, dates, -q/-v: ``GlobalOptions/apply()``) and
+    /// starts the pager for a command that pages; the pager is closed before an error is
+    /// printed, so the error shows after the output, on the terminal.
     func reportingErrors(_ body: () async throws -> Void) async throws {
+        (self as? any GlobalOptionsCommand)?.global.apply()
+        if let paged = self as? any PagedCommand, paged.pagesOutput { Pager.start() }
+        let clock = ContinuousClock()
+        let start = clock.now
+        defer { Diagnostics.logger.debug("the command took \(Diagnostics.milliseconds(clock.now - start)) ms") }
         do {
             try await body()
+            Pager.finish()
+        } catch {
+            Pager.finish()
+            try report(error)
+        }
+    }
+
+    private func report(_ error: any Error) throws {
+        do {
+            throw error
         } catch let error as DocverError {
             Terminal.error(error)
             throw ExitCode.failure

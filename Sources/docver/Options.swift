@@ -8,6 +8,18 @@ import Foundation
 struct GlobalOptions: ParsableArguments {
     @Option(name: .customShort("C"), help: ArgumentHelp("Run as if docver was started in <path>.", valueName: "path"))
     var directory: String?
+    @Option(name: .customLong("color"), help: ArgumentHelp("Colour: auto (on terminals; NO_COLOR turns it off), always or never.", valueName: "when"))
+    var color: ColorChoice = .auto
+    @Flag(name: .customLong("no-pager"), help: "Never page output (log, versions, diff).")
+    var noPager = false
+    @Flag(name: .shortAndLong, help: "Quiet: no hints, no progress, no warnings of no consequence (errors and results stay).")
+    var quiet = false
+    @Flag(name: .shortAndLong, help: "Print diagnostics on stderr (-vv: also transfer progress as trace lines).")
+    var verbose: Int
+
+    func validate() throws {
+        if quiet && verbose > 0 { throw ValidationError("-q and -v do not go together") }
+    }
 
     var url: URL {
         URL(fileURLWithPath: directory ?? FileManager.default.currentDirectoryPath)
@@ -16,7 +28,8 @@ struct GlobalOptions: ParsableArguments {
     /// The container, with repairs of what a killed process left behind reported as warnings.
     func container() throws -> Container {
         var container = try Container(at: url)
-        container.onRepair = { Terminal.warning($0) }
+        container.onRepair = { Terminal.warning($0, ofConsequence: false) }
+        Diagnostics.logger.debug("opened the container at \(container.root.path) as device '\(container.device.id)'")
         return container
     }
 

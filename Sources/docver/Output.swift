@@ -106,7 +106,7 @@ struct ItemOutput: Encodable, Equatable {
 
     /// The document's line in the text listing; '!' marks unresolved conflicts.
     var line: String {
-        let flag = hasUnresolvedConflicts ? "!" : " "
+        let flag = hasUnresolvedConflicts ? Terminal.style.apply(.conflictMarker, "!") : " "
         return "\(flag) \(kind.padded(to: 7)) \(Terminal.size(size).padded(to: 10)) \(Terminal.date(modified))  \(deviceName)  \(document)"
     }
 }
@@ -200,7 +200,7 @@ struct AgentEventOutput: Encodable {
         case "warning": text = "warning: \(message ?? "")"
         default: text = "agent stopped"
         }
-        return "\(Terminal.date(time))  \(DocverError.printable(text))"
+        return "\(Terminal.timestamp(time))  \(DocverError.printable(text))"
     }
 }
 
@@ -231,4 +231,222 @@ struct AgentStatusOutput: Encodable {
         try container.encode(status.lastSave, forKey: .lastSave)
         try container.encode(status.lastSync, forKey: .lastSync)
     }
+}
+
+// MARK: The results of commands that change or print one thing (docs/CLI.md, docs/schemas)
+
+/// `save --json`: the save made, or `null` with no changes when nothing changed.
+struct SaveOutput: Encodable {
+    let save: String?
+    let changes: [ChangeOutput]
+
+    init(_ result: SaveResult?) {
+        save = result?.id
+        changes = result?.changes.map(ChangeOutput.init) ?? []
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(save, forKey: .save) // null when nothing was saved, never missing
+        try container.encode(changes, forKey: .changes)
+    }
+
+    enum CodingKeys: String, CodingKey { case save, changes }
+}
+
+/// `sync --json`, `integrate --json` and `clone --json` (with `container` and `device`).
+struct SyncOutput: Encodable {
+    struct Change: Encodable {
+        let document: String
+        let kind: String
+        let current: String?
+        let version: String?
+        let summary: String
+
+        init(_ change: DocumentSyncChange) {
+            document = change.document.path
+            kind = change.kind.rawValue
+            current = change.current?.id
+            version = change.version?.id
+            summary = change.summary
+        }
+
+        func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(document, forKey: .document)
+            try container.encode(kind, forKey: .kind)
+            try container.encode(current, forKey: .current)
+            try container.encode(version, forKey: .version)
+            try container.encode(summary, forKey: .summary)
+        }
+
+        enum CodingKeys: String, CodingKey { case document, kind, current, version, summary }
+    }
+
+    let savedBeforeSync: SaveOutput?
+    let integrated: Bool
+    let pushed: [String]
+    let changes: [Change]
+    let newConflicts: [String: [String]]
+    let warnings: [String]
+    var container: String?
+    var device: String?
+
+    init(_ report: SyncReport, container: Container? = nil) {
+        savedBeforeSync = report.savedBeforeSync.map(SaveOutput.init)
+        integrated = report.integrated
+        pushed = report.pushed
+        changes = report.documentChanges.map(Change.init)
+        newConflicts = Dictionary(uniqueKeysWithValues: report.newConflicts.map { ($0.key.path, $0.value) })
+        warnings = report.warnings
+        self.container = container?.root.path
+        device = container?.device.id
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var keyed = encoder.container(keyedBy: CodingKeys.self)
+        try keyed.encode(savedBeforeSync, forKey: .savedBeforeSync) // null when nothing was saved
+        try keyed.encode(integrated, forKey: .integrated)
+        try keyed.encode(pushed, forKey: .pushed)
+        try keyed.encode(changes, forKey: .changes)
+        try keyed.encode(newConflicts, forKey: .newConflicts)
+        try keyed.encode(warnings, forKey: .warnings)
+        try keyed.encodeIfPresent(container, forKey: .container)
+        try keyed.encodeIfPresent(device, forKey: .device)
+    }
+
+    enum CodingKeys: String, CodingKey { case savedBeforeSync, integrated, pushed, changes, newConflicts, warnings, container, device }
+}
+
+/// `restore`, `replace`, `mark-resolved` and `remove-other-versions` with `--json`: the
+/// document and the save that recorded the operation.
+struct DocumentSaveOutput: Encodable {
+    let document: String
+    let save: String
+    let changes: [ChangeOutput]
+
+    init(_ document: DocumentPath, _ result: SaveResult) {
+        self.document = document.path
+        save = result.id
+        changes = result.changes.map(ChangeOutput.init)
+    }
+}
+
+/// `show --json`: the version, and its contents (flat: the bytes as text when they are UTF-8,
+/// always as Base64; package: the components; deletion: neither).
+struct ShowOutput: Encodable {
+    struct Component: Encodable {
+        let name: String
+        let size: Int
+        let base64: String
+    }
+
+    let version: VersionOutput
+    let contents: String
+    let text: String?
+    let base64: String?
+    let components: [Component]
+
+    init(_ version: DocumentVersion, contents: DocumentContents) {
+        self.version = VersionOutput(version)
+        switch contents {
+        case let .flat(data):
+            self.contents = "flat"
+            text = String(validating: data, as: UTF8.self)
+            base64 = data.base64EncodedString()
+            components = []
+        case let .package(package):
+            self.contents = "package"
+            text = nil
+            base64 = nil
+            components = package.files.sorted { $0.key < $1.key }
+                .map { Component(name: $0.key, size: $0.value.count, base64: $0.value.base64EncodedString()) }
+        case .deleted:
+            self.contents = "deleted"
+            text = nil
+            base64 = nil
+            components = []
+        }
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(version, forKey: .version)
+        try container.encode(contents, forKey: .contents)
+        try container.encode(text, forKey: .text) // null unless a flat version in UTF-8
+        try container.encode(base64, forKey: .base64) // null unless a flat version
+        try container.encode(components, forKey: .components)
+    }
+
+    enum CodingKeys: String, CodingKey { case version, contents, text, base64, components }
+}
+
+/// `diff --json`: the two versions compared and the unified diff.
+struct DiffOutput: Encodable {
+    /// One side of a diff: a version, the working copy, or nothing (a document not there).
+    enum Side: Encodable {
+        case version(VersionOutput)
+        case named(String)
+
+        init(_ side: DiffSide) {
+            switch side {
+            case let .version(version): self = .version(VersionOutput(version))
+            case .workingTree: self = .named("working copy")
+            case .absent: self = .named("nothing")
+            }
+        }
+
+        func encode(to encoder: Encoder) throws {
+            switch self {
+            case let .version(version): try version.encode(to: encoder)
+            case let .named(name):
+                var container = encoder.singleValueContainer()
+                try container.encode(name)
+            }
+        }
+    }
+
+    let document: String
+    let from: Side
+    let to: Side
+    let patch: String
+
+    init(_ diff: DocumentDiff) {
+        document = diff.document.path
+        from = Side(diff.old)
+        to = Side(diff.new)
+        patch = diff.patch
+    }
+}
+
+/// `init --json`.
+struct InitOutput: Encodable {
+    let container: String
+    let device: String
+    let deviceName: String
+}
+
+/// `agent start --json` and `agent stop --json`.
+struct AgentControlOutput: Encodable {
+    /// True when this command started (or stopped) the agent; false when it was already so.
+    let changed: Bool
+    let running: Bool
+    let pid: Int32?
+    let log: String?
+
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(changed, forKey: .changed)
+        try container.encode(running, forKey: .running)
+        try container.encode(pid, forKey: .pid)
+        try container.encodeIfPresent(log, forKey: .log)
+    }
+
+    enum CodingKeys: String, CodingKey { case changed, running, pid, log }
+}
+
+/// `remote add --json` (the same fields as each element of `remote list --json`).
+struct RemoteOutput: Encodable {
+    let name: String
+    let url: String
 }

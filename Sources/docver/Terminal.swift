@@ -6,10 +6,14 @@ import Foundation
 enum Terminal {
     // MARK: Diagnostics (stderr)
 
+    /// The style of results on stdout (colour only where stdout is a terminal, or --color=always).
+    static var style: Style { OutputSettings.current.stdout }
+
     static func error(_ message: String, hint: String?) {
-        var line = "docver: error: \(message)\n"
-        if let hint { line += "hint: \(hint)\n" }
-        FileHandle.standardError.write(Data(line.utf8))
+        let style = OutputSettings.current.stderr
+        var line = "docver: \(style.apply(.error, "error:")) \(message)\n"
+        if let hint { line += "\(style.apply(.hint, "hint:")) \(hint)\n" }
+        writeError(line)
     }
 
     /// A library error: its one-line description, and the CLI's advice where there is some.
@@ -17,10 +21,28 @@ enum Terminal {
         self.error(error.description, hint: Advice.hint(for: error))
     }
 
-    /// Advice that follows a result rather than an error (`hint: ...` on stderr).
+    /// Advice that follows a result rather than an error (`hint: ...` on stderr); `-q`
+    /// silences it.
     static func hint(_ advice: String) {
+        let settings = OutputSettings.current
+        guard !settings.quiet else { return }
         fflush(nil) // after the result lines already printed, also when stdout is a pipe
-        FileHandle.standardError.write(Data("hint: \(DocverError.printable(advice))\n".utf8))
+        writeError("\(settings.stderr.apply(.hint, "hint:")) \(DocverError.printable(advice))\n")
+    }
+
+    /// `docver: warning: ...` on stderr. A warning of no consequence (a repair already made,
+    /// a retry that followed) is left out with `-q`; others always show.
+    static func warning(_ message: String) { warning(message, ofConsequence: true) }
+
+    static func warning(_ message: String, ofConsequence: Bool) {
+        let settings = OutputSettings.current
+        if !ofConsequence && settings.quiet { return }
+        writeError("docver: \(settings.stderr.apply(.warning, "warning:")) \(message)\n")
+    }
+
+    /// Writes to stderr at once (stderr is unbuffered).
+    static func writeError(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
     }
 
     /// A word as a shell reads it back: as it is when that is safe, else in single quotes.
@@ -28,10 +50,6 @@ enum Terminal {
         let plain = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "_-./+@%,:="))
         if !text.isEmpty, text.unicodeScalars.allSatisfy(plain.contains) { return text }
         return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
-    }
-
-    static func warning(_ message: String) {
-        FileHandle.standardError.write(Data("docver: warning: \(message)\n".utf8))
     }
 
     // MARK: JSON (stdout)
@@ -54,7 +72,15 @@ enum Terminal {
     /// One version in a listing: its role, short id, date, device and size.
     static func versionLine(_ role: String, _ version: DocumentVersion, deviceWidth: Int? = nil) -> String {
         let device = deviceWidth.map { version.device.name.padded(to: $0) } ?? version.device.name
-        return "\(role.padded(to: 9)) \(version.shortID)  \(date(version.modified))  \(device)  \(size(of: version))"
+        let style = self.style
+        let roleStyle: Style.Role = switch role {
+        case "current": .current
+        case "conflict": .conflict
+        case "resolved": .resolved
+        case "base": .base
+        default: .history
+        }
+        return "\(style.apply(roleStyle, role.padded(to: 9))) \(style.apply(.id, version.shortID))  \(date(version.modified))  \(device)  \(size(of: version))"
     }
 
     /// The conflicts a sync, integration or clone brought in, one line a document.
@@ -78,7 +104,7 @@ enum Terminal {
 
     /// The 12-digit form of a save's id that listings show (any unique prefix of 4 or more
     /// digits is accepted back).
-    static func shortID(_ id: String) -> String { String(id.prefix(12)) }
+    static func shortID(_ id: String) -> String { style.apply(.id, String(id.prefix(12))) }
 
     /// "1 document", "2 documents".
     static func count(_ count: Int, _ noun: String) -> String {
@@ -99,13 +125,42 @@ enum Terminal {
     // Dates and sizes are formatted by hand: Foundation's formatters load ICU, which costs
     // more than the rest of a listing (measured with perf on 100 conflicts).
 
-    /// Local time as `yyyy-MM-dd HH:mm:ss`.
+    /// A date in human output. On a terminal, relative ("3 minutes ago") within the last week,
+    /// else (older, or in the future) the local date and time with the zone,
+    /// `2026-11-01 14:03:22 +01:00`. Off a terminal, ISO 8601 in local time with the offset,
+    /// `2026-11-01T14:03:22+01:00`, which programs read back.
     static func date(_ date: Date) -> String {
         guard DocumentVersion.isValidDate(date) else { return "invalid date" }
+        let settings = OutputSettings.current
+        guard settings.relativeDates else { return localDate(date, separator: "T", zoneSeparator: "") }
+        let age = settings.now.timeIntervalSince(date)
+        if age >= 0 && age < 7 * 86_400 { return relative(date, now: settings.now) }
+        return localDate(date, separator: " ", zoneSeparator: " ")
+    }
+
+    /// The local date and time with the zone's offset, whatever the terminal (for lines that
+    /// show a relative date beside it).
+    static func absoluteDate(_ date: Date) -> String {
+        guard DocumentVersion.isValidDate(date) else { return "invalid date" }
+        return localDate(date, separator: " ", zoneSeparator: " ")
+    }
+
+    /// A date that stamps an event in a stream (`agent`): never relative, since the lines are
+    /// read later; the terminal's form with the zone, or ISO 8601 off a terminal.
+    static func timestamp(_ date: Date) -> String {
+        guard DocumentVersion.isValidDate(date) else { return "invalid date" }
+        return OutputSettings.current.relativeDates ? localDate(date, separator: " ", zoneSeparator: " ")
+                                                    : localDate(date, separator: "T", zoneSeparator: "")
+    }
+
+    private static func localDate(_ date: Date, separator: String, zoneSeparator: String) -> String {
         var seconds = time_t(clamping: date)
         var parts = tm()
         localtime_r(&seconds, &parts)
-        return format(parts, utc: false)
+        let offset = parts.tm_gmtoff / 60
+        let hours = abs(offset) / 60, minutes = abs(offset) % 60
+        let zone = (offset < 0 ? "-" : "+") + (hours < 10 ? "0" : "") + "\(hours):" + (minutes < 10 ? "0" : "") + "\(minutes)"
+        return format(parts, separator: separator) + zoneSeparator + zone
     }
 
     /// UTC as ISO 8601, `yyyy-MM-ddTHH:mm:ssZ`: the JSON contract's date format.
@@ -113,14 +168,14 @@ enum Terminal {
         var seconds = time_t(clamping: date)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        return format(parts, utc: true)
+        return format(parts, separator: "T") + "Z"
     }
 
-    private static func format(_ parts: tm, utc: Bool) -> String {
+    private static func format(_ parts: tm, separator: String) -> String {
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let day = "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))"
         let time = "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
-        return utc ? day + "T" + time + "Z" : day + " " + time
+        return day + separator + time
     }
 
     /// "2 hours ago", for people choosing between versions.

@@ -1,8 +1,19 @@
 import Foundation
 internal import Clibgit2
 
-/// What a transfer needs to know between libgit2's callbacks: credential attempts made and
-/// the references the remote refused. Lives on the caller's stack for the call's duration.
+/// A transfer's progress as libgit2 reports it: objects and bytes received (and indexed) by
+/// a fetch, or sent by a push.
+struct TransferCounts: Equatable {
+    var objects: Int
+    var totalObjects: Int
+    var indexedObjects: Int
+    var bytes: Int
+}
+
+/// What a transfer needs to know between libgit2's callbacks: credential attempts made, the
+/// references the remote refused, and where progress goes. Lives on the caller's stack for
+/// the call's duration; libgit2 calls the callbacks on the calling thread, during the call,
+/// so the state is never shared between threads.
 private struct TransferState {
     var credentialAttempts = 0
     var triedAgent = false
@@ -10,6 +21,7 @@ private struct TransferState {
     var triedHelper = false
     var credentialsExhausted = false
     var rejected: [String: String] = [:]
+    var progress: ((TransferCounts) -> Void)?
 }
 
 /// Offers credentials in the order git users expect: ssh-agent, then the default key files,
@@ -47,6 +59,26 @@ private let credentialCallback: git_credential_acquire_cb = { out, url, username
 private let pushStatusCallback: git_push_update_reference_cb = { reference, status, payload in
     guard let reference, let status, let payload else { return 0 }
     payload.assumingMemoryBound(to: TransferState.self).pointee.rejected[String(cString: reference)] = String(cString: status)
+    return 0
+}
+
+/// A fetch's progress: objects received, indexed, and bytes received.
+private let fetchProgressCallback: git_indexer_progress_cb = { stats, payload in
+    guard let stats, let payload else { return 0 }
+    let state = payload.assumingMemoryBound(to: TransferState.self)
+    state.pointee.progress?(TransferCounts(objects: Int(stats.pointee.received_objects),
+                                           totalObjects: Int(stats.pointee.total_objects),
+                                           indexedObjects: Int(stats.pointee.indexed_objects),
+                                           bytes: Int(stats.pointee.received_bytes)))
+    return 0
+}
+
+/// A push's progress: objects written to the remote, and bytes.
+private let pushProgressCallback: git_push_transfer_progress_cb = { current, total, bytes, payload in
+    guard let payload else { return 0 }
+    let state = payload.assumingMemoryBound(to: TransferState.self)
+    state.pointee.progress?(TransferCounts(objects: Int(current), totalObjects: Int(total),
+                                           indexedObjects: Int(current), bytes: Int(bytes)))
     return 0
 }
 
@@ -97,13 +129,14 @@ final class Remote {
 
     var url: String { git_remote_url(pointer).map { String(cString: $0) } ?? "" }
 
-    /// Fetches with explicit refspecs.
-    func fetch(_ refspecs: [String]) throws {
+    /// Fetches with explicit refspecs, reporting objects and bytes received to `progress`.
+    func fetch(_ refspecs: [String], progress: ((TransferCounts) -> Void)? = nil) throws {
         var options = git_fetch_options()
         try check(git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)))
-        var state = TransferState(keyFiles: defaultKeyFiles())
+        var state = TransferState(keyFiles: defaultKeyFiles(), progress: progress)
         try withUnsafeMutablePointer(to: &state) { statePointer in
             options.callbacks.credentials = credentialCallback
+            if progress != nil { options.callbacks.transfer_progress = fetchProgressCallback }
             options.callbacks.payload = UnsafeMutableRawPointer(statePointer)
             try withStrings(refspecs) { array in
                 _ = try check(git_remote_fetch(pointer, &array, &options, "docver: fetch"))
@@ -111,13 +144,15 @@ final class Remote {
         }
     }
 
-    /// Pushes with explicit refspecs; returns the references the remote refused, with reasons.
-    func push(_ refspecs: [String]) throws -> [String: String] {
+    /// Pushes with explicit refspecs, reporting objects and bytes sent to `progress`; returns
+    /// the references the remote refused, with reasons.
+    func push(_ refspecs: [String], progress: ((TransferCounts) -> Void)? = nil) throws -> [String: String] {
         var options = git_push_options()
         try check(git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)))
-        var state = TransferState(keyFiles: defaultKeyFiles())
+        var state = TransferState(keyFiles: defaultKeyFiles(), progress: progress)
         try withUnsafeMutablePointer(to: &state) { statePointer in
             options.callbacks.credentials = credentialCallback
+            if progress != nil { options.callbacks.push_transfer_progress = pushProgressCallback }
             options.callbacks.push_update_reference = pushStatusCallback
             options.callbacks.payload = UnsafeMutableRawPointer(statePointer)
             try withStrings(refspecs) { array in

@@ -21,8 +21,11 @@ extension Container {
 
     /// A new device joins: creates a container at `destination` for `device` from the remote
     /// at `url` (named `origin`) and brings in every device's saves.
+    ///
+    /// `progress` receives the transfer's progress (objects and bytes received) while it runs.
     @discardableResult
-    public static func clone(from url: String, to destination: URL, device: Device) throws -> (Container, SyncReport) {
+    public static func clone(from url: String, to destination: URL, device: Device,
+                             progress: TransferProgressHandler? = nil) throws -> (Container, SyncReport) {
         let path = destination.standardizedFileURL.path
         if let contents = try? FileSystem.contentsOfDirectory(path), !contents.isEmpty {
             throw DocverError.destinationNotEmpty(path)
@@ -34,7 +37,7 @@ extension Container {
         }
         do {
             try container.addRemote("origin", url: url)
-            return (container, try container.sync(["origin"]))
+            return (container, try container.sync(["origin"], progress: progress))
         } catch {
             // Leave no half-made container behind.
             try? FileSystem.remove(path)
@@ -51,8 +54,12 @@ extension Container {
     /// `savingFirst` names the documents saved first (nil: every changed document). The agent
     /// passes the ones it knows to be quiet, so a file still being written is not saved
     /// half-written; files with unsaved edits are never overwritten by the update either way.
+    ///
+    /// `progress` receives each fetch's and push's progress (objects and bytes) while it runs,
+    /// on this thread.
     @discardableResult
-    public func sync(_ remoteNames: [String]? = nil, savingFirst documents: [DocumentPath]? = nil) throws -> SyncReport {
+    public func sync(_ remoteNames: [String]? = nil, savingFirst documents: [DocumentPath]? = nil,
+                     progress: TransferProgressHandler? = nil) throws -> SyncReport {
         try withWriteLock { repository in
             var report = SyncReport()
             let names = try remoteNames ?? Remote.names(in: repository)
@@ -64,11 +71,11 @@ extension Container {
             if documents != [] { report.savedBeforeSync = try save(documents, message: "Save before sync", in: repository) }
             let before = try headCommit(repository)
             for (name, remote) in remotes {
-                try fetch(remote, named: name, report: &report, in: repository)
+                try fetch(remote, named: name, report: &report, progress: progress, in: repository)
             }
             try integrateFetched(report: &report, in: repository)
             for (name, remote) in remotes {
-                try push(remote, named: name, report: &report, in: repository)
+                try push(remote, named: name, report: &report, progress: progress, in: repository)
             }
             if let after = try headCommit(repository) {
                 try describeChanges(from: before, to: after, in: repository, into: &report)
@@ -94,11 +101,14 @@ extension Container {
         }
     }
 
-    private func fetch(_ remote: Remote, named name: String, report: inout SyncReport, in repository: Repository) throws {
+    private func fetch(_ remote: Remote, named name: String, report: inout SyncReport,
+                       progress: TransferProgressHandler? = nil, in repository: Repository) throws {
         let prefix = RefName.trackingPrefix(name)
         let before = Dictionary(uniqueKeysWithValues: try repository.references(matching: prefix + "*").map { ($0.name, $0.target) })
         do {
-            try remote.fetch([RefName.fetchSpec(name)])
+            try remote.fetch([RefName.fetchSpec(name)], progress: progress.map { handler in
+                { counts in handler(TransferProgress(remote: name, direction: .fetch, counts)) }
+            })
         } catch let error as GitError {
             throw DocverError.remote(name: name, message: error.message)
         }
@@ -165,13 +175,16 @@ extension Container {
         return heads
     }
 
-    private func push(_ remote: Remote, named name: String, report: inout SyncReport, in repository: Repository) throws {
+    private func push(_ remote: Remote, named name: String, report: inout SyncReport,
+                      progress: TransferProgressHandler?, in repository: Repository) throws {
         guard try headCommit(repository) != nil else { return }
         let spec = RefName.pushSpec(device)
         for _ in 0..<5 {
             let rejected: [String: String]
             do {
-                rejected = try remote.push([spec])
+                rejected = try remote.push([spec], progress: progress.map { handler in
+                    { counts in handler(TransferProgress(remote: name, direction: .push, counts)) }
+                })
             } catch let error as GitError where error.code != .nonFastForward {
                 throw DocverError.remote(name: name, message: error.message)
             } catch let error as GitError {
@@ -183,9 +196,16 @@ extension Container {
             }
             // Someone else moved this device's branch on the remote: bring it in and retry.
             report.warnings.append("push to '\(name)' was refused (\(reason)); integrating and retrying")
-            try fetch(remote, named: name, report: &report, in: repository)
+            try fetch(remote, named: name, report: &report, progress: progress, in: repository)
             try integrateFetched(report: &report, in: repository)
         }
         throw DocverError.pushRejected(remote: name, message: "the remote kept refusing this device's branch")
+    }
+}
+
+extension TransferProgress {
+    init(remote: String, direction: Direction, _ counts: TransferCounts) {
+        self.init(remote: remote, direction: direction, objects: counts.objects, totalObjects: counts.totalObjects,
+                  indexedObjects: counts.indexedObjects, bytes: counts.bytes)
     }
 }

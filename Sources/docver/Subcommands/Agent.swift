@@ -113,15 +113,17 @@ extension Docver.AgentCommand {
             discussion: "If an agent already runs for the container, reports it and starts none.")
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
         @OptionGroup var settings: AgentOptions
 
         func run(in container: Container) async throws {
-            if let pid = Agent.runningPID(for: container) {
-                print("an agent is already running for \(container.root.path) (pid \(pid))")
-                return
-            }
-            _ = try settings.configuration(for: container) // bad config fails here, not in the background
             let log = Agent.logPath(for: container)
+            func alreadyRunning(_ pid: Int32) throws {
+                if output.json { return try Terminal.printJSON(AgentControlOutput(changed: false, running: true, pid: pid, log: log)) }
+                print("an agent is already running for \(container.root.path) (pid \(pid))")
+            }
+            if let pid = Agent.runningPID(for: container) { return try alreadyRunning(pid) }
+            _ = try settings.configuration(for: container) // bad config fails here, not in the background
             guard FileManager.default.fileExists(atPath: log) || FileManager.default.createFile(atPath: log, contents: nil),
                   let handle = FileHandle(forWritingAtPath: log) else {
                 Terminal.error("cannot open the agent's log \(log)", hint: nil)
@@ -140,14 +142,14 @@ extension Docver.AgentCommand {
             let deadline = clock.now + .seconds(30)
             while clock.now < deadline {
                 if let status = try? Agent.status(of: container, timeout: .milliseconds(200)), status.pid == process.processIdentifier {
+                    if output.json {
+                        return try Terminal.printJSON(AgentControlOutput(changed: true, running: true, pid: status.pid, log: log))
+                    }
                     print("agent started for \(container.root.path) (pid \(status.pid)); events in \(log)")
                     return
                 }
                 if !process.isRunning {
-                    if let pid = Agent.runningPID(for: container) {
-                        print("an agent is already running for \(container.root.path) (pid \(pid))")
-                        return
-                    }
+                    if let pid = Agent.runningPID(for: container) { return try alreadyRunning(pid) }
                     let last = (try? String(contentsOfFile: log, encoding: .utf8))?
                         .split(separator: "\n").last.map(String.init) ?? "no output"
                     Terminal.error("the agent exited at start: \(DocverError.printable(last))", hint: nil)
@@ -165,13 +167,16 @@ extension Docver.AgentCommand {
             abstract: "Stop the background agent (it finishes the save in progress first).")
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
 
         func run(in container: Container) async throws {
             guard Agent.runningPID(for: container) != nil else {
+                if output.json { return try Terminal.printJSON(AgentControlOutput(changed: false, running: false, pid: nil, log: nil)) }
                 print("no agent is running for \(container.root.path)")
                 return
             }
             let pid = try Agent.terminate(for: container)
+            if output.json { return try Terminal.printJSON(AgentControlOutput(changed: true, running: false, pid: pid, log: nil)) }
             print("agent stopped (pid \(pid))")
         }
     }

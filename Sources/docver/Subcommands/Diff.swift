@@ -16,6 +16,7 @@ extension Docver {
             """)
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
         @Argument(help: "The document (default: every document with unsaved edits).") var document: String?
         @Argument(help: "The first version (default: the current version).") var first: String?
         @Argument(help: "The second version (default: the working copy).") var second: String?
@@ -34,8 +35,7 @@ extension Docver {
             let folder = document.flatMap { first == nil && !base && date.at == nil ? arguments.plainFolder($0) : nil }
             guard let document, folder == nil else {
                 let edits = try container.unsavedEdits().filter { folder?.isEmpty != false || $0.document.path.hasPrefix(folder! + "/") }
-                print(DiffOutput.render(edits, labelled: false, colored: false), terminator: "")
-                return
+                return try render(edits, labelled: false)
             }
             let (path, specifier) = try arguments.version(of: document, first, at: date.at, command: "diff")
             let named = specifier != nil || base
@@ -65,7 +65,12 @@ extension Docver {
                 guard current != nil || arguments.exists(path) else { throw DocverError.noSuchDocument(path.path) }
                 (from, to) = (current.map(DiffSide.version) ?? .absent, .workingTree)
             }
-            print(DiffOutput.render([try container.diff(path, from: from, to: to)], labelled: named, colored: false), terminator: "")
+            try render([try container.diff(path, from: from, to: to)], labelled: named)
+        }
+
+        private func render(_ diffs: [DocumentDiff], labelled: Bool) throws {
+            if output.json { return try Terminal.printJSON(diffs.filter { !$0.isEmpty }.map(DiffOutput.init)) }
+            print(PatchText.render(diffs, labelled: labelled, colored: Terminal.style.enabled), terminator: "")
         }
     }
 }

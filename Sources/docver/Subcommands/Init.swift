@@ -8,6 +8,7 @@ extension Docver {
             abstract: "Create a container, or adopt an existing git repository (its history is kept).")
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
         @Argument(help: "Where to create the container (default: the current directory).") var path: String?
         @Option(help: "This device's id: letters, digits, '-' and '_'.") var device: String
         @Option(help: "The device's display name (default: the id).") var deviceName: String?
@@ -17,6 +18,10 @@ extension Docver {
             try await reportingErrors {
                 let url = path.map(global.url(of:)) ?? global.url
                 let container = try Container.create(at: url, device: Device(id: device, name: deviceName))
+                if output.json {
+                    return try Terminal.printJSON(InitOutput(container: container.root.path, device: container.device.id,
+                                                             deviceName: container.device.name))
+                }
                 print("docver container at \(container.root.path) for device '\(container.device.id)' (\(container.device.name))")
             }
         }

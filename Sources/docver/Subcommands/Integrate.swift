@@ -8,10 +8,12 @@ extension Docver {
             discussion: "Useful after 'git fetch' with docver's refspec; unsaved edits are saved first.")
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
 
         func run(in container: Container) async throws {
             let report = try container.integrate()
             report.warnings.forEach(Terminal.warning)
+            if output.json { return try Terminal.printJSON(SyncOutput(report)) }
             print(report.integrated ? "integrated saves from other devices" : "already up to date")
             Terminal.printDocumentChanges(report)
         }

@@ -11,6 +11,7 @@ extension Docver {
             """)
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
         @Argument(help: "The document.") var document: String
         @Argument(help: "Conflict versions to mark resolved.") var versions: [String] = []
         @Flag(help: "Mark resolved even if the document still contains conflict markers.") var force = false
@@ -25,6 +26,7 @@ extension Docver {
                 return given
             }
             let result = try container.markResolved(path, versions: ids, force: force)
+            if output.json { return try Terminal.printJSON(DocumentSaveOutput(path, result)) }
             print("\(path): marked resolved (save \(Terminal.shortID(result.id)))")
         }
     }

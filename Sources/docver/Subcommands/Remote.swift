@@ -10,11 +10,13 @@ extension Docver {
         struct Add: ContainerCommand {
             static let configuration = CommandConfiguration(abstract: "Add a remote: a path, file://, git://, ssh:// or https:// URL.")
             @OptionGroup var global: GlobalOptions
+            @OptionGroup var output: OutputOptions
             @Argument(help: "The remote's name.") var name: String
             @Argument(help: "The remote's URL.") var url: String
 
             func run(in container: Container) async throws {
                 try container.addRemote(name, url: global.remoteURL(url))
+                if output.json { return try Terminal.printJSON(RemoteOutput(name: name, url: global.remoteURL(url))) }
                 print("added remote '\(name)' (\(global.remoteURL(url)))")
             }
         }

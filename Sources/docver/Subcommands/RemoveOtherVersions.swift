@@ -11,6 +11,7 @@ extension Docver {
             """)
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
         @Argument(help: "The document.") var document: String
         @Flag(help: "Mark unresolved versions resolved even if the document still contains conflict markers.")
         var force = false
@@ -18,6 +19,7 @@ extension Docver {
         func run(in container: Container) async throws {
             let path = try DocumentArguments(container, global).path(document)
             let result = try container.removeOtherVersions(of: path, force: force)
+            if output.json { return try Terminal.printJSON(DocumentSaveOutput(path, result)) }
             print("\(path): other versions removed (save \(Terminal.shortID(result.id)))")
         }
     }

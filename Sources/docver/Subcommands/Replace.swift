@@ -7,6 +7,7 @@ extension Docver {
             abstract: "Make a version's contents current, as a new save (like NSFileVersion's replaceItemAtURL).")
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
         @Argument(help: "The document.") var document: String
         @Argument(help: "The version whose contents become current: an id prefix, @-N (docs/CLI.md, \"Versions\").")
         var version: String?
@@ -21,6 +22,7 @@ extension Docver {
             let (path, specifier) = try arguments.version(of: document, version, at: date.at, command: "replace")
             let found = try arguments.find(specifier ?? .current, of: path)
             let result = try container.replace(path, with: found.id)
+            if output.json { return try Terminal.printJSON(DocumentSaveOutput(path, result)) }
             print("\(path): version \(found.shortID) is now current (save \(Terminal.shortID(result.id)))")
         }
     }

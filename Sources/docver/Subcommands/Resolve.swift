@@ -142,7 +142,7 @@ struct InteractiveChooser: Sendable {
         print("\(conflict.document) is in conflict. Versions:")
         for (index, version) in versions.enumerated() {
             let role = index == 0 ? "current " : "conflict"
-            print("  \(index + 1)) \(role)  \(version.device.name)  \(Terminal.relative(version.modified)) (\(Terminal.date(version.modified)))  \(Terminal.size(of: version))  \(try preview(version))")
+            print("  \(index + 1)) \(role)  \(version.device.name)  \(Terminal.relative(version.modified)) (\(Terminal.absoluteDate(version.modified)))  \(Terminal.size(of: version))  \(try preview(version))")
         }
         if let base = conflict.base { print("  b) base      \(base.device.name)  \(Terminal.relative(base.modified))  \(try preview(base))") }
         print("Type a number to keep that version, 'd N M' to diff two versions ('b' is the base), 'q' to cancel.")
@@ -159,7 +159,7 @@ struct InteractiveChooser: Sendable {
             if words.first == "q" { return nil }
             if words.count == 1, words[0] != "b", let version = pick(words[0]) { return version }
             if words.count == 3, words[0] == "d", let a = pick(words[1]), let b = pick(words[2]) {
-                print(DiffOutput.render([try container.diff(conflict.document, from: .version(a), to: .version(b))], labelled: true, colored: false),
+                print(PatchText.render([try container.diff(conflict.document, from: .version(a), to: .version(b))], labelled: true, colored: Terminal.style.enabled),
                       terminator: "")
                 continue
             }

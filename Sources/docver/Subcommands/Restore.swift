@@ -7,6 +7,7 @@ extension Docver {
             abstract: "Make an old version current again, as a new save (unsaved edits are saved first).")
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
         @Argument(help: "The document.") var document: String
         @Argument(help: "The version to restore: an id prefix, @-N (docs/CLI.md, \"Versions\").") var version: String?
         @OptionGroup var date: AtOption
@@ -20,6 +21,7 @@ extension Docver {
             let (path, specifier) = try arguments.version(of: document, version, at: date.at, command: "restore")
             let found = try arguments.find(specifier ?? .current, of: path)
             let result = try container.restore(path, to: found.id)
+            if output.json { return try Terminal.printJSON(DocumentSaveOutput(path, result)) }
             print("restored \(path) as save \(Terminal.shortID(result.id))")
         }
     }

@@ -12,6 +12,7 @@ extension Docver {
             """)
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
         @Argument(help: "The document (relative to the current directory).") var document: String
         @Argument(help: "The version (default: @, the current version).") var version: String?
         @OptionGroup var date: AtOption
@@ -27,7 +28,9 @@ extension Docver {
                 let (path, specifier) = try arguments.version(of: document, version, at: date.at, command: "show")
                 found = try arguments.find(specifier ?? .current, of: path)
             }
-            switch try container.contents(of: found) {
+            let contents = try container.contents(of: found)
+            if output.json { return try Terminal.printJSON(ShowOutput(found, contents: contents)) }
+            switch contents {
             case let .flat(data):
                 FileHandle.standardOutput.write(data)
             case let .package(package):

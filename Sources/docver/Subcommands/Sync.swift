@@ -8,11 +8,23 @@ extension Docver {
             discussion: "Documents with unsaved edits are saved first (message 'Save before sync'), so a sync never overwrites an edit.")
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
         @Argument(help: "Remotes to sync with (default: all).") var remotes: [String] = []
 
         func run(in container: Container) async throws {
-            let report = try container.sync(remotes.isEmpty ? nil : remotes)
+            let progress = ProgressRenderer()
+            defer { progress.finish() }
+            if OutputSettings.current.verbosity > 0 {
+                for remote in (try? container.remotes()) ?? [] where remotes.isEmpty || remotes.contains(remote.name) {
+                    Diagnostics.logger.debug("syncing with remote '\(remote.name)' at \(remote.url)")
+                }
+            }
+            let report = try Diagnostics.timed("sync") {
+                try container.sync(remotes.isEmpty ? nil : remotes, progress: progress.handler)
+            }
+            progress.finish()
             report.warnings.forEach(Terminal.warning)
+            if output.json { return try Terminal.printJSON(SyncOutput(report)) }
             if let saved = report.savedBeforeSync {
                 print("saved \(Terminal.count(saved.changes.count, "changed document")) before syncing")
             }

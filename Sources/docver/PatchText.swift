@@ -4,7 +4,7 @@ import Foundation
 /// How `docver diff` prints patches: git's format, so `docver diff | git apply` works, with
 /// what the sides are (version, device, date) on a line of its own before each document's
 /// patch, where `git apply` skips it, never in the `---`/`+++` lines.
-enum DiffOutput {
+enum PatchText {
     static func render(_ diffs: [DocumentDiff], labelled: Bool, colored: Bool) -> String {
         var output = ""
         for diff in diffs where !diff.isEmpty {
