@@ -5,17 +5,69 @@ extension Docver {
     struct RemoteCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "remote", abstract: "Manage the git remotes devices sync through.",
-            subcommands: [Add.self, ListRemotes.self], defaultSubcommand: ListRemotes.self)
+            discussion: "Without a subcommand: list the remotes.",
+            subcommands: [Add.self, Remove.self, Rename.self, SetURL.self, ListRemotes.self], defaultSubcommand: ListRemotes.self)
 
         struct Add: ContainerCommand {
-            static let configuration = CommandConfiguration(abstract: "Add a remote: a path, file://, git://, ssh:// or https:// URL.")
+            static let configuration = CommandConfiguration(
+                abstract: "Add a remote: a path, file://, git://, ssh:// or https:// URL.",
+                discussion: """
+                A local path or file:// URL must be a git repository (--create makes an empty bare one there);
+                a network URL is stored without contacting it: the next sync reaches it.
+                """)
             @OptionGroup var global: GlobalOptions
-            @Argument(help: "The remote's name.") var name: String
-            @Argument(help: "The remote's URL.") var url: String
+            @Argument(help: "The remote's name.", completion: .custom(Completions.remotes)) var name: String
+            @Argument(help: "The remote's URL.", completion: .directory) var url: String
+            @Flag(help: "Create an empty bare repository at a local path that has none.") var create = false
 
             func run(in container: Container) async throws {
-                try container.addRemote(name, url: global.remoteURL(url))
-                print("added remote '\(name)' (\(global.remoteURL(url)))")
+                let location = RemoteLocation(url, relativeTo: global.url)
+                let created = try container.addRemote(name, location: location, creatingRepository: create)
+                RemoteCommand.report("added remote '\(name)' (\(location.url))", location, created: created)
+            }
+        }
+
+        struct Remove: ContainerCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "remove", abstract: "Remove a remote and its fetched branches (saves not yet integrated are kept).",
+                aliases: ["rm"])
+            @OptionGroup var global: GlobalOptions
+            @Argument(help: "The remote's name.", completion: .custom(Completions.remotes)) var name: String
+
+            func run(in container: Container) async throws {
+                let kept = try container.removeRemote(name)
+                print("removed remote '\(name)'")
+                if !kept.isEmpty {
+                    let branches = kept.count == 1 ? "1 fetched branch" : "\(kept.count) fetched branches"
+                    print("kept \(branches) not yet integrated; the next sync or integrate brings their saves in")
+                }
+            }
+        }
+
+        struct Rename: ContainerCommand {
+            static let configuration = CommandConfiguration(abstract: "Rename a remote (its fetched branches move with it).")
+            @OptionGroup var global: GlobalOptions
+            @Argument(help: "The remote's name.", completion: .custom(Completions.remotes)) var name: String
+            @Argument(help: "Its new name.") var newName: String
+
+            func run(in container: Container) async throws {
+                try container.renameRemote(name, to: newName)
+                print("renamed remote '\(name)' to '\(newName)'")
+            }
+        }
+
+        struct SetURL: ContainerCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "set-url", abstract: "Point a remote at another URL (checked as for add).")
+            @OptionGroup var global: GlobalOptions
+            @Argument(help: "The remote's name.", completion: .custom(Completions.remotes)) var name: String
+            @Argument(help: "The new URL.", completion: .directory) var url: String
+            @Flag(help: "Create an empty bare repository at a local path that has none.") var create = false
+
+            func run(in container: Container) async throws {
+                let location = RemoteLocation(url, relativeTo: global.url)
+                let created = try container.setRemoteURL(name, location: location, creatingRepository: create)
+                RemoteCommand.report("remote '\(name)' now points at \(location.url)", location, created: created)
             }
         }
 
@@ -28,6 +80,16 @@ extension Docver {
                 let remotes = try container.remotes()
                 if output.json { return try Terminal.printJSON(remotes) }
                 for remote in remotes { print("\(remote.name)\t\(remote.url)") }
+            }
+        }
+
+        /// What add and set-url did: a created repository, the URL, and for a network URL
+        /// that it was not contacted.
+        static func report(_ what: String, _ location: RemoteLocation, created: Bool) {
+            if created { print("created an empty bare repository at \(location.url)") }
+            switch location {
+            case .local: print(what)
+            case .network: print("\(what); not contacted: the next sync reaches it")
             }
         }
     }

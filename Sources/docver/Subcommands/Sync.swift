@@ -8,7 +8,7 @@ extension Docver {
             discussion: "Documents with unsaved edits are saved first (message 'Save before sync'), so a sync never overwrites an edit.")
 
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "Remotes to sync with (default: all).") var remotes: [String] = []
+        @Argument(help: "Remotes to sync with (default: all).", completion: .custom(Completions.remotes)) var remotes: [String] = []
 
         func run(in container: Container) async throws {
             let report = try container.sync(remotes.isEmpty ? nil : remotes)
