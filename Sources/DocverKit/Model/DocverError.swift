@@ -32,6 +32,8 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
     case noRepositoryAt(String)
     /// A remote's local path lies inside the container's own working tree.
     case remoteInsideContainer(String)
+    /// `gc` refused or failed; the reason says which (nothing is pruned when it refuses).
+    case garbageCollectionFailed(String)
     case remote(name: String, message: String)
     case pushRejected(remote: String, message: String)
     case destinationNotEmpty(String)
@@ -88,6 +90,7 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .noSuchRemote(name): "no such remote: \(name)"
         case .noRemotes: "no remotes configured"
         case let .noRepositoryAt(path): "no git repository at \(path)"
+        case let .garbageCollectionFailed(reason): "gc failed: \(reason)"
         case let .remoteInsideContainer(path): "\(path) is inside the container's working tree, where it would be saved as a document"
         case let .remote(name, message): "remote '\(name)': \(message)"
         case let .pushRejected(remote, message): "push to '\(remote)' was rejected: \(message)"
