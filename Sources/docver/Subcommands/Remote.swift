@@ -16,7 +16,7 @@ extension Docver {
                 a network URL is stored without contacting it: the next sync reaches it.
                 """)
             @OptionGroup var global: GlobalOptions
-            @Argument(help: "The remote's name.", completion: .custom(Completions.remotes)) var name: String
+            @Argument(help: "The remote's name.") var name: String
             @Argument(help: "The remote's URL.", completion: .directory) var url: String
             @Flag(help: "Create an empty bare repository at a local path that has none.") var create = false
 
