@@ -74,6 +74,9 @@ extension Container {
         }
     }
 
+    /// Whether `path` itself is a git repository (bare or not): what a local remote must be.
+    public static func repositoryExists(at path: String) -> Bool { Repository.exists(at: path) }
+
     /// Checks a location before it is stored; creates the bare repository when asked.
     private func prepare(_ location: RemoteLocation, creating: Bool) throws -> Bool {
         guard case let .local(path) = location else { return false }

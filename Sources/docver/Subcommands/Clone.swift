@@ -18,8 +18,24 @@ extension Docver {
         func run() async throws {
             try await reportingErrors {
                 let destination = global.url(of: path)
-                let (container, report) = try Container.clone(from: global.remoteURL(url), to: destination,
-                                                              device: device.device(forContainerAt: destination))
+                // A local URL is checked first, as `remote add` checks it: libgit2 would only
+                // say "unsupported URL protocol" once the sync starts.
+                if case let .local(repository) = RemoteLocation(url, relativeTo: global.url), !Container.repositoryExists(at: repository) {
+                    Terminal.error(DocverError.noRepositoryAt(repository).description,
+                                   hint: "clone needs an existing repository; 'docver init' starts a new container")
+                    throw ExitCode.failure
+                }
+                let cloned: (Container, SyncReport)
+                do {
+                    cloned = try Container.clone(from: global.remoteURL(url), to: destination,
+                                                 device: device.device(forContainerAt: destination))
+                } catch let error as DocverError {
+                    guard case .remote = error else { throw error }
+                    // The sync advice (set-url) does not apply: the new container was removed.
+                    Terminal.error(error.description, hint: "check the URL and run clone again; nothing was created")
+                    throw ExitCode.failure
+                }
+                let (container, report) = cloned
                 report.warnings.forEach(Terminal.warning)
                 print("cloned into \(container.root.path) as device '\(container.device.id)'")
                 Terminal.printDocumentChanges(report, conflictsOnly: true)

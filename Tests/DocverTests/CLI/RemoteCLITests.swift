@@ -102,6 +102,19 @@ import Testing
         #expect(try runGit(["rev-parse", "HEAD"], in: alice) == head, "the save is still there")
     }
 
+    @Test func cloneChecksALocalURLFirstAndAdvisesWithoutSetURL() throws {
+        let scratch = try Scratch()
+        let missing = scratch.path("nothing.git").path
+        let local = try docver("clone", missing, "phone", "--device", "phone", in: scratch.url)
+        expectOneErrorLine(local, "no git repository at \(missing)", hint: "clone needs an existing repository; 'docver init' starts a new container")
+        let url = "git://127.0.0.1:\(try freeLocalPort())/nothing-listens.git"
+        let network = try docver("clone", url, "phone", "--device", "phone", in: scratch.url)
+        #expect(network.status == 1)
+        #expect(network.stderrLines.first?.hasPrefix("docver: error: remote 'origin': ") == true, "\(network.stderr)")
+        #expect(network.stderrLines.last == "hint: check the URL and run clone again; nothing was created")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("phone").path))
+    }
+
     @Test func renameMovesTheConfigTheRefspecAndTheFetchedBranches() throws {
         let scratch = try Scratch()
         let remote = try scratch.bareRemote()
