@@ -37,7 +37,8 @@ enum Advice {
         if documents.count == 1, let document = documents.first {
             return "resolve with: docver resolve \(Terminal.shellWord(document.path)) \(strategies)"
         }
-        return "resolve with: docver resolve DOC... \(strategies), or docver resolve --all \(strategies)"
+        let first = documents.first.map { Terminal.shellWord($0.path) } ?? "DOC"
+        return "resolve each with: docver resolve \(first) \(strategies), or all at once: docver resolve --all \(strategies)"
     }
 
     /// The next step after a sync, integration or clone brought conflicts.

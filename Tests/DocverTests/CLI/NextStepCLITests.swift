@@ -55,6 +55,31 @@ import Testing
         #expect(none.stderr.isEmpty)
     }
 
+    @Test func severalDocumentsInConflictNameTheFirstAndTheAllForm() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        for name in ["a b.txt", "z.txt"] { try alice.write("base\n", to: name) }
+        _ = try alice.save(nil)
+        try alice.sync()
+        try bob.sync()
+        for name in ["a b.txt", "z.txt"] { try alice.write("alice\n", to: name) }
+        _ = try alice.save(nil)
+        waitForNextSecond()
+        for name in ["a b.txt", "z.txt"] { try bob.write("bob\n", to: name) }
+        _ = try bob.save(nil)
+        try bob.sync()
+        let hint = "hint: resolve each with: docver resolve 'a b.txt' --strategy latest-date|merge|choose, or all at once: docver resolve --all --strategy latest-date|merge|choose"
+        let sync = try docver("sync", in: alice.root)
+        #expect(sync.stderrLines == ["hint: see the versions with 'docver conflicts', then " + hint.dropFirst("hint: ".count)], "\(sync.stderr)")
+        let conflicts = try docver("conflicts", in: alice.root)
+        #expect(conflicts.stderrLines == [hint], "\(conflicts.stderr)")
+        // The hint's own command works as printed (here: all at once).
+        #expect(try docver("resolve", "--all", "--strategy", "latest-date", in: alice.root).status == 0)
+        #expect(try alice.conflicts().isEmpty)
+    }
+
     @Test func resolveWithoutAStrategyIsAUsageErrorOffATerminalAndListsTheStrategies() throws {
         let scratch = try Scratch()
         let (alice, _, _) = try concurrentEdits(scratch)
