@@ -7,7 +7,7 @@ import DocverKit
 enum Advice {
     static func hint(for error: DocverError) -> String? {
         switch error {
-        case .notAContainer: "create one with 'docver init --device ID', or pass -C PATH"
+        case .notAContainer: "create one with 'docver init', or pass -C PATH"
         case .alreadyAContainer: "run init with the same device id and name to check it, or use the container as it is"
         case .ambiguousVersion: "give more digits of the version id"
         case .noSuchVersion: "list versions with 'docver versions DOC --all'"

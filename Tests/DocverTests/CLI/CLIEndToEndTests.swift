@@ -422,7 +422,7 @@ import Testing
         }
 
         try expectHint(["status"], in: scratch.url, "not a docver container",
-                       "create one with 'docver init --device ID', or pass -C PATH")
+                       "create one with 'docver init', or pass -C PATH")
         let root = try initContainer(scratch)
         try expectHint(["init", "notes", "--device", "bob"], in: scratch.url, "\(root.standardizedFileURL.path) is already a docver container",
                        "run init with the same device id and name to check it, or use the container as it is")
