@@ -2,11 +2,20 @@ import ArgumentParser
 import DocverKit
 
 extension Docver {
-    struct RemoteCommand: AsyncParsableCommand {
+    struct RemoteCommand: ContainerCommand {
         static let configuration = CommandConfiguration(
             commandName: "remote", abstract: "Manage the git remotes devices sync through.",
             discussion: "Without a subcommand: list the remotes.",
-            subcommands: [Add.self, Remove.self, Rename.self, SetURL.self, ListRemotes.self], defaultSubcommand: ListRemotes.self)
+            // No default subcommand: `remote` lists by itself, so an unknown word
+            // (`remote bogus`) is reported against `remote`, not against `remote list`.
+            subcommands: [Add.self, Remove.self, Rename.self, SetURL.self, ListRemotes.self])
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+
+        func run(in container: Container) async throws {
+            try ListRemotes.list(container, json: output.json)
+        }
 
         struct Add: ContainerCommand {
             static let configuration = CommandConfiguration(
@@ -77,8 +86,12 @@ extension Docver {
             @OptionGroup var output: OutputOptions
 
             func run(in container: Container) async throws {
+                try Self.list(container, json: output.json)
+            }
+
+            static func list(_ container: Container, json: Bool) throws {
                 let remotes = try container.remotes()
-                if output.json { return try Terminal.printJSON(remotes) }
+                if json { return try Terminal.printJSON(remotes) }
                 for remote in remotes { print("\(remote.name)\t\(remote.url)") }
             }
         }

@@ -102,6 +102,23 @@ import Testing
         #expect(try runGit(["rev-parse", "HEAD"], in: alice) == head, "the save is still there")
     }
 
+    @Test func remoteListsByItselfAndRefusesAnUnknownSubcommand() throws {
+        let scratch = try Scratch()
+        let alice = try container(scratch)
+        let remote = try scratch.bareRemote()
+        #expect(try docver("remote", "add", "origin", remote.path, in: alice).status == 0)
+        for arguments in [["remote"], ["remote", "list"], ["-C", alice.path, "remote"]] {
+            let result = try docver(arguments, in: alice)
+            #expect(result.stdout == "origin\t\(remote.path)\n", "\(arguments)")
+        }
+        let json = try #require(try parseCLIJSON(docver("remote", "--json", in: alice)) as? [[String: String]])
+        #expect(json == [["name": "origin", "url": remote.path]])
+        let unknown = try docver("remote", "bogus", in: alice)
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.contains("Usage: docver remote "), "\(unknown.stderr)")
+        #expect(!unknown.stderr.contains("docver remote list"), "\(unknown.stderr)")
+    }
+
     @Test func cloneChecksALocalURLFirstAndAdvisesWithoutSetURL() throws {
         let scratch = try Scratch()
         let missing = scratch.path("nothing.git").path
