@@ -24,7 +24,10 @@ public enum RemoteLocation: Sendable, Hashable {
         if isURL || isScpLike {
             self = .network(url: url)
         } else {
-            self = .local(path: URL(fileURLWithPath: url, relativeTo: directory).standardizedFileURL.path)
+            // The base as a folder: without a trailing slash a URL's last component is a file,
+            // and a relative path would resolve against its parent.
+            let base = URL(fileURLWithPath: directory.path, isDirectory: true)
+            self = .local(path: URL(fileURLWithPath: url, relativeTo: base).standardizedFileURL.path)
         }
     }
 

@@ -30,7 +30,7 @@ extension Container {
             let roots = try repository.referenceRoots()
             let (commits, reachable) = try repository.reachableObjects(from: roots, in: database)
             try refuseUnreachableRecords(of: commits, reachable: reachable, database: database, in: repository)
-            let report = try storageReport(in: repository)
+            let report = try storageReport(commits: commits, reachable: reachable, database: database, in: repository)
             guard !dryRun else { return GarbageCollection(before: report, diskBytesAfter: report.diskBytes, dryRun: true) }
 
             let outcome: Subprocess.Outcome
@@ -56,6 +56,11 @@ extension Container {
     private func storageReport(in repository: Repository) throws -> StorageReport {
         let database = try ObjectDatabase(repository)
         let (commits, reachable) = try repository.reachableObjects(from: repository.referenceRoots(), in: database)
+        return try storageReport(commits: commits, reachable: reachable, database: database, in: repository)
+    }
+
+    private func storageReport(commits: [ObjectID], reachable: [ObjectID: StoredObjectHeader], database: ObjectDatabase,
+                               in repository: Repository) throws -> StorageReport {
         var documents: [String: Set<ObjectID>] = [:]
         var devices: [String: (name: String, contents: Set<ObjectID>)] = [:]
         for id in commits {
