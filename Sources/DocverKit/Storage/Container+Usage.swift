@@ -35,7 +35,10 @@ extension Container {
 
             let outcome: Subprocess.Outcome
             do {
-                outcome = try Subprocess.run(["git", "gc", "--prune=now", "--quiet"], directory: root,
+                // Reflog entries are not expired here: the report counted what they reach as
+                // kept, and the check below expects it to be.
+                outcome = try Subprocess.run(["git", "-c", "gc.reflogExpire=never", "-c", "gc.reflogExpireUnreachable=never",
+                                              "gc", "--prune=now", "--quiet"], directory: root,
                                              environment: ["GIT_DIR": gitDirectory])
             } catch {
                 throw DocverError.garbageCollectionFailed("cannot run git: \(error)")

@@ -203,6 +203,27 @@ import Testing
         #expect(try runProcess("/usr/bin/git", ["cat-file", "-e", orphan], in: alice.root).status == 0)
     }
 
+    /// What only an old reflog entry reaches is kept: gc expires no reflog entry (git's own gc
+    /// would drop unreachable entries older than 30 days and prune what they held).
+    @Test func gcKeepsWhatOldReflogEntriesReach() throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("hello\n", to: "note.txt")
+        let head = try alice.git(["rev-parse", "HEAD"]).trimmingCharacters(in: .newlines)
+        let tree = try alice.git(["rev-parse", "HEAD^{tree}"]).trimmingCharacters(in: .newlines)
+        let old = try alice.git(["commit-tree", "-m", "only a reflog reaches this", tree]).trimmingCharacters(in: .newlines)
+        let past = ["GIT_COMMITTER_DATE": "2001-01-01T00:00:00Z", "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com"]
+        #expect(try runProcess("/usr/bin/git", ["update-ref", "-m", "old", "refs/heads/scratch", old], in: alice.root, environment: past).status == 0)
+        #expect(try runProcess("/usr/bin/git", ["update-ref", "-m", "old", "refs/heads/scratch", head], in: alice.root, environment: past).status == 0)
+
+        let du = try #require(try parseCLIJSON(docver("du", "--json", in: alice.root)) as? [String: Any])
+        #expect(du["unreachableObjects"] as? Int == 0, "the reflog entry keeps it")
+        let gc = try docver("gc", in: alice.root)
+        #expect(gc.status == 0, "\(gc.stderr)")
+        #expect(try runProcess("/usr/bin/git", ["cat-file", "-e", old], in: alice.root).status == 0)
+        try expectFsckClean(alice.root)
+    }
+
     @Test func gcWithoutGitIsAClearErrorAndChangesNothing() throws {
         let scratch = try Scratch()
         let alice = try scratch.device("alice")
