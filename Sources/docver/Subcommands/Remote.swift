@@ -28,10 +28,12 @@ extension Docver {
             @Argument(help: "The remote's name.") var name: String
             @Argument(help: "The remote's URL.", completion: .directory) var url: String
             @Flag(help: "Create an empty bare repository at a local path that has none.") var create = false
+            @OptionGroup var output: OutputOptions
 
             func run(in container: Container) async throws {
                 let location = RemoteLocation(url, relativeTo: global.url)
                 let created = try container.addRemote(name, location: location, creatingRepository: create)
+                if output.json { return try Terminal.printJSON(RemoteChangeOutput(name: name, location: location, created: created)) }
                 RemoteCommand.report("added remote '\(name)' (\(location.url))", location, created: created)
             }
         }
@@ -42,9 +44,11 @@ extension Docver {
                 aliases: ["rm"])
             @OptionGroup var global: GlobalOptions
             @Argument(help: "The remote's name.", completion: .custom(Completions.remotes)) var name: String
+            @OptionGroup var output: OutputOptions
 
             func run(in container: Container) async throws {
                 let kept = try container.removeRemote(name)
+                if output.json { return try Terminal.printJSON(RemovedRemoteOutput(name: name, kept: kept)) }
                 print("removed remote '\(name)'")
                 if !kept.isEmpty {
                     let branches = kept.count == 1 ? "1 fetched branch" : "\(kept.count) fetched branches"
@@ -58,9 +62,11 @@ extension Docver {
             @OptionGroup var global: GlobalOptions
             @Argument(help: "The remote's name.", completion: .custom(Completions.remotes)) var name: String
             @Argument(help: "Its new name.") var newName: String
+            @OptionGroup var output: OutputOptions
 
             func run(in container: Container) async throws {
                 try container.renameRemote(name, to: newName)
+                if output.json { return try Terminal.printJSON(RenamedRemoteOutput(name: newName, previousName: name)) }
                 print("renamed remote '\(name)' to '\(newName)'")
             }
         }
@@ -72,10 +78,12 @@ extension Docver {
             @Argument(help: "The remote's name.", completion: .custom(Completions.remotes)) var name: String
             @Argument(help: "The new URL.", completion: .directory) var url: String
             @Flag(help: "Create an empty bare repository at a local path that has none.") var create = false
+            @OptionGroup var output: OutputOptions
 
             func run(in container: Container) async throws {
                 let location = RemoteLocation(url, relativeTo: global.url)
                 let created = try container.setRemoteURL(name, location: location, creatingRepository: create)
+                if output.json { return try Terminal.printJSON(RemoteChangeOutput(name: name, location: location, created: created)) }
                 RemoteCommand.report("remote '\(name)' now points at \(location.url)", location, created: created)
             }
         }
@@ -106,4 +114,32 @@ extension Docver {
             }
         }
     }
+}
+
+/// `remote add --json` and `remote set-url --json`.
+struct RemoteChangeOutput: Encodable {
+    let name: String
+    let url: String
+    /// `local` (checked) or `network` (stored without contacting it).
+    let kind: String
+    let created: Bool
+
+    init(name: String, location: RemoteLocation, created: Bool) {
+        self.name = name
+        url = location.url
+        if case .local = location { kind = "local" } else { kind = "network" }
+        self.created = created
+    }
+}
+
+/// `remote remove --json`.
+struct RemovedRemoteOutput: Encodable {
+    let name: String
+    let kept: [String]
+}
+
+/// `remote rename --json`.
+struct RenamedRemoteOutput: Encodable {
+    let name: String
+    let previousName: String
 }

@@ -119,6 +119,29 @@ import Testing
         #expect(!unknown.stderr.contains("docver remote list"), "\(unknown.stderr)")
     }
 
+    @Test func everyRemoteSubcommandPrintsJSON() throws {
+        let scratch = try Scratch()
+        let alice = try container(scratch)
+        let created = scratch.path("made.git").path
+        let add = try #require(try parseCLIJSON(docver("remote", "add", "origin", created, "--create", "--json", in: alice)) as? [String: Any])
+        #expect(add["name"] as? String == "origin")
+        #expect(add["url"] as? String == created)
+        #expect(add["kind"] as? String == "local")
+        #expect(add["created"] as? Bool == true)
+        let url = "ssh://nas.invalid/notes.git"
+        let set = try #require(try parseCLIJSON(docver("remote", "set-url", "origin", url, "--json", in: alice)) as? [String: Any])
+        #expect(set["url"] as? String == url)
+        #expect(set["kind"] as? String == "network")
+        #expect(set["created"] as? Bool == false)
+        let rename = try #require(try parseCLIJSON(docver("remote", "rename", "origin", "nas", "--json", in: alice)) as? [String: Any])
+        #expect(rename["name"] as? String == "nas")
+        #expect(rename["previousName"] as? String == "origin")
+        let remove = try #require(try parseCLIJSON(docver("remote", "remove", "nas", "--json", in: alice)) as? [String: Any])
+        #expect(remove["name"] as? String == "nas")
+        #expect((remove["kept"] as? [Any])?.isEmpty == true)
+        #expect(try docver("remote", in: alice).stdout.isEmpty)
+    }
+
     @Test func cloneChecksALocalURLFirstAndAdvisesWithoutSetURL() throws {
         let scratch = try Scratch()
         let missing = scratch.path("nothing.git").path
