@@ -19,7 +19,8 @@ public struct StorageReport: Sendable, Equatable {
     }
 
     /// Per document: every distinct content any version of it held (its files, for a
-    /// package), in any commit any reference reaches. Largest first, then by path.
+    /// package), in any commit any reference reaches. Largest first, then by path. The
+    /// key-value store's files count as one entry, `.docver`.
     public let documents: [Usage]
     /// Per device: the distinct contents its saves (and resolutions) added, compared with
     /// each commit's first parent. Largest first, then by id. Integrations add none.

@@ -77,7 +77,9 @@ extension Container {
             let root = try repository.tree(tree)
             for path in try repository.changedPaths(from: parentTree, to: tree) {
                 guard let entry = try root.entry(atPath: path), entry.mode.isBlob else { continue }
-                documents[DocumentPath.document(containingFile: path).path, default: []].insert(entry.id)
+                // The key-value store's files count as one entry, its folder.
+                let name = DocumentPath.isReserved(path) ? DocumentPath.reservedArea : DocumentPath.document(containingFile: path).path
+                documents[name, default: []].insert(entry.id)
                 if !isIntegration {
                     devices[device.id, default: (device.name, [])].contents.insert(entry.id)
                 }
