@@ -36,7 +36,7 @@ enum Completions {
     private static func container(named words: [String]) -> Container? {
         var directory = FileManager.default.currentDirectoryPath
         for (index, word) in words.enumerated() where word == "-C" && index + 1 < words.count {
-            directory = URL(fileURLWithPath: words[index + 1], relativeTo: URL(fileURLWithPath: directory)).path
+            directory = URL(fileURLWithPath: words[index + 1], relativeTo: URL(fileURLWithPath: directory, isDirectory: true)).path
         }
         return try? Container(at: URL(fileURLWithPath: directory))
     }
