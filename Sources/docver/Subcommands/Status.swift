@@ -38,6 +38,7 @@ extension Docver {
                 for entry in status.inConflict {
                     print("  \(entry.document) (\(Terminal.count(entry.conflicts, "unresolved conflict version")))")
                 }
+                Terminal.hint(Advice.afterArrivedConflicts(status.inConflict.map(\.document)))
             }
         }
     }

@@ -42,6 +42,11 @@ import Testing
         #expect(clone.status == 0, "\(clone.stderr)")
         #expect(clone.stderrLines == [arrivedHint], "\(clone.stderr)")
 
+        // status lists the document in conflict and names the same next steps.
+        let status = try docver("status", in: alice.root)
+        #expect(status.stdout.contains("in conflict:\n  note.txt (1 unresolved conflict version)\n"), "\(status.stdout)")
+        #expect(status.stderrLines == [arrivedHint], "\(status.stderr)")
+
         // conflicts: the listing, then how to resolve; without conflicts, no hint.
         let conflicts = try docver("conflicts", in: alice.root)
         #expect(conflicts.status == 0)
@@ -53,6 +58,7 @@ import Testing
         let none = try docver("conflicts", in: alice.root)
         #expect(none.stdout == "no conflicts\n")
         #expect(none.stderr.isEmpty)
+        #expect(try docver("status", in: alice.root).stderr.isEmpty)
     }
 
     @Test func severalDocumentsInConflictNameTheFirstAndTheAllForm() throws {
