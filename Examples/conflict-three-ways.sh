@@ -3,7 +3,7 @@
 # before seeing each other's change. Each conflict is then resolved a different way:
 #   1. shopping.txt  --strategy latest-date     (the newest version stays current)
 #   2. packing.txt   --strategy merge           (non-overlapping edits are combined)
-#   3. todo.txt      --strategy choose --version (a named version becomes current)
+#   3. todo.txt      --strategy choose --keep (a named version becomes current)
 # Usage: DOCVER=path/to/docver bash Examples/conflict-three-ways.sh
 set -euo pipefail
 DOCVER="${DOCVER:-docver}"
@@ -74,10 +74,10 @@ grep -qx -- '- rain jacket' "$WORK/bob/packing.txt" && grep -qx -- '- headlamp' 
     || fail "the merge should keep both edits"
 echo "packing.txt on both devices:"; cat "$WORK/bob/packing.txt"
 
-step "3. choose --version: both devices rewrite the same line of todo.txt; alice's version is kept"
+step "3. choose --keep: both devices rewrite the same line of todo.txt; alice's version is kept"
 make_conflict todo.txt 'To do\n- book the 9:00 ferry\n' 'To do\n- book the 17:00 ferry\n'
 run bob conflicts todo.txt
-run bob resolve todo.txt --strategy choose --version "$ALICE_VERSION"
+run bob resolve todo.txt --strategy choose --keep "$ALICE_VERSION"
 run bob sync
 run alice sync
 grep -q '9:00' "$WORK/alice/todo.txt" || fail "choose should keep alice's version"

@@ -21,8 +21,7 @@ run show list.txt "${FIRST:0:8}"
 run ls
 
 echo "# A second device joins through a bare git repository"
-git init -q --bare "$WORK/remote.git"
-run remote add origin "$WORK/remote.git"
+run remote add origin "$WORK/remote.git" --create
 run sync
 cd "$WORK"
 run clone "$WORK/remote.git" phone --device alice-phone --device-name "Alice's Phone"

@@ -10,6 +10,8 @@ its helpers (`alternate`, `rounds`, `record`, `check`, `docver`) and its argumen
     bench_log        `docver log DOC -n 20` against `git log -20 -- DOC`
     bench_sync       `docver sync` of another device's saves against `git fetch && git merge`
     bench_big        saving a large document against `git hash-object -w`: wall time and peak memory
+    bench_storage    `docver du` against `git rev-list --objects | git cat-file --batch-check`, and
+                     `docver gc` against `git gc --prune=now` (docver gc runs it, after its checks)
 """
 
 import json
@@ -301,3 +303,21 @@ def bench_big(bench, docver_dir, git_dir, reps):
     blob = run(["git", "rev-parse", f"HEAD:{name}"], cwd=docver_dir).strip()
     expected = run(["git", "hash-object", name], cwd=docver_dir).strip()
     bench.check("big document: the saved blob is the file's git hash", blob == expected)
+
+
+def bench_storage(bench, docver_dir, git_dir, reps):
+    """`du` sizes every reachable object once and attributes contents to documents and devices;
+    the closest git is listing and sizing every reachable object. `gc` is `git gc --prune=now`
+    plus docver's checks before and after."""
+    sizing = ["sh", "-c", "git rev-list --all --reflog --objects | git cat-file --batch-check='%(objectsize)' >/dev/null"]
+    report = json.loads(run(bench.docver("du", "--json"), cwd=docver_dir))
+    objects = len(run(["git", "rev-list", "--all", "--reflog", "--objects"], cwd=git_dir).splitlines())
+    bench.check(f"du: docver and git count the same {objects} reachable objects",
+                report["reachableObjects"] == objects, f"(docver {report['reachableObjects']})")
+    d, g = bench.alternate(reps, lambda _: timed([bench.docver("du", "--json")], docver_dir),
+                           lambda _: timed([sizing], git_dir))
+    bench.record("du", "Storage report: `docver du`", d, g, "`git rev-list --objects | git cat-file --batch-check`")
+    d, g = bench.alternate(max(1, reps // 2), lambda _: timed([bench.docver("gc")], docver_dir),
+                           lambda _: timed([["git", "gc", "--prune=now", "--quiet"]], git_dir))
+    bench.record("gc", "Garbage collection: `docver gc`", d, g, "`git gc --prune=now`")
+    bench.fsck(docver_dir, "after `docver gc`")

@@ -28,7 +28,7 @@ def parse_args(argv):
     parser.add_argument("--history-scales", default="0.1,10",
                         help="history lengths to compare, as factors of --saves ('' to skip; default 0.1,10)")
     parser.add_argument("--reps", type=int, default=None, help="repetitions of the quick cases (default 7)")
-    parser.add_argument("--cases", default="", help="only these optional cases: startup,log,sync,big (default all)")
+    parser.add_argument("--cases", default="", help="only these optional cases: startup,log,sync,big,storage (default all)")
     parser.add_argument("--work", default=str(REPO / "bench-work"), help="where containers are generated")
     parser.add_argument("--docver", help="use this docver binary instead of building one")
     parser.add_argument("--source", help="what the measured docver was built from (for the report)")

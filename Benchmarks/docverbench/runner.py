@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from . import REPO, report
-from .cases import (bench_big, bench_conflicts, bench_log, bench_save, bench_startup, bench_status,
+from .cases import (bench_big, bench_storage, bench_conflicts, bench_log, bench_save, bench_startup, bench_status,
                     bench_sync, integrate)
 from .commands import log, run
 from .containers import copy_container, generate_container
@@ -175,6 +175,8 @@ class Bench:
             self.guard("sync", lambda: bench_sync(self, integrated, history, a.reps))
         if wanted("big"):
             self.guard("big", lambda: bench_big(self, docver_dir, git_dir, a.reps))
+        if wanted("storage"):
+            self.guard("storage", lambda: bench_storage(self, docver_dir, git_dir, a.reps))
 
         for factor in ([] if not a.history_scales else [float(x) for x in a.history_scales.split(",")]):
             saves = int(round(a.saves * factor))

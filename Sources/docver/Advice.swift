@@ -7,13 +7,18 @@ import DocverKit
 enum Advice {
     static func hint(for error: DocverError) -> String? {
         switch error {
-        case .notAContainer: "create one with 'docver init --device ID', or pass -C PATH"
+        case .notAContainer: "create one with 'docver init', or pass -C PATH"
         case .alreadyAContainer: "run init with the same device id and name to check it, or use the container as it is"
         case .ambiguousVersion: "give more digits of the version id"
         case .noSuchVersion: "'docver versions' with the document's name lists its versions, 'docver log' every save"
         case .versionNeedsDocument: "name the document first, then the version; 'docver log --json' lists the documents each save changed"
         case .noRemotes: "add one with 'docver remote add NAME URL'"
-        case .choiceRequired: "pass --version ID, or run on a terminal to choose interactively"
+        case .noRepositoryAt: "pass --create to make an empty bare repository there"
+        case .remoteInsideContainer: "put the remote repository outside the container, e.g. next to it: ../NAME.git"
+        case .noSuchRemote: "list remotes with 'docver remote list'"
+        case let .remote(name, _):
+            "check its URL with 'docver remote list' (fix it with 'docver remote set-url \(Terminal.shellWord(name)) URL'); saves stay here until a sync reaches it"
+        case .choiceRequired: "pass --keep ID, or run on a terminal to choose interactively"
         case .mergeFailed: "resolve with --strategy choose, or save the merge with --markers"
         case .conflictChanged: "run the command again to see the new versions"
         case .notInConflict: "list documents in conflict with 'docver conflicts'"
@@ -23,6 +28,23 @@ enum Advice {
         case .indexLocked: "if no git command is running, remove .git/index.lock; 'docver status' then shows the true state"
         default: nil
         }
+    }
+
+    /// The next step when documents are in conflict: how to resolve them, naming the document
+    /// when there is one.
+    static func afterConflicts(_ documents: [DocumentPath]) -> String {
+        let strategies = "--strategy latest-date|merge|choose"
+        if documents.count == 1, let document = documents.first {
+            return "resolve with: docver resolve \(Terminal.shellWord(document.path)) \(strategies)"
+        }
+        guard let first = documents.first.map({ Terminal.shellWord($0.path) }) else { return "resolve with: docver resolve --all \(strategies)" }
+        return "resolve each with: docver resolve \(first) \(strategies), or all at once: docver resolve --all \(strategies)"
+    }
+
+    /// The next step after a sync, integration or clone brought conflicts.
+    static func afterArrivedConflicts(_ documents: [DocumentPath]) -> String {
+        let names = documents.count == 1 ? Terminal.shellWord(documents[0].path) : ""
+        return "see the versions with 'docver conflicts\(names.isEmpty ? "" : " " + names)', then " + afterConflicts(documents)
     }
 
     /// The next steps after `resolve --strategy merge --markers` saved a merge with conflict

@@ -445,8 +445,3 @@ struct AgentControlOutput: Encodable {
     enum CodingKeys: String, CodingKey { case changed, running, pid, log }
 }
 
-/// `remote add --json` (the same fields as each element of `remote list --json`).
-struct RemoteOutput: Encodable {
-    let name: String
-    let url: String
-}

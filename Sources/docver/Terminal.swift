@@ -94,6 +94,7 @@ enum Terminal {
         let conflicted = Set(changes.filter { $0.kind == .yoursIsConflictVersion || $0.kind == .conflictVersionKept }.map(\.document))
         if !conflicted.isEmpty {
             print("\(count(conflicted.count, "document")) in conflict; see 'docver conflicts'")
+            hint(Advice.afterArrivedConflicts(conflicted.sorted { $0.path < $1.path }))
         }
     }
 

@@ -173,3 +173,32 @@ func withStrings<T>(_ strings: [String], _ body: (inout git_strarray) throws -> 
         return try body(&array)
     }
 }
+
+// MARK: Changing the configured remotes
+
+extension Remote {
+    /// Removes the remote's configuration and the remote-tracking references its fetch
+    /// refspecs wrote (libgit2's `git_remote_delete`, git's `remote remove`).
+    static func delete(_ name: String, in repository: Repository) throws {
+        try check(git_remote_delete(repository.pointer, name))
+    }
+
+    /// Renames the remote's configuration section, and replaces its fetch refspecs by
+    /// `fetchSpec` (libgit2 rewrites only git's default refspec, docver's is not one).
+    static func rename(_ name: String, to newName: String, fetchSpec: String, in repository: Repository) throws {
+        var problems = git_strarray()
+        try check(git_remote_rename(&problems, repository.pointer, name, newName))
+        git_strarray_dispose(&problems)
+        var config: OpaquePointer?
+        try check(git_repository_config(&config, repository.pointer))
+        defer { git_config_free(config) }
+        let result = git_config_delete_multivar(config, "remote.\(newName).fetch", ".*")
+        if result != GIT_ENOTFOUND.rawValue { try check(result) }
+        try check(git_remote_add_fetch(repository.pointer, newName, fetchSpec))
+    }
+
+    /// Changes the URL the remote fetches from and pushes to.
+    static func setURL(_ name: String, to url: String, in repository: Repository) throws {
+        try check(git_remote_set_url(repository.pointer, name, url))
+    }
+}

@@ -36,6 +36,27 @@ final class Repository {
         return Repository(pointer: handle!)
     }
 
+    /// Creates an empty bare repository at `path` (and the folders above it), as
+    /// `git init --bare` does: a remote devices can sync through.
+    static func createBare(at path: String) throws {
+        _ = libgit2Initialised
+        var options = git_repository_init_options()
+        try check(git_repository_init_options_init(&options, UInt32(GIT_REPOSITORY_INIT_OPTIONS_VERSION)))
+        options.flags = GIT_REPOSITORY_INIT_MKPATH.rawValue | GIT_REPOSITORY_INIT_BARE.rawValue | GIT_REPOSITORY_INIT_NO_REINIT.rawValue
+        var handle: OpaquePointer?
+        try check(git_repository_init_ext(&handle, path, &options))
+        git_repository_free(handle)
+    }
+
+    /// Whether `path` itself (not a folder above it) is a git repository, bare or not.
+    static func exists(at path: String) -> Bool {
+        _ = libgit2Initialised
+        var handle: OpaquePointer?
+        guard git_repository_open_ext(&handle, path, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil) == 0 else { return false }
+        git_repository_free(handle)
+        return true
+    }
+
     var isBare: Bool { git_repository_is_bare(pointer) == 1 }
 
     /// The working directory, with a trailing slash.

@@ -59,11 +59,13 @@ extension Container {
                 Trailer.decisionRecords.contains(trailer.key) && VersionRecord(trailerValue: trailer.value)?.path == document.path
             }
             guard try isDecision || graph.introducingCommit(of: document.path, from: commitID) == commitID else {
+                try refuseMissing(document, in: repository)
                 throw DocverError.versionOfAnotherDocument(version: id, document: document.path)
             }
             let version = try graph.version(of: document, at: commitID)
             // A first commit without the document does not record its deletion (as in currentVersion).
             if version.isDeletion, try repository.commit(commitID).parentIDs.isEmpty {
+                try refuseMissing(document, in: repository)
                 throw DocverError.versionOfAnotherDocument(version: id, document: document.path)
             }
             return version
@@ -77,6 +79,15 @@ extension Container {
             throw DocverError.versionNeedsDocument(version: id)
         }
         return try graph.version(of: only, at: commitID)
+    }
+
+    /// Throws ``DocverError/noSuchDocument(_:)`` for a document with neither a current version
+    /// nor conflict versions: one never saved here.
+    func refuseMissing(_ document: DocumentPath, in repository: Repository) throws {
+        guard try currentVersion(of: document, in: repository) == nil else { return }
+        let state = try conflictState(in: repository)
+        guard state.unresolvedByDocument()[document] == nil, state.resolvedByDocument()[document] == nil else { return }
+        throw DocverError.noSuchDocument(document.path)
     }
 
     /// The contents of a version.

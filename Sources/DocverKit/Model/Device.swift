@@ -23,6 +23,38 @@ public struct Device: Hashable, Sendable, Codable {
         self.name = name
     }
 
+    /// The device id `init` and `clone` use when none is given: the host name's letters, digits,
+    /// `-` and `_` (every other character becomes `-`, lowercased, at most 47 characters), then
+    /// `-` and 8 hexadecimal digits of a hash (64-bit FNV-1a, low 32 bits) of the container's
+    /// absolute path. Deterministic, so running `init` again gives the same id; the path part
+    /// keeps two containers of one remote on one host apart (each device pushes its own branch).
+    public static func defaultID(hostName: String, containerPath: String) -> String {
+        var host = ""
+        for scalar in hostName.lowercased().unicodeScalars {
+            let keep = scalar.isASCII && (UInt8(scalar.value).isASCIIAlphanumeric || scalar == "-" || scalar == "_")
+            let character: Character = keep ? Character(scalar) : "-"
+            if character == "-" && host.last == "-" { continue }
+            host.append(character)
+        }
+        host = String(host.trimmingCharacters(in: CharacterSet(charactersIn: "-")).prefix(47))
+        if host.isEmpty { host = "device" }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in containerPath.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let digits = String(UInt32(truncatingIfNeeded: hash), radix: 16)
+        return host + "-" + String(repeating: "0", count: 8 - digits.count) + digits
+    }
+
+    /// The device `init` and `clone` use for a container at `containerPath` when no id is
+    /// given: ``defaultID(hostName:containerPath:)``, named after the host (or after the id
+    /// when the host name is no valid device name).
+    public static func defaultDevice(hostName: String, containerPath: String) -> Device {
+        let id = defaultID(hostName: hostName, containerPath: containerPath)
+        return (try? Device(id: id, name: hostName)) ?? Device(unchecked: id, name: id)
+    }
+
     static func isValidID(_ id: String) -> Bool {
         !id.isEmpty && id.utf8.count <= 64
             && id.utf8.allSatisfy { $0.isASCIIAlphanumeric || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }

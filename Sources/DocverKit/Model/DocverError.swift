@@ -28,6 +28,12 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
     case remoteExists(String)
     case noSuchRemote(String)
     case noRemotes
+    /// A remote's local path or `file://` URL names no git repository.
+    case noRepositoryAt(String)
+    /// A remote's local path lies inside the container's own working tree.
+    case remoteInsideContainer(String)
+    /// `gc` refused or failed; the reason says which (nothing is pruned when it refuses).
+    case garbageCollectionFailed(String)
     case remote(name: String, message: String)
     case pushRejected(remote: String, message: String)
     case destinationNotEmpty(String)
@@ -91,6 +97,9 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .remoteExists(name): "remote '\(name)' already exists"
         case let .noSuchRemote(name): "no such remote: \(name)"
         case .noRemotes: "no remotes configured"
+        case let .noRepositoryAt(path): "no git repository at \(path)"
+        case let .garbageCollectionFailed(reason): "gc failed: \(reason)"
+        case let .remoteInsideContainer(path): "\(path) is inside the container's working tree, where it would be saved as a document"
         case let .remote(name, message): "remote '\(name)': \(message)"
         case let .pushRejected(remote, message): "push to '\(remote)' was rejected: \(message)"
         case let .destinationNotEmpty(path): "destination \(path) exists and is not empty"

@@ -60,7 +60,10 @@ extension Container {
             let state = try conflictState(in: repository)
             let unresolved = state.unresolvedByDocument()[document] ?? []
             let resolved = state.resolvedByDocument()[document] ?? []
-            guard !(unresolved.isEmpty && resolved.isEmpty) else { throw DocverError.noOtherVersions(document: document.path) }
+            guard !(unresolved.isEmpty && resolved.isEmpty) else {
+                if try currentVersion(of: document, in: repository) == nil { throw DocverError.noSuchDocument(document.path) }
+                throw DocverError.noOtherVersions(document: document.path)
+            }
             if !unresolved.isEmpty && !force { try refuseConflictMarkers(in: document) }
             let records = unresolved.map { $0.versionRecord.trailer(Trailer.resolved) }
                 + (unresolved + resolved).map { $0.versionRecord.trailer(Trailer.removed) }
@@ -86,6 +89,9 @@ extension Container {
             }
         }
         guard let conflict = try await offCooperativePool({ try container.conflicts(document).first }) else {
+            if try await offCooperativePool({ try container.currentVersion(of: document) }) == nil {
+                throw DocverError.noSuchDocument(document.path)
+            }
             throw DocverError.notInConflict(document.path)
         }
         let resolution = try await strategy.resolve(conflict, in: self)

@@ -8,22 +8,28 @@ extension Docver {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "Only this document.") var document: String?
+        @Argument(help: "Only this document.", completion: .custom(Completions.documents)) var document: String?
 
         func run(in container: Container) async throws {
             let path = try document.map(DocumentArguments(container, global).path)
             let conflicts = try container.conflicts(path)
             if output.json { return try Terminal.printJSON(conflicts.map(ConflictOutput.init)) }
+            if let path, conflicts.isEmpty, try container.currentVersion(of: path) == nil {
+                throw DocverError.noSuchDocument(path.path)
+            }
             if conflicts.isEmpty {
                 print(path.map { "\($0) is not in conflict" } ?? "no conflicts")
                 return
             }
+            // One device column width for the whole listing, so every line lines up.
+            let width = conflicts.flatMap { [$0.current] + $0.conflicts + [$0.base].compactMap { $0 } }.map(\.device.name.count).max() ?? 0
             for conflict in conflicts {
                 print("\(conflict.document)")
-                print("  " + Terminal.versionLine("current", conflict.current))
-                for version in conflict.conflicts { print("  " + Terminal.versionLine("conflict", version)) }
-                if let base = conflict.base { print("  " + Terminal.versionLine("base", base)) }
+                print("  " + Terminal.versionLine("current", conflict.current, deviceWidth: width))
+                for version in conflict.conflicts { print("  " + Terminal.versionLine("conflict", version, deviceWidth: width)) }
+                if let base = conflict.base { print("  " + Terminal.versionLine("base", base, deviceWidth: width)) }
             }
+            Terminal.hint(Advice.afterConflicts(conflicts.map(\.document)))
         }
     }
 }

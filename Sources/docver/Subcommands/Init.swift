@@ -9,15 +9,16 @@ extension Docver {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "Where to create the container (default: the current directory).") var path: String?
-        @Option(help: "This device's id: letters, digits, '-' and '_'.") var device: String
-        @Option(help: "The device's display name (default: the id).") var deviceName: String?
+        @Argument(help: "Where to create the container (default: the current directory).", completion: .directory) var path: String?
+        @OptionGroup var device: DeviceOptions
+
+        func validate() throws { try device.validate() }
 
         // Not a ContainerCommand: there is no container yet.
         func run() async throws {
             try await reportingErrors {
                 let url = path.map(global.url(of:)) ?? global.url
-                let container = try Container.create(at: url, device: Device(id: device, name: deviceName))
+                let container = try Container.create(at: url, device: device.device(forContainerAt: url))
                 if output.json {
                     return try Terminal.printJSON(InitOutput(container: container.root.path, device: container.device.id,
                                                              deviceName: container.device.name))

@@ -40,6 +40,9 @@ extension Docver {
 
         func run(in container: Container) async throws {
             let path = try document.map(DocumentArguments(container, global).path)
+            if let path, try container.currentVersion(of: path) == nil, try container.conflicts(path).isEmpty {
+                throw DocverError.noSuchDocument(path.path)
+            }
             if output.json { return try Terminal.printJSON(container.log(of: path, limit: limit).map(JSON.init)) }
             // Each line as soon as its entry is found: `docver log | head -1` costs one entry.
             try container.log(of: path, limit: limit) { entry in

@@ -2,22 +2,89 @@ import ArgumentParser
 import DocverKit
 
 extension Docver {
-    struct RemoteCommand: AsyncParsableCommand {
+    struct RemoteCommand: ContainerCommand {
         static let configuration = CommandConfiguration(
             commandName: "remote", abstract: "Manage the git remotes devices sync through.",
-            subcommands: [Add.self, ListRemotes.self], defaultSubcommand: ListRemotes.self)
+            discussion: "Without a subcommand: list the remotes.",
+            // No default subcommand: `remote` lists by itself, so an unknown word
+            // (`remote bogus`) is reported against `remote`, not against `remote list`.
+            subcommands: [Add.self, Remove.self, Rename.self, SetURL.self, ListRemotes.self])
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+
+        func run(in container: Container) async throws {
+            try ListRemotes.list(container, json: output.json)
+        }
 
         struct Add: ContainerCommand {
-            static let configuration = CommandConfiguration(abstract: "Add a remote: a path, file://, git://, ssh:// or https:// URL.")
+            static let configuration = CommandConfiguration(
+                abstract: "Add a remote: a path, file://, git://, ssh:// or https:// URL.",
+                discussion: """
+                A local path or file:// URL must be a git repository (--create makes an empty bare one there);
+                a network URL is stored without contacting it: the next sync reaches it.
+                """)
             @OptionGroup var global: GlobalOptions
             @OptionGroup var output: OutputOptions
             @Argument(help: "The remote's name.") var name: String
-            @Argument(help: "The remote's URL.") var url: String
+            @Argument(help: "The remote's URL.", completion: .directory) var url: String
+            @Flag(help: "Create an empty bare repository at a local path that has none.") var create = false
 
             func run(in container: Container) async throws {
-                try container.addRemote(name, url: global.remoteURL(url))
-                if output.json { return try Terminal.printJSON(RemoteOutput(name: name, url: global.remoteURL(url))) }
-                print("added remote '\(name)' (\(global.remoteURL(url)))")
+                let location = RemoteLocation(url, relativeTo: global.url)
+                let created = try container.addRemote(name, location: location, creatingRepository: create)
+                if output.json { return try Terminal.printJSON(RemoteChangeOutput(name: name, location: location, created: created)) }
+                RemoteCommand.report("added remote '\(name)' (\(location.url))", location, created: created)
+            }
+        }
+
+        struct Remove: ContainerCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "remove", abstract: "Remove a remote and its fetched branches (saves not yet integrated are kept).",
+                aliases: ["rm"])
+            @OptionGroup var global: GlobalOptions
+            @Argument(help: "The remote's name.", completion: .custom(Completions.remotes)) var name: String
+            @OptionGroup var output: OutputOptions
+
+            func run(in container: Container) async throws {
+                let kept = try container.removeRemote(name)
+                if output.json { return try Terminal.printJSON(RemovedRemoteOutput(name: name, kept: kept)) }
+                print("removed remote '\(name)'")
+                if !kept.isEmpty {
+                    let branches = kept.count == 1 ? "1 fetched branch" : "\(kept.count) fetched branches"
+                    print("kept \(branches) not yet integrated; the next sync or integrate brings their saves in")
+                }
+            }
+        }
+
+        struct Rename: ContainerCommand {
+            static let configuration = CommandConfiguration(abstract: "Rename a remote (its fetched branches move with it).")
+            @OptionGroup var global: GlobalOptions
+            @Argument(help: "The remote's name.", completion: .custom(Completions.remotes)) var name: String
+            @Argument(help: "Its new name.") var newName: String
+            @OptionGroup var output: OutputOptions
+
+            func run(in container: Container) async throws {
+                try container.renameRemote(name, to: newName)
+                if output.json { return try Terminal.printJSON(RenamedRemoteOutput(name: newName, previousName: name)) }
+                print("renamed remote '\(name)' to '\(newName)'")
+            }
+        }
+
+        struct SetURL: ContainerCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "set-url", abstract: "Point a remote at another URL (checked as for add).")
+            @OptionGroup var global: GlobalOptions
+            @Argument(help: "The remote's name.", completion: .custom(Completions.remotes)) var name: String
+            @Argument(help: "The new URL.", completion: .directory) var url: String
+            @Flag(help: "Create an empty bare repository at a local path that has none.") var create = false
+            @OptionGroup var output: OutputOptions
+
+            func run(in container: Container) async throws {
+                let location = RemoteLocation(url, relativeTo: global.url)
+                let created = try container.setRemoteURL(name, location: location, creatingRepository: create)
+                if output.json { return try Terminal.printJSON(RemoteChangeOutput(name: name, location: location, created: created)) }
+                RemoteCommand.report("remote '\(name)' now points at \(location.url)", location, created: created)
             }
         }
 
@@ -27,10 +94,52 @@ extension Docver {
             @OptionGroup var output: OutputOptions
 
             func run(in container: Container) async throws {
+                try Self.list(container, json: output.json)
+            }
+
+            static func list(_ container: Container, json: Bool) throws {
                 let remotes = try container.remotes()
-                if output.json { return try Terminal.printJSON(remotes) }
+                if json { return try Terminal.printJSON(remotes) }
                 for remote in remotes { print("\(remote.name)\t\(remote.url)") }
             }
         }
+
+        /// What add and set-url did: a created repository, the URL, and for a network URL
+        /// that it was not contacted.
+        static func report(_ what: String, _ location: RemoteLocation, created: Bool) {
+            if created { print("created an empty bare repository at \(location.url)") }
+            switch location {
+            case .local: print(what)
+            case .network: print("\(what); not contacted: the next sync reaches it")
+            }
+        }
     }
+}
+
+/// `remote add --json` and `remote set-url --json`.
+struct RemoteChangeOutput: Encodable {
+    let name: String
+    let url: String
+    /// `local` (checked) or `network` (stored without contacting it).
+    let kind: String
+    let created: Bool
+
+    init(name: String, location: RemoteLocation, created: Bool) {
+        self.name = name
+        url = location.url
+        if case .local = location { kind = "local" } else { kind = "network" }
+        self.created = created
+    }
+}
+
+/// `remote remove --json`.
+struct RemovedRemoteOutput: Encodable {
+    let name: String
+    let kept: [String]
+}
+
+/// `remote rename --json`.
+struct RenamedRemoteOutput: Encodable {
+    let name: String
+    let previousName: String
 }

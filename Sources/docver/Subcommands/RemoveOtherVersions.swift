@@ -12,7 +12,7 @@ extension Docver {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The document.") var document: String
+        @Argument(help: "The document.", completion: .custom(Completions.documents)) var document: String
         @Flag(help: "Mark unresolved versions resolved even if the document still contains conflict markers.")
         var force = false
 

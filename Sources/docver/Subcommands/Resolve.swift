@@ -10,7 +10,8 @@ extension Docver {
             latest-date  the version with the latest modification date becomes current; as in sync, an edit
                          beats a deletion, however new the deletion.
             merge        three-way merge against the common base (text, JSON, packages, .gitattributes drivers).
-            choose       --version ID wins; without it, on a terminal, pick interactively.
+            choose       --keep ID wins; without it, on a terminal, pick interactively.
+            Without --strategy: on a terminal, pick interactively (choose); elsewhere, --strategy is required.
             Other versions are marked resolved and removed (kept with --keep-versions).
             With --markers, overlapping edits are saved with conflict markers and the conflict stays open:
             edit the markers away, then 'docver save DOC' and 'docver mark-resolved DOC'.
@@ -22,10 +23,17 @@ extension Docver {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "Documents to resolve.") var documents: [String] = []
+        @Argument(help: "Documents to resolve.", completion: .custom(Completions.documents)) var documents: [String] = []
         @Flag(help: "Resolve every document in conflict.") var all = false
-        @Option(help: "latest-date, merge or choose.") var strategy: StrategyName
-        @Option(help: "With --strategy choose: the version to keep.") var version: String?
+        @Option(help: "latest-date, merge or choose (default on a terminal: choose interactively).") var strategy: StrategyName?
+        @Option(name: .customLong("keep"), help: ArgumentHelp("With --strategy choose: the version to keep (implies choose).", valueName: "id"),
+                completion: .custom(Completions.versions))
+        var keep: String?
+        // The option's first spelling, still accepted; hidden so that help shows one --version
+        // (the program's).
+        @Option(name: .customLong("version"), help: .hidden) var keepByOldName: String?
+        /// The version to keep, under either spelling.
+        var version: String? { keep ?? keepByOldName }
         @Flag(help: "Mark the other versions resolved but keep them readable.") var keepVersions = false
         @Flag(help: "Print what would happen and change nothing.") var dryRun = false
         @Flag(help: "With --strategy merge: save overlapping text edits with conflict markers and leave the conflict open.")
@@ -33,8 +41,16 @@ extension Docver {
 
         func validate() throws {
             if all == !documents.isEmpty { throw ValidationError("name documents or pass --all (not both)") }
-            if version != nil && strategy != .choose { throw ValidationError("--version goes with --strategy choose") }
+            if keep != nil && keepByOldName != nil { throw ValidationError("--keep and --version name the same thing; pass one") }
+            if version != nil && (strategy ?? .choose) != .choose { throw ValidationError("--keep goes with --strategy choose") }
             if markers && strategy != .merge { throw ValidationError("--markers goes with --strategy merge") }
+            if strategy == nil && version == nil && !Self.onTerminal {
+                throw ValidationError("""
+                    name a strategy: --strategy latest-date (the latest version becomes current), \
+                    --strategy merge (a three-way merge), or --strategy choose --keep ID (that version becomes current); \
+                    on a terminal, without --strategy, docver asks which version to keep
+                    """)
+            }
         }
 
         struct JSON: Encodable {
@@ -95,7 +111,7 @@ extension Docver {
                     }
                 } catch let error as DocverError {
                     failed = true
-                    results.append(JSON(failure: error, of: document, strategy: strategy.rawValue, dryRun: dryRun))
+                    results.append(JSON(failure: error, of: document, strategy: chosenStrategy.rawValue, dryRun: dryRun))
                     if !output.json || targets.count == 1 { Terminal.error(error) }
                 }
             }
@@ -103,8 +119,14 @@ extension Docver {
             if failed { throw ExitCode.failure }
         }
 
+        /// Whether the chooser can ask: standard input and output are a terminal.
+        static var onTerminal: Bool { isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 }
+
+        /// The strategy named, or choose (with --keep, or interactively on a terminal).
+        var chosenStrategy: StrategyName { strategy ?? .choose }
+
         private func resolveOne(_ document: DocumentPath, in container: Container) async throws -> ResolutionOutcome {
-            switch strategy {
+            switch chosenStrategy {
             case .latestDate:
                 return try await container.resolve(document, using: LatestDateStrategy(), keepVersions: keepVersions, dryRun: dryRun)
             case .merge:
@@ -117,7 +139,7 @@ extension Docver {
                     return try await container.resolve(document, using: UserChoiceStrategy.version(id),
                                                        keepVersions: keepVersions, dryRun: dryRun)
                 }
-                guard isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 else {
+                guard Self.onTerminal else {
                     let conflict = try container.conflicts(document).first
                     let listing = ([conflict?.current].compactMap { $0 } + (conflict?.conflicts ?? [])).map {
                         "\($0.shortID) (\($0.device.name), \(Terminal.date($0.modified)))"

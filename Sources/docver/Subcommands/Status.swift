@@ -13,14 +13,18 @@ extension Docver {
             struct InConflict: Encodable { let document: String; let conflicts: Int }
             let changed: [ChangeOutput]
             let inConflict: [InConflict]
+            let device: String
+            let deviceName: String
         }
 
         func run(in container: Container) async throws {
             let status = try Agent.cachedStatus(of: container) ?? container.status()
             if output.json {
                 return try Terminal.printJSON(JSON(changed: status.changed.map(ChangeOutput.init),
-                                                   inConflict: status.inConflict.map { .init(document: $0.document.path, conflicts: $0.conflicts) }))
+                                                   inConflict: status.inConflict.map { .init(document: $0.document.path, conflicts: $0.conflicts) },
+                                                   device: container.device.id, deviceName: container.device.name))
             }
+            print("on device \(container.device.id) (\(DocverError.printable(container.device.name)))")
             if status.changed.isEmpty && status.inConflict.isEmpty {
                 print("nothing changed since the last save; no conflicts")
                 return
@@ -34,6 +38,7 @@ extension Docver {
                 for entry in status.inConflict {
                     print("  \(entry.document) (\(Terminal.count(entry.conflicts, "unresolved conflict version")))")
                 }
+                Terminal.hint(Advice.afterArrivedConflicts(status.inConflict.map(\.document)))
             }
         }
     }

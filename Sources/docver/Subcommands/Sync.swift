@@ -9,7 +9,7 @@ extension Docver {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "Remotes to sync with (default: all).") var remotes: [String] = []
+        @Argument(help: "Remotes to sync with (default: all).", completion: .custom(Completions.remotes)) var remotes: [String] = []
 
         func run(in container: Container) async throws {
             let progress = ProgressRenderer()

@@ -9,7 +9,7 @@ extension Docver {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The document.") var document: String
+        @Argument(help: "The document.", completion: .custom(Completions.documents)) var document: String
         @Flag(help: "Also list conflict versions already marked resolved.") var all = false
 
         struct JSON: Encodable {
@@ -40,10 +40,12 @@ extension Docver {
                     conflicts: unresolved.map { VersionOutput($0, conflict: true) } + resolved.map { VersionOutput($0, conflict: true, resolved: true) },
                     history: history.map { VersionOutput($0) }))
             }
-            print(Terminal.versionLine("current", current, deviceWidth: 16))
-            for version in unresolved { print(Terminal.versionLine("conflict", version, deviceWidth: 16)) }
-            for version in resolved { print(Terminal.versionLine("resolved", version, deviceWidth: 16)) }
-            for version in history { print(Terminal.versionLine("history", version, deviceWidth: 16)) }
+            // The device column is as wide as its longest name, so no name is cut.
+            let width = ([current] + unresolved + resolved + history).map(\.device.name.count).max() ?? 0
+            print(Terminal.versionLine("current", current, deviceWidth: width))
+            for version in unresolved { print(Terminal.versionLine("conflict", version, deviceWidth: width)) }
+            for version in resolved { print(Terminal.versionLine("resolved", version, deviceWidth: width)) }
+            for version in history { print(Terminal.versionLine("history", version, deviceWidth: width)) }
         }
     }
 }

@@ -73,6 +73,12 @@ import Testing
         try validated(["remote", "list"], in: here, schema: "remote-list", used: &used)
         let spare = try scratch.bareRemote("spare.git")
         try validated(["remote", "add", "spare", spare.path], in: here, schema: "remote-add", used: &used)
+        try validated(["remote", "set-url", "spare", scratch.path("created.git").path, "--create"], in: here, schema: "remote-add", used: &used)
+        try validated(["remote", "rename", "spare", "extra"], in: here, schema: "remote-rename", used: &used)
+        try validated(["remote", "remove", "extra"], in: here, schema: "remote-remove", used: &used)
+        let usage = try validated(["du"], in: here, schema: "du", used: &used)
+        #expect(usage["documents"] != .array([]))
+        try validated(["gc", "--dry-run"], in: here, schema: "gc", used: &used)
         try validated(["sync", "origin"], in: here, schema: "sync", used: &used)
         try validated(["integrate"], in: here, schema: "sync", used: &used)
         let cloned = try validated(["clone", fixture.remote.path, scratch.path("carol").path, "--device", "carol"],

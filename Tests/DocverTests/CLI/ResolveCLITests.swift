@@ -98,7 +98,7 @@ import Testing
         let bob = fixture.devices[1]
         let (loser, winner) = (fixture.losers[0], fixture.winner)
 
-        let resolve = try docver(["resolve", "note.txt", "--strategy", "choose", "--version", loser], in: bob.root)
+        let resolve = try docver(["resolve", "note.txt", "--strategy", "choose", "--keep", loser], in: bob.root)
         #expect(resolve.status == 0, "\(resolve.stderr)")
         let resolution = try #require(try bob.headID())
         #expect(try bob.read("note.txt") == "alice\n")

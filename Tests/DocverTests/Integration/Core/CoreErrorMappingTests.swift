@@ -172,8 +172,8 @@ import Testing
         let alice = try scratch.device("alice")
         let a = try alice.saveText("a", to: "a.txt")
         let b = try alice.saveText("b", to: "b.txt")
-        // The first save holds no state of a document that was never saved.
-        #expect(throws: DocverError.versionOfAnotherDocument(version: a, document: "never.txt")) {
+        // A document that was never saved is no document: the error says so, whatever the version.
+        #expect(throws: DocverError.noSuchDocument("never.txt")) {
             try alice.version(a, of: DocumentPath("never.txt"))
         }
         #expect(throws: DocverError.versionOfAnotherDocument(version: b, document: "a.txt")) {

@@ -120,7 +120,7 @@ struct DeliberatingStrategy: ResolutionStrategy {
         let unknown = fixture.saves.contains { $0.hasPrefix("deadbeef") } ? "feedface" : "deadbeef"
         let before = try ResolveSnapshot(bob)
 
-        let cli = try docver(["resolve", "note.txt", "--strategy", "choose", "--version", unknown], in: bob.root)
+        let cli = try docver(["resolve", "note.txt", "--strategy", "choose", "--keep", unknown], in: bob.root)
         #expect(cli.status == 1)
         #expect(cli.stderr.contains("version \(unknown) is not an unresolved conflict version of note.txt"))
         await #expect(throws: DocverError.notAConflictVersion(version: "abc", document: "note.txt")) {
@@ -189,7 +189,7 @@ struct DeliberatingStrategy: ResolutionStrategy {
         await #expect(throws: DocverError.notAConflictVersion(version: other, document: "note.txt")) {
             try await bob.resolve(fixture.document, using: UserChoiceStrategy { _ in try bob.version(other, of: DocumentPath("other.txt")) })
         }
-        let cli = try docver(["resolve", "note.txt", "--strategy", "choose", "--version", other], in: bob.root)
+        let cli = try docver(["resolve", "note.txt", "--strategy", "choose", "--keep", other], in: bob.root)
         #expect(cli.status == 1)
         #expect(cli.stderr.contains("is not an unresolved conflict version of note.txt"))
         let replace = try docver(["replace", "note.txt", String(other.prefix(12))], in: bob.root)
@@ -210,12 +210,14 @@ struct DeliberatingStrategy: ResolutionStrategy {
                 try await alice.resolve(other, using: strategy)
             }
         }
+        // A document never saved is no document at all.
         await #expect(throws: DocverError.noSuchDocument("missing.txt")) {
             try await alice.resolve(DocumentPath("missing.txt"), using: LatestDateStrategy())
         }
         #expect(throws: DocverError.notInConflict("other.txt")) { try alice.markResolved(other) }
         #expect(throws: DocverError.noSuchDocument("missing.txt")) { try alice.markResolved(DocumentPath("missing.txt")) }
         #expect(throws: DocverError.noOtherVersions(document: "other.txt")) { try alice.removeOtherVersions(of: other) }
+        #expect(throws: DocverError.noSuchDocument("missing.txt")) { try alice.removeOtherVersions(of: DocumentPath("missing.txt")) }
         for arguments in [["resolve", "other.txt", "--strategy", "latest-date"], ["resolve", "other.txt", "--strategy", "choose"],
                           ["mark-resolved", "other.txt"]] {
             let result = try docver(arguments, in: alice.root)
@@ -246,7 +248,7 @@ struct DeliberatingStrategy: ResolutionStrategy {
         #expect(line.hasPrefix("docver: error: note.txt needs a choice of version: "))
         #expect(line.contains("\(fixture.winner.prefix(12)) (Bob's Phone, "))
         #expect(line.contains("\(fixture.losers[0].prefix(12)) (Alice's Laptop, "))
-        #expect(result.stderr.contains("hint: pass --version ID, or run on a terminal to choose interactively"))
+        #expect(result.stderr.contains("hint: pass --keep ID, or run on a terminal to choose interactively"))
         try expectContainerUnchanged(alice, since: before, "choose without a terminal")
     }
 

@@ -309,7 +309,7 @@ struct MergeSettings: Codable, Equatable {
         let bob = fixture.devices[1]
         let loser = fixture.losers[0]
 
-        let result = try docver(["resolve", "note.txt", "--strategy", "choose", "--version", String(loser.prefix(7))], in: bob.root)
+        let result = try docver(["resolve", "note.txt", "--strategy", "choose", "--keep", String(loser.prefix(7))], in: bob.root)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "note.txt: keep version \(loser.prefix(12)) from alice as current\n")
         #expect(try bob.read("note.txt") == "alice\n")

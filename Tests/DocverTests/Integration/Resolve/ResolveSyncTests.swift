@@ -41,7 +41,7 @@ import Testing
         let fixture = try ConflictFixture.text(scratch, document: name, base: "base\n", edits: ["ann\n", "ben\n"],
                                                staggered: true)
         let (ann, ben) = (fixture.devices[0], fixture.devices[1])
-        let result = try docver(["resolve", name, "--strategy", "choose", "--version", fixture.losers[0]], in: ann.root)
+        let result = try docver(["resolve", name, "--strategy", "choose", "--keep", fixture.losers[0]], in: ann.root)
         #expect(result.status == 0, "\(result.stderr)")
         let recorded = try commitTrailers(of: #require(try ann.headID()), in: ann)
         #expect(recorded.contains("Docver-Resolved: \(fixture.losers[0]) my%20notes/Reise%20plan%20(v2)%20–%20café.txt"))

@@ -1,0 +1,98 @@
+import Foundation
+
+// Adding, renaming, re-pointing and removing the git remotes devices sync through, with git's
+// meanings (`git remote add|rename|set-url|remove`).
+
+extension Container {
+    /// Adds a remote after checking where it points: a local repository must exist (or is
+    /// created as an empty bare repository when `creatingRepository`); a network URL is stored
+    /// without contacting it. Nothing is created or changed when this throws.
+    ///
+    /// - Returns: whether a bare repository was created.
+    @discardableResult
+    public func addRemote(_ name: String, location: RemoteLocation, creatingRepository: Bool) throws -> Bool {
+        guard Remote.isValidName(name) else { throw DocverError.invalidRemoteName(name) }
+        return try withWriteLock { repository in
+            guard try Remote.lookup(name, in: repository) == nil else { throw DocverError.remoteExists(name) }
+            let created = try prepare(location, creating: creatingRepository)
+            _ = try Remote.create(name, url: location.url, fetchSpec: RefName.fetchSpec(name), in: repository)
+            return created
+        }
+    }
+
+    /// Points an existing remote at another URL, checked as ``addRemote(_:location:creatingRepository:)``
+    /// checks it. The remote-tracking branches stay until the next fetch updates them.
+    ///
+    /// - Returns: whether a bare repository was created.
+    @discardableResult
+    public func setRemoteURL(_ name: String, location: RemoteLocation, creatingRepository: Bool) throws -> Bool {
+        try withWriteLock { repository in
+            guard try Remote.lookup(name, in: repository) != nil else { throw DocverError.noSuchRemote(name) }
+            let created = try prepare(location, creating: creatingRepository)
+            try Remote.setURL(name, to: location.url, in: repository)
+            return created
+        }
+    }
+
+    /// Renames a remote: its configuration, its fetch refspec and its remote-tracking branches
+    /// (`refs/remotes/<old>/docver/*` become `refs/remotes/<new>/docver/*`).
+    public func renameRemote(_ name: String, to newName: String) throws {
+        guard Remote.isValidName(newName) else { throw DocverError.invalidRemoteName(newName) }
+        try withWriteLock { repository in
+            guard try Remote.lookup(name, in: repository) != nil else { throw DocverError.noSuchRemote(name) }
+            guard name != newName else { return }
+            guard try Remote.lookup(newName, in: repository) == nil else { throw DocverError.remoteExists(newName) }
+            try Remote.rename(name, to: newName, fetchSpec: RefName.fetchSpec(newName), in: repository)
+        }
+    }
+
+    /// Removes a remote and its remote-tracking branches. A fetched device branch whose saves
+    /// this device has not integrated yet is kept first as `refs/docver/kept/<remote>/<device>/<id>`
+    /// (as for a rewritten branch, docs/FORMAT.md), so the next sync or integrate still brings
+    /// its saves in: removing a remote never loses a version.
+    ///
+    /// - Returns: the references kept.
+    @discardableResult
+    public func removeRemote(_ name: String) throws -> [String] {
+        try withWriteLock { repository in
+            guard try Remote.lookup(name, in: repository) != nil else { throw DocverError.noSuchRemote(name) }
+            let head = try headCommit(repository)
+            let prefix = RefName.trackingPrefix(name)
+            var kept: [String] = []
+            for (reference, tip) in try repository.references(matching: prefix + "*") {
+                if let head, try repository.isAncestorOrSame(tip, of: head) { continue }
+                let device = String(reference.dropFirst(prefix.count))
+                let keptName = RefName.kept(remote: name, device: device, commit: tip.description)
+                if try repository.referenceTarget(keptName) == nil {
+                    try repository.updateReference(keptName, to: tip, expected: nil,
+                                                   message: "docver: keep saves of removed remote \(name)")
+                }
+                kept.append(keptName)
+            }
+            try Remote.delete(name, in: repository)
+            return kept
+        }
+    }
+
+    /// Whether `path` itself is a git repository (bare or not): what a local remote must be.
+    public static func repositoryExists(at path: String) -> Bool { Repository.exists(at: path) }
+
+    /// Checks a location before it is stored; creates the bare repository when asked.
+    private func prepare(_ location: RemoteLocation, creating: Bool) throws -> Bool {
+        guard case let .local(path) = location else { return false }
+        // A repository in the working tree would be saved as a document (a folder with an
+        // extension is a package): refuse it, whether it exists or not.
+        let rootPath = root.standardizedFileURL.path
+        if path == rootPath || path.hasPrefix(rootPath + "/") { throw DocverError.remoteInsideContainer(path) }
+        if Repository.exists(at: path) { return false }
+        guard creating else { throw DocverError.noRepositoryAt(path) }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue, (try? FileSystem.contentsOfDirectory(path))?.isEmpty == true else {
+                throw DocverError.destinationNotEmpty(path)
+            }
+        }
+        try DocverError.wrapping { try Repository.createBare(at: path) }
+        return true
+    }
+}

@@ -1,0 +1,43 @@
+import DocverKit
+import Foundation
+
+/// Dynamic shell completion (`CompletionKind.custom`): document paths, version ids and
+/// remote names of the container the command line names (`-C PATH`, else the current
+/// directory).
+///
+/// The shell runs these on every Tab, so they stay cheap and never write: they use the
+/// library's read-only completion queries (no lock, no cache written), and any failure
+/// (no container, a damaged repository) completes nothing rather than printing an error.
+enum Completions {
+    typealias Completer = @Sendable ([String], Int, String) -> [String]
+
+    /// The document paths of the current version.
+    static let documents: Completer = { words, _, prefix in
+        guard let container = container(named: words), let paths = try? container.documentPaths() else { return [] }
+        return paths.map(\.path).filter { $0.hasPrefix(prefix) }
+    }
+
+    /// Version ids (12 digits) of the document named on the command line, or of recent saves.
+    static let versions: Completer = { words, _, prefix in
+        guard let container = container(named: words) else { return [] }
+        let documents = Set((try? container.documentPaths()) ?? [])
+        let document = words.lazy.compactMap { try? DocumentPath($0) }.first(where: documents.contains)
+        let ids = (try? container.recentVersionIDs(of: document)) ?? []
+        return ids.map { String($0.prefix(12)) }.filter { $0.hasPrefix(prefix.lowercased()) }
+    }
+
+    /// The configured remotes' names.
+    static let remotes: Completer = { words, _, prefix in
+        guard let container = container(named: words), let remotes = try? container.remotes() else { return [] }
+        return remotes.map(\.name).filter { $0.hasPrefix(prefix) }
+    }
+
+    /// The container at `-C PATH` (the last one given) or the current directory.
+    private static func container(named words: [String]) -> Container? {
+        var directory = FileManager.default.currentDirectoryPath
+        for (index, word) in words.enumerated() where word == "-C" && index + 1 < words.count {
+            directory = URL(fileURLWithPath: words[index + 1], relativeTo: URL(fileURLWithPath: directory, isDirectory: true)).path
+        }
+        return try? Container(at: URL(fileURLWithPath: directory))
+    }
+}
