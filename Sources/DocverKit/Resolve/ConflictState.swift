@@ -11,6 +11,9 @@ struct ConflictState: Codable, Equatable {
     var conflicts: Set<ConflictRecord> = []
     var resolved: Set<VersionRecord> = []
     var removed: Set<VersionRecord> = []
+    /// The versions merges made with plain git set aside (each also in `conflicts` and
+    /// `resolved`): what tells a git user's resolution from docver's own.
+    var setAside: Set<VersionRecord> = []
 
     /// Records read but not honoured: in a commit docver does not honour them in (see
     /// ``RecordTrust``), or naming a version that is not in the repository. Not part of the
@@ -51,12 +54,14 @@ struct ConflictState: Codable, Equatable {
         for record in records {
             conflicts.insert(record)
             resolved.insert(record.versionRecord)
+            setAside.insert(record.versionRecord)
         }
     }
 
     /// The union of two states: what either has seen.
     mutating func merge(_ other: ConflictState) {
         ignored.formUnion(other.ignored)
+        setAside.formUnion(other.setAside)
         conflicts.formUnion(other.conflicts)
         resolved.formUnion(other.resolved)
         removed.formUnion(other.removed)
@@ -76,15 +81,16 @@ struct ConflictState: Codable, Equatable {
         }, by: { DocumentPath(trusted: $0.path) })
     }
 
-    private enum CodingKeys: String, CodingKey { case head, conflicts, resolved, removed, ignored }
+    private enum CodingKeys: String, CodingKey { case head, conflicts, resolved, removed, ignored, setAside }
 
     init(head: String? = nil, conflicts: Set<ConflictRecord> = [], resolved: Set<VersionRecord> = [],
-         removed: Set<VersionRecord> = [], ignored: Set<String> = []) {
+         removed: Set<VersionRecord> = [], ignored: Set<String> = [], setAside: Set<VersionRecord> = []) {
         self.head = head
         self.conflicts = conflicts
         self.resolved = resolved
         self.removed = removed
         self.ignored = ignored
+        self.setAside = setAside
     }
 
     init(from decoder: Decoder) throws {
@@ -95,10 +101,12 @@ struct ConflictState: Codable, Equatable {
         removed = try container.decode(Set<VersionRecord>.self, forKey: .removed)
         // Required: a cache written before records were validated is rebuilt, not trusted.
         ignored = try container.decode(Set<String>.self, forKey: .ignored)
+        // Required too: a cache written before set-aside versions were told apart is rebuilt.
+        setAside = try container.decode(Set<VersionRecord>.self, forKey: .setAside)
     }
 
     /// The same sets, ignoring the head the state was read at.
     func sameRecords(as other: ConflictState) -> Bool {
-        conflicts == other.conflicts && resolved == other.resolved && removed == other.removed
+        conflicts == other.conflicts && resolved == other.resolved && removed == other.removed && setAside == other.setAside
     }
 }

@@ -63,15 +63,17 @@ extension Container {
                                               version: resolved))
             explained.insert(document)
         }
-        // Versions a merge made with plain git set aside: recorded and resolved at once.
+        // Versions recorded and resolved at once, as far as this device saw: set aside by a
+        // merge made with plain git, or recorded by another device's integration and resolved
+        // there before this device synced.
         for record in after.resolved.subtracting(before.resolved) where !openBefore.contains(record) {
             let document = DocumentPath(trusted: record.path)
             guard after.conflicts.contains(where: { $0.versionRecord == record }),
                   !before.conflicts.contains(where: { $0.versionRecord == record }),
-                  let setAside = try version(record.version, of: document),
-                  listed.insert(document.path + "\u{0}" + setAside.id).inserted else { continue }
-            changes.append(DocumentSyncChange(document: document, kind: .setAsideByPlainMerge, current: try current(document),
-                                              version: setAside))
+                  let decided = try version(record.version, of: document),
+                  listed.insert(document.path + "\u{0}" + decided.id).inserted else { continue }
+            let kind: DocumentSyncChange.Kind = after.setAside.contains(record) ? .setAsideByPlainMerge : .resolvedElsewhere
+            changes.append(DocumentSyncChange(document: document, kind: kind, current: try current(document), version: decided))
             explained.insert(document)
         }
         let oldTree = try old.map { try repository.commit($0).treeID }

@@ -68,4 +68,35 @@ import Testing
         #expect(change.kind == .resolvedElsewhere)
         #expect(change.version?.id == loser.id)
     }
+
+    /// The demo's shape: Bob's sync records the conflict (Alice's version loses) and Bob
+    /// resolves it before Alice syncs. Alice's sync brings the record and its resolution at
+    /// once: that is a resolution made elsewhere, not a plain git merge (the report said "set
+    /// aside by a plain git merge" about docver's own resolution).
+    @Test(arguments: ["merge", "latest-date"])
+    func aConflictRecordedAndResolvedElsewhereIsNoPlainMerge(strategy: String) async throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        try alice.saveText("a\nb\nc\n", to: "notes.txt")
+        try alice.sync(); try bob.sync()
+        try alice.saveText("a (alice)\nb\nc\n", to: "notes.txt")
+        waitForNextSecond()
+        try bob.saveText("a\nb\nc (bob)\n", to: "notes.txt")
+        try alice.sync(); try bob.sync()
+        let notes = try DocumentPath("notes.txt")
+        let loser = try #require(try bob.conflicts(notes).first?.conflicts.first)
+        if strategy == "merge" {
+            _ = try await bob.resolve(notes, using: MergeStrategy())
+        } else {
+            _ = try await bob.resolve(notes, using: LatestDateStrategy())
+        }
+        try bob.sync()
+        let report = try alice.sync()
+        #expect(!report.documentChanges.contains { $0.kind == .setAsideByPlainMerge }, "\(report.documentChanges.map(\.summary))")
+        let change = try #require(report.documentChanges.first { $0.document == notes })
+        #expect(change.kind == .resolvedElsewhere, "\(change.summary)")
+        #expect(change.version?.id == loser.id)
+    }
 }
