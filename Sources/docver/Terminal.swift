@@ -69,9 +69,29 @@ enum Terminal {
 
     // MARK: Text listings
 
+    /// The widths of a version listing's variable columns (dates: relative on a terminal, so
+    /// of varying width; device names), so that every line of the listing lines up.
+    struct VersionColumns {
+        var date = 0
+        var device = 0
+
+        init(_ versions: [DocumentVersion]) {
+            for version in versions {
+                date = max(date, Terminal.date(version.modified).count)
+                device = max(device, version.device.name.count)
+            }
+        }
+    }
+
     /// One version in a listing: its role, short id, date, device and size.
-    static func versionLine(_ role: String, _ version: DocumentVersion, deviceWidth: Int? = nil) -> String {
+    static func versionLine(_ role: String, _ version: DocumentVersion, columns: VersionColumns) -> String {
+        versionLine(role, version, deviceWidth: columns.device, dateWidth: columns.date)
+    }
+
+    /// One version in a listing: its role, short id, date, device and size.
+    static func versionLine(_ role: String, _ version: DocumentVersion, deviceWidth: Int? = nil, dateWidth: Int? = nil) -> String {
         let device = deviceWidth.map { version.device.name.padded(to: $0) } ?? version.device.name
+        let when = dateWidth.map { date(version.modified).padded(to: $0) } ?? date(version.modified)
         let style = self.style
         let roleStyle: Style.Role = switch role {
         case "current": .current
@@ -80,7 +100,7 @@ enum Terminal {
         case "base": .base
         default: .history
         }
-        return "\(style.apply(roleStyle, role.padded(to: 9))) \(style.apply(.id, version.shortID))  \(date(version.modified))  \(device)  \(size(of: version))"
+        return "\(style.apply(roleStyle, role.padded(to: 9))) \(style.apply(.id, version.shortID))  \(when)  \(device)  \(size(of: version))"
     }
 
     /// The conflicts a sync, integration or clone brought in, one line a document.

@@ -21,13 +21,13 @@ extension Docver {
                 print(path.map { "\($0) is not in conflict" } ?? "no conflicts")
                 return
             }
-            // One device column width for the whole listing, so every line lines up.
-            let width = conflicts.flatMap { [$0.current] + $0.conflicts + [$0.base].compactMap { $0 } }.map(\.device.name.count).max() ?? 0
+            // One width per column for the whole listing, so every line lines up.
+            let columns = Terminal.VersionColumns(conflicts.flatMap { [$0.current] + $0.conflicts + [$0.base].compactMap { $0 } })
             for conflict in conflicts {
                 print("\(conflict.document)")
-                print("  " + Terminal.versionLine("current", conflict.current, deviceWidth: width))
-                for version in conflict.conflicts { print("  " + Terminal.versionLine("conflict", version, deviceWidth: width)) }
-                if let base = conflict.base { print("  " + Terminal.versionLine("base", base, deviceWidth: width)) }
+                print("  " + Terminal.versionLine("current", conflict.current, columns: columns))
+                for version in conflict.conflicts { print("  " + Terminal.versionLine("conflict", version, columns: columns)) }
+                if let base = conflict.base { print("  " + Terminal.versionLine("base", base, columns: columns)) }
             }
             Terminal.hint(Advice.afterConflicts(conflicts.map(\.document)))
         }

@@ -40,12 +40,13 @@ extension Docver {
                     conflicts: unresolved.map { VersionOutput($0, conflict: true) } + resolved.map { VersionOutput($0, conflict: true, resolved: true) },
                     history: history.map { VersionOutput($0) }))
             }
-            // The device column is as wide as its longest name, so no name is cut.
-            let width = ([current] + unresolved + resolved + history).map(\.device.name.count).max() ?? 0
-            print(Terminal.versionLine("current", current, deviceWidth: width))
-            for version in unresolved { print(Terminal.versionLine("conflict", version, deviceWidth: width)) }
-            for version in resolved { print(Terminal.versionLine("resolved", version, deviceWidth: width)) }
-            for version in history { print(Terminal.versionLine("history", version, deviceWidth: width)) }
+            // The date and device columns are as wide as their widest entry: no name is cut, and
+            // relative dates of different widths ("just now", "3 days ago") line up.
+            let columns = Terminal.VersionColumns([current] + unresolved + resolved + history)
+            print(Terminal.versionLine("current", current, columns: columns))
+            for version in unresolved { print(Terminal.versionLine("conflict", version, columns: columns)) }
+            for version in resolved { print(Terminal.versionLine("resolved", version, columns: columns)) }
+            for version in history { print(Terminal.versionLine("history", version, columns: columns)) }
         }
     }
 }

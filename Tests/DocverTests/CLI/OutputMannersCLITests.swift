@@ -223,6 +223,32 @@ import Testing
         #expect(pipedSync.status == 0 && !pipedSync.stderr.contains("receiving"), "\(pipedSync.stderr)")
     }
 
+    /// Relative dates differ in width ("just now", "2026-01-01 00:00:00 +00:00"): the columns
+    /// of `versions` and `conflicts` still line up on a terminal.
+    @Test func columnsLineUpWithDatesOfDifferentWidths() throws {
+        let scratch = try Scratch()
+        let fixture = try conflicted(scratch)
+        let alice = fixture.devices[0]
+        // A plain git commit dated long ago (a save of alice through the commit hook).
+        try alice.write("one\nold\n", to: "note.txt")
+        let old = ["GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z"]
+        let committed = try runProcess("/usr/bin/git", ["commit", "-q", "-am", "an old edit"], in: alice.root, environment: old)
+        #expect(committed.status == 0, "\(committed.stderr)")
+        for command in [["versions", "note.txt"], ["conflicts"]] {
+            let run = try docverWithTerminal(command, in: alice.root, stderrOnTerminal: false, environment: ["DOCVER_PAGER": "cat"])
+            #expect(run.status == 0, "\(run.terminal)")
+            let plain = run.terminal.replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression)
+            let lines = plain.split(separator: "\n").filter { $0.contains("bytes") }
+            #expect(lines.count >= 3, "\(run.terminal) / \(run.stdout) / \(run.stderr)")
+            #expect(plain.contains("2026-01-01") && plain.count > 0 && (plain.contains("ago") || plain.contains("just now")), "mixed widths: \(plain)")
+            // The size column (the last) starts at the same place on every line.
+            let starts = lines.compactMap { line in
+                line.range(of: #"[0-9]+ bytes$"#, options: .regularExpression).map { line.distance(from: line.startIndex, to: $0.lowerBound) }
+            }
+            #expect(starts.count == lines.count && Set(starts).count == 1, "\(command): columns do not line up:\n\(lines.joined(separator: "\n"))")
+        }
+    }
+
     // MARK: -q and -v
 
     @Test func quietSilencesHintsAndVerboseAddsDebugLines() throws {
