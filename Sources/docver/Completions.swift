@@ -11,33 +11,39 @@ import Foundation
 enum Completions {
     typealias Completer = @Sendable ([String], Int, String) -> [String]
 
-    /// The document paths of the current version.
+    /// The document paths of the current version, as typed from the working directory (as
+    /// commands read them): those below it, and with `../` typed, those elsewhere too.
     static let documents: Completer = { words, _, prefix in
-        guard let container = container(named: words), let paths = try? container.documentPaths() else { return [] }
-        return paths.map(\.path).filter { $0.hasPrefix(prefix) }
+        guard let (container, directory) = container(named: words), let paths = try? container.documentPaths() else { return [] }
+        let folder = DocumentArguments(container, directory: directory).folder
+        return paths.map { $0.relative(toFolder: folder) }
+            .filter { $0.hasPrefix(prefix) && (!$0.hasPrefix("../") || prefix.hasPrefix("..")) }
     }
 
     /// Version ids (12 digits) of the document named on the command line, or of recent saves.
     static let versions: Completer = { words, _, prefix in
-        guard let container = container(named: words) else { return [] }
+        guard let (container, directory) = container(named: words) else { return [] }
+        let arguments = DocumentArguments(container, directory: directory)
         let documents = Set((try? container.documentPaths()) ?? [])
-        let document = words.lazy.compactMap { try? DocumentPath($0) }.first(where: documents.contains)
+        let document = words.lazy.compactMap { try? arguments.path($0) }.first(where: documents.contains)
         let ids = (try? container.recentVersionIDs(of: document)) ?? []
         return ids.map { String($0.prefix(12)) }.filter { $0.hasPrefix(prefix.lowercased()) }
     }
 
     /// The configured remotes' names.
     static let remotes: Completer = { words, _, prefix in
-        guard let container = container(named: words), let remotes = try? container.remotes() else { return [] }
+        guard let (container, _) = container(named: words), let remotes = try? container.remotes() else { return [] }
         return remotes.map(\.name).filter { $0.hasPrefix(prefix) }
     }
 
-    /// The container at `-C PATH` (the last one given) or the current directory.
-    private static func container(named words: [String]) -> Container? {
+    /// The container at `-C PATH` (the last one given) or the current directory, and that
+    /// directory.
+    private static func container(named words: [String]) -> (Container, URL)? {
         var directory = FileManager.default.currentDirectoryPath
         for (index, word) in words.enumerated() where word == "-C" && index + 1 < words.count {
             directory = URL(fileURLWithPath: words[index + 1], relativeTo: URL(fileURLWithPath: directory, isDirectory: true)).path
         }
-        return try? Container(at: URL(fileURLWithPath: directory))
+        let url = URL(fileURLWithPath: directory)
+        return (try? Container(at: url)).map { ($0, url) }
     }
 }

@@ -12,9 +12,14 @@ struct DocumentArguments {
     let folder: String
 
     init(_ container: Container, _ global: GlobalOptions) {
+        self.init(container, directory: global.url)
+    }
+
+    /// Names as typed in `directory` (the shell's completion runs before any option is read).
+    init(_ container: Container, directory: URL) {
         self.container = container
         let root = Self.realPath(container.root.path)
-        let here = Self.realPath(global.url.path)
+        let here = Self.realPath(directory.path)
         folder = Self.relative(here, to: root) ?? ""
     }
 

@@ -97,6 +97,13 @@ import Testing
         #expect(try complete(["versions", "--", "positional@0", "2", "2", "docver", "versions", "no"], in: alice.root) == ["notes/b.txt"])
         #expect(try complete(["conflicts", "--", "positional@0", "4", "0", "docver", "-C", alice.root.path, "conflicts", ""], in: scratch.url)
                 == ["a.txt", "notes/b.txt", "trip.pkg"])
+        // From a folder of the container, names as typed there (as commands read them).
+        let notes = alice.root.appendingPathComponent("notes")
+        #expect(try complete(["versions", "--", "positional@0", "2", "0", "docver", "versions", ""], in: notes) == ["b.txt"])
+        #expect(try complete(["versions", "--", "positional@0", "2", "3", "docver", "versions", "../"], in: notes)
+                == ["../a.txt", "../trip.pkg"])
+        let inFolder = try complete(["resolve", "--", "--keep", "4", "0", "docver", "resolve", "../a.txt", "--keep", ""], in: notes)
+        #expect(inFolder == [String(second.prefix(12)), String(first.prefix(12))])
         // Versions of the document on the command line, newest first, as listings print them.
         let ids = try complete(["resolve", "--", "--keep", "4", "0", "docver", "resolve", "a.txt", "--keep", ""], in: alice.root)
         #expect(ids == [String(second.prefix(12)), String(first.prefix(12))])
