@@ -59,16 +59,22 @@ struct Integrator {
         for index in candidates.indices {
             for document in changedBySide[index].union(decisions[index].keys) { involved[document, default: 0] += 1 }
         }
-        let disputed = Set(decisions.flatMap(\.keys).filter { (involved[$0] ?? 0) > 1 })
+        // A side whose line created and deleted again a document the base never had shows no
+        // change of it in tree terms, yet its deletion is a version: it must meet another
+        // side's creation of that document, or it is absorbed unrecorded.
+        let hidden = try hiddenDeletions(candidates: candidates, base: base, baseTree: baseTree,
+                                         changedBySide: changedBySide, graph: graph)
+        let disputed = Set(decisions.flatMap(\.keys).filter { (involved[$0] ?? 0) > 1 }).union(hidden.joined())
         if !disputed.isEmpty {
             merger.decisions = decisions
             merger.disputed = disputed
+            merger.hiddenDeletions = hidden
         }
         let contested = Set(changedOn.filter { $0.value > 1 }.keys).union(disputed)
         if !contested.isEmpty {
             // A side's version of a document it did not change is never asked for: skip it.
             merger.versionTable = try candidates.indices.map { index in
-                try graph.introducingCommits(of: contested.intersection(changedBySide[index].union(decisions[index].keys)),
+                try graph.introducingCommits(of: contested.intersection(changedBySide[index].union(decisions[index].keys).union(hidden[index])),
                                              from: candidates[index])
             }
         }
@@ -114,6 +120,54 @@ extension Integrator {
             if let entry = try root.entry(atPath: components[...depth].joined(separator: "/")), !entry.mode.isTree { return true }
         }
         return false
+    }
+
+    /// Per side, the documents the base never had, that another side created, and that this
+    /// side's line created and deleted again since the base (its head lacks them as the base
+    /// does). Cost: the commits since the base (their changes, from the version index or tree
+    /// diffs), plus one version lookup per document both touched.
+    func hiddenDeletions(candidates: [ObjectID], base: ObjectID?, baseTree: ObjectID?, changedBySide: [Set<String>],
+                         graph: VersionGraph) throws -> [Set<String>] {
+        var result = candidates.map { _ in Set<String>() }
+        guard let base, let baseTree else { return result }
+        // Documents created since the base on some side (the base lacks them).
+        let root = try repository.tree(baseTree)
+        var created = Set<String>()
+        for document in Set(changedBySide.joined()) where !DocumentPath.isReserved(document) {
+            if try root.documentEntry(atPath: document) == nil { created.insert(document) }
+        }
+        guard !created.isEmpty else { return result }
+        for (index, head) in candidates.enumerated() {
+            let candidates = created.subtracting(changedBySide[index])
+            guard !candidates.isEmpty else { continue }
+            // The documents this side's line touched since the base.
+            var touched = Set<String>()
+            let walk = try repository.revwalk(from: [head], hiding: [base], topological: false)
+            while let id = try walk.next() {
+                if let changes = self.index?.changes(of: id) {
+                    for change in changes where candidates.contains(change.document) { touched.insert(change.document) }
+                } else {
+                    let commit = try repository.commit(id)
+                    let parentTree = try commit.parentIDs.first.map { try repository.commit($0).treeID }
+                    for path in try repository.changedPaths(from: parentTree, to: commit.treeID) {
+                        let document = DocumentPath.document(containingFile: path).path
+                        if candidates.contains(document) { touched.insert(document) }
+                    }
+                }
+            }
+            for document in touched.sorted() {
+                let version = try graph.introducingCommit(of: document, from: head)
+                // A deletion made since the base: the commit lacks the document, a parent had it.
+                guard try !repository.isAncestorOrSame(version, of: base) else { continue }
+                let commit = try repository.commit(version)
+                guard try repository.tree(commit.treeID).documentEntry(atPath: document) == nil else { continue }
+                let deleted = try commit.parentIDs.contains { parent in
+                    try repository.tree(repository.commit(parent).treeID).documentEntry(atPath: document) != nil
+                }
+                if deleted { result[index].insert(document) }
+            }
+        }
+        return result
     }
 
     /// The newest explicit decision about each document on the line from `head` back to

@@ -23,6 +23,9 @@ struct TreeMerger {
     /// Documents a decision makes contested although the tree shortcuts would not see it:
     /// a side that kept the current version changed no tree, yet its decision counts.
     var disputed: Set<String> = []
+    /// Per head (same order as `heads`), the documents its line created and deleted again
+    /// since a base that never had them: a deletion its tree does not show (Integrator).
+    var hiddenDeletions: [Set<String>] = []
     /// Edits that follow a rename made on another side: new path → the path the edit was
     /// made at, its entry and its version.
     var renamedEdits: [String: (from: String, state: EntryState, version: ObjectID)] = [:]
@@ -150,7 +153,8 @@ struct TreeMerger {
         var decisionIDs: Set<ObjectID> = []
         for (index, slot) in slots.enumerated() {
             let decision = decisions.isEmpty ? nil : decisions[index][path]
-            guard !Self.same(slot, baseSlot) || decision != nil else { continue }
+            let hiddenDeletion = !hiddenDeletions.isEmpty && hiddenDeletions[index].contains(path)
+            guard !Self.same(slot, baseSlot) || decision != nil || hiddenDeletion else { continue }
             let known = versionTable.isEmpty ? nil : versionTable[index][path]
             let introduced = try known ?? graph.introducingCommit(of: path, from: heads[index])
             if let decision, try decision == introduced || graph.isDescendant(decision, of: introduced) {

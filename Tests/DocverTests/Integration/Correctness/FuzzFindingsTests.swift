@@ -291,14 +291,14 @@ import Testing
         }
     }
 
-    /// Open finding (seed 53 of a 100-seed batch at 60 steps; issue 11). Erin creates `c.md`;
-    /// Bob and Carol get it; Alice, who never synced since, creates `c.md` with the same bytes.
-    /// Bob deletes it, Carol edits it. Alice's sync meets Bob's deletion against a base that
-    /// never had `c.md`: Bob's line changed nothing there in tree terms (created, then
-    /// deleted), so Alice's creation is taken whole; Carol's edit then wins against that
-    /// without meeting the deletion. Bob's deletion is neither current nor a conflict version.
-    /// Finding 3's rule (a deletion absorbed by an independent creation competes) covers a base
-    /// that had the document, not one that never had it.
+    /// Seed 53 of a 100-seed batch at 60 steps, fixed. Erin creates `c.md`; Bob and Carol get
+    /// it; Alice, who never synced since, creates `c.md` with the same bytes. Bob deletes it,
+    /// Carol edits it. Alice's sync meets Bob's deletion against a base that never had `c.md`:
+    /// Bob's line changed nothing there in tree terms (created, then deleted), so Alice's
+    /// creation was taken whole, and Carol's edit then won without meeting the deletion: Bob's
+    /// deletion was neither current nor a conflict version. Integration now finds the
+    /// documents a side's line created and deleted since the base (Integrator.hiddenDeletions),
+    /// and such a deletion meets the other sides' versions.
     @Test func aDeletionMeetsAnIndependentCreationOfTheSameBytes() throws {
         let scratch = try Scratch()
         let remote = try scratch.bareRemote()
@@ -321,8 +321,8 @@ import Testing
         try expectConverged([alice, bob, carol, erin])
         let document = try DocumentPath("c.md")
         let listed = try [carol.currentVersion(of: document)].compactMap { $0 } + carol.unresolvedConflictVersions(of: document)
-        withKnownIssue("issue 11: a deletion absorbed by an independent creation when the base never had the document") {
-            #expect(listed.contains { $0.isDeletion }, "Bob's deletion is neither current nor a conflict version")
-        }
+        #expect(listed.contains { $0.isDeletion }, "Bob's deletion is neither current nor a conflict version")
+        #expect(try carol.read("c.md") == "carol's edit\n", "the edit stays current")
+        try expectFsckClean(carol.root)
     }
 }
