@@ -122,7 +122,16 @@ public struct Container: Sendable {
     /// that a stale `index.lock` or branch lock cannot make every later write fail or wait.
     /// Runs under the writer lock: no docver process is writing meanwhile.
     private func repairStaleLocks() {
-        let candidates = ["index.lock", device.branch + ".lock", "HEAD.lock", "packed-refs.lock"]
+        var candidates = ["index.lock", device.branch + ".lock", "HEAD.lock", "packed-refs.lock"]
+        // A fetch killed while it updated the remote-tracking branches leaves their locks, and
+        // every later fetch then fails with "failed to lock file": those are looked for too
+        // (a walk of the remote-tracking and docver refs, a few files per device).
+        for folder in ["refs/remotes", "refs/docver"] {
+            guard let names = FileManager.default.enumerator(atPath: gitDirectory + "/" + folder) else { continue }
+            while let name = names.nextObject() as? String {
+                if name.hasSuffix(".lock") { candidates.append(folder + "/" + name) }
+            }
+        }
         for name in candidates where StaleLock.removeIfStale(gitDirectory + "/" + name) {
             onRepair?("removed a stale lock file that no process held: .git/\(name)")
         }

@@ -140,6 +140,30 @@ import Testing
         #expect(try runGit(["status", "--porcelain"], in: alice.root).isEmpty)
     }
 
+    /// The agent's SIGKILL profile (release CI run): a fetch killed while it updated the
+    /// remote-tracking branches left `refs/remotes/origin/docver/alice.lock`, and every later
+    /// sync failed with "failed to lock file". Such locks are stale lock files too.
+    @Test func staleRemoteTrackingLocksAreRemovedWithAWarning() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        try alice.saveText("first\n", to: "a.txt")
+        try alice.sync(); try bob.sync()
+        try bob.saveText("bob\n", to: "b.txt")
+        try bob.sync()
+        for name in ["alice", "bob"] {
+            FileManager.default.createFile(atPath: alice.root.path + "/.git/refs/remotes/origin/docver/\(name).lock", contents: Data())
+        }
+        let sync = try docver("sync", in: alice.root)
+        #expect(sync.status == 0, "\(sync.stderr)")
+        for name in ["alice", "bob"] {
+            #expect(sync.stderr.contains("warning: removed a stale lock file that no process held: .git/refs/remotes/origin/docver/\(name).lock"),
+                    "\(sync.stderr)")
+        }
+        #expect(try alice.read("b.txt") == "bob\n")
+    }
+
     /// A lock file some process holds open is not stale: docver leaves it and waits as before.
     @Test func aLockFileHeldOpenIsLeftAlone() throws {
         let scratch = try Scratch()
