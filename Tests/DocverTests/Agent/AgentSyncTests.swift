@@ -63,10 +63,7 @@ import Testing
 
     @Test func aDocumentTravelsThroughGitDaemon() async throws {
         let scratch = try Scratch()
-        let served = scratch.path("served")
-        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
-        try runGit(["init", "-q", "--bare", served.appendingPathComponent("remote.git").path], in: scratch.url)
-        let daemon = try GitDaemon(serving: served, logDirectory: scratch.url)
+        let daemon = try GitDaemon.servingEmptyRemote(in: scratch)
         defer { daemon.stop() }
         let alice = try scratch.device("alice")
         try alice.addRemote("origin", url: daemon.url("remote.git"))
@@ -79,7 +76,7 @@ import Testing
         let latency = try arrival(of: "net.txt", from: alice, to: bob)
         #expect(latency < 5, "the note took \(latency) s to reach bob over git daemon")
         for agent in agents { agent.terminate() }
-        try expectFsckClean(served.appendingPathComponent("remote.git"))
+        try expectFsckClean(scratch.path("served/remote.git"))
     }
 
     /// The remote disappears (its path is moved away): both devices keep autosaving, report

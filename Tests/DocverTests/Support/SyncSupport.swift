@@ -200,6 +200,15 @@ final class GitDaemon {
     private let wrapper: Process
     private let pidFile: URL
 
+    /// A daemon serving one empty bare repository, `remote.git`, from the scratch folder;
+    /// its URL is `daemon.url("remote.git")`. The caller stops it.
+    static func servingEmptyRemote(in scratch: Scratch) throws -> GitDaemon {
+        let served = scratch.path("served")
+        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
+        try runGit(["init", "-q", "--bare", served.appendingPathComponent("remote.git").path], in: scratch.url)
+        return try GitDaemon(serving: served, logDirectory: scratch.url)
+    }
+
     init(serving base: URL, logDirectory: URL) throws {
         log = logDirectory.appendingPathComponent("git-daemon.log")
         pidFile = logDirectory.appendingPathComponent("git-daemon.pid")
@@ -266,3 +275,23 @@ final class GitDaemon {
 
 /// The seeded generator of the property tests (named for its algorithm).
 typealias SplitMix64 = SeededRandom
+
+/// Alice and Bob share a remote. Alice saves `notes.txt` as `base`; both sync; Alice saves
+/// `alice`, then a second later Bob saves `bob`, and they sync: Bob's edit is current and
+/// Alice's a conflict version. With `bothSeeIt` false, Alice has not synced since Bob's
+/// integration (she has not seen the conflict record yet).
+func twoDevicesInConflict(_ scratch: Scratch, base: String = "base\n", alice aliceText: String = "alice\n",
+                          bob bobText: String = "bob\n", bothSeeIt: Bool = true) throws
+    -> (alice: Container, bob: Container, notes: DocumentPath) {
+    let remote = try scratch.bareRemote()
+    let alice = try scratch.device("alice", remote: remote)
+    let bob = try scratch.device("bob", remote: remote)
+    try alice.saveText(base, to: "notes.txt")
+    try alice.sync(); try bob.sync()
+    try alice.saveText(aliceText, to: "notes.txt")
+    waitForNextSecond()
+    try bob.saveText(bobText, to: "notes.txt")
+    try alice.sync(); try bob.sync()
+    if bothSeeIt { try alice.sync() }
+    return (alice, bob, try DocumentPath("notes.txt"))
+}

@@ -49,17 +49,7 @@ import Testing
 
     @Test func aResolutionMadeElsewhereIsReported() async throws {
         let scratch = try Scratch()
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", remote: remote)
-        let bob = try scratch.device("bob", remote: remote)
-        try alice.write("base\n", to: "notes.txt")
-        try alice.saveAll()
-        try alice.sync(); try bob.sync()
-        try alice.saveText("alice\n", to: "notes.txt")
-        waitForNextSecond()
-        try bob.saveText("bob\n", to: "notes.txt")
-        try alice.sync(); try bob.sync(); try alice.sync()
-        let notes = try DocumentPath("notes.txt")
+        let (alice, bob, notes) = try twoDevicesInConflict(scratch)
         let loser = try #require(try alice.conflicts(notes).first?.conflicts.first)
         _ = try await bob.resolve(notes, using: LatestDateStrategy())
         try bob.sync()
@@ -76,16 +66,8 @@ import Testing
     @Test(arguments: ["merge", "latest-date"])
     func aConflictRecordedAndResolvedElsewhereIsNoPlainMerge(strategy: String) async throws {
         let scratch = try Scratch()
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", remote: remote)
-        let bob = try scratch.device("bob", remote: remote)
-        try alice.saveText("a\nb\nc\n", to: "notes.txt")
-        try alice.sync(); try bob.sync()
-        try alice.saveText("a (alice)\nb\nc\n", to: "notes.txt")
-        waitForNextSecond()
-        try bob.saveText("a\nb\nc (bob)\n", to: "notes.txt")
-        try alice.sync(); try bob.sync()
-        let notes = try DocumentPath("notes.txt")
+        let (alice, bob, notes) = try twoDevicesInConflict(scratch, base: "a\nb\nc\n", alice: "a (alice)\nb\nc\n",
+                                                           bob: "a\nb\nc (bob)\n", bothSeeIt: false)
         let loser = try #require(try bob.conflicts(notes).first?.conflicts.first)
         if strategy == "merge" {
             _ = try await bob.resolve(notes, using: MergeStrategy())

@@ -9,16 +9,7 @@ import Testing
     @Test(arguments: ["choose", "mark-resolved"])
     func aResolutionAlsoDecidesARecordNamingTheCurrentVersion(how: String) async throws {
         let scratch = try Scratch()
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", remote: remote)
-        let bob = try scratch.device("bob", remote: remote)
-        try alice.saveText("base\n", to: "notes.txt")
-        try alice.sync(); try bob.sync()
-        try alice.saveText("alice\n", to: "notes.txt")
-        waitForNextSecond()
-        try bob.saveText("bob\n", to: "notes.txt")
-        try alice.sync(); try bob.sync(); try alice.sync()
-        let notes = try DocumentPath("notes.txt")
+        let (alice, _, notes) = try twoDevicesInConflict(scratch)
         let conflict = try #require(try alice.conflicts(notes).first)
         let current = conflict.current.id, other = try #require(conflict.conflicts.first?.id)
         // An integration that recorded the current version as lost (as a crossed integration can).

@@ -8,10 +8,7 @@ import Testing
 
     @Test func threeDevicesSyncThroughGitDaemon() throws {
         let scratch = try Scratch()
-        let served = scratch.path("served")
-        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
-        try runGit(["init", "-q", "--bare", served.appendingPathComponent("remote.git").path], in: scratch.url)
-        let daemon = try GitDaemon(serving: served, logDirectory: scratch.url)
+        let daemon = try GitDaemon.servingEmptyRemote(in: scratch)
         defer { daemon.stop() }
         let url = daemon.url("remote.git")
 
@@ -54,9 +51,9 @@ import Testing
         // The served repository holds every device's branch at the converged head.
         let head = try #require(try alice.headID())
         let remoteRefs = try runGit(["for-each-ref", "--format=%(refname) %(objectname)", "refs/heads/"],
-                                    in: served.appendingPathComponent("remote.git"))
+                                    in: scratch.path("served/remote.git"))
         #expect(remoteRefs.split(separator: "\n").sorted() == ["alice", "bob", "carol"].map { "refs/heads/docver/\($0) \(head)" })
-        try expectFsckClean(served.appendingPathComponent("remote.git"))
+        try expectFsckClean(scratch.path("served/remote.git"))
 
         daemon.stop()
         // With the daemon gone the remote is unreachable: a clear error, nothing changed.

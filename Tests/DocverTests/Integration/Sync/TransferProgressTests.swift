@@ -67,10 +67,7 @@ import Testing
 
     @Test func syncThroughGitDaemonReportsFetchAndPushProgress() throws {
         let scratch = try Scratch()
-        let served = scratch.path("served")
-        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
-        try runGit(["init", "-q", "--bare", served.appendingPathComponent("remote.git").path], in: scratch.url)
-        let daemon = try GitDaemon(serving: served, logDirectory: scratch.url)
+        let daemon = try GitDaemon.servingEmptyRemote(in: scratch)
         defer { daemon.stop() }
         let url = daemon.url("remote.git")
 
@@ -91,7 +88,7 @@ import Testing
         let fetched = Recorder()
         _ = try Container.clone(from: url, to: scratch.path("bob"), device: Device(id: "bob"), progress: fetched.handler)
         try expectMonotoneAndComplete(fetched.all, remote: "origin", direction: .fetch)
-        let total = try objectCount(in: served.appendingPathComponent("remote.git"))
+        let total = try objectCount(in: scratch.path("served/remote.git"))
         #expect(fetched.all.last { $0.direction == .fetch }?.totalObjects == total)
 
         // Nothing new: a sync may report nothing, but never a transfer that did not happen.
