@@ -181,7 +181,13 @@ public final class Agent: Sendable {
         let descriptor = watchDescriptor.load(ordering: .sequentiallyConsistent)
         guard descriptor >= 0, !Inotify.hasPendingEvents(descriptor: descriptor) else { return nil }
         let cached = cachedStatus.withLock { $0 }
-        guard let cached else { return nil }
+        guard let cached else {
+            // None yet, or computing it failed: ask the loop for one, which it computes once
+            // the tree has been quiet a moment (a failed attempt is never retried otherwise).
+            statusWanted.store(true, ordering: .sequentiallyConsistent)
+            wakePipe.wake()
+            return nil
+        }
         guard cached.head == head else {
             // The branch moved (a save, a sync, a plain git commit): compute afresh for the next request.
             cachedStatus.withLock { if $0?.head == cached.head { $0 = nil } }
@@ -318,6 +324,7 @@ public final class Agent: Sendable {
                 agent.cachedStatus.withLock { $0 = CachedStatus(head: head, status: status) }
             } catch {
                 agent.cachedStatus.withLock { $0 = nil }
+                emit(.warning("cannot compute the status to serve (the next request tries again): \(error)"))
             }
         }
 

@@ -1,6 +1,7 @@
 import DocverKit
 import DocverTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// `docver status` asks a running agent: what the agent serves must always be what the
@@ -17,7 +18,8 @@ import Testing
         try alice.saveText("start\n", to: "a.txt")
         // No autosave during the test (a day's quiet delay) and no remote: only the test writes.
         let agent = try Agent(container: alice, configuration: Agent.Configuration(quietDelay: .seconds(86_400)))
-        let running = Task { try await agent.run { _ in } }
+        let warnings = Mutex<[String]>([])
+        let running = Task { try await agent.run { event in if case let .warning(text) = event.kind { warnings.withLock { $0.append(text) } } } }
         let names = ["a.txt", "b.txt", "notes/c.txt", "notes/.c.txt.swp", "book.pages/index.xml", "x~", "deep/er/d.md"]
         var served = 0
         for step in 0..<25 {
@@ -37,19 +39,54 @@ import Testing
             }
             // Once quiet, the agent serves, and serves the truth.
             var settled: ContainerStatus?
-            try await waitFor("seed \(seed) step \(step): a served status") {
-                settled = Agent.cachedStatus(of: alice)
-                return settled != nil
+            do {
+                try await waitFor("seed \(seed) step \(step): a served status") {
+                    settled = Agent.cachedStatus(of: alice)
+                    return settled != nil
+                }
+            } catch {
+                throw TimedOut(what: "\(error); the agent warned: \(warnings.withLock { $0 }); its status: \(agent.status)")
             }
             let cached = try #require(settled)
             #expect(cached == (try alice.status()), "seed \(seed) step \(step)")
             served += 1
         }
         #expect(served >= 25)
+        #expect(warnings.withLock { $0 }.isEmpty)
         agent.stop()
         try await running.value
         // Without an agent there is nothing to ask.
         #expect(Agent.cachedStatus(of: alice) == nil)
+    }
+
+    /// A status the agent failed to compute (here: an unreadable index) is computed again
+    /// at the next request once the failure is gone, although nothing in the tree changed.
+    @Test func aFailedStatusIsComputedAgainOnRequest() async throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("start\n", to: "a.txt")
+        try alice.write("edited\n", to: "a.txt")
+        let index = alice.root.appendingPathComponent(".git/index")
+        let good = try Data(contentsOf: index)
+        try Data("not an index".utf8).write(to: index)
+        #expect(throws: (any Error).self) { try alice.status() }
+        let warnings = Mutex<[String]>([])
+        let agent = try Agent(container: alice, configuration: Agent.Configuration(quietDelay: .seconds(86_400)))
+        let running = Task { try await agent.run { event in if case let .warning(text) = event.kind { warnings.withLock { $0.append(text) } } } }
+        try await waitFor("the agent's warning") {
+            warnings.withLock { $0 }.contains { $0.contains("cannot compute the status to serve") }
+        }
+        #expect(Agent.cachedStatus(of: alice) == nil)
+        try good.write(to: index)
+        var served: ContainerStatus?
+        try await waitFor("a served status after the repair") {
+            served = Agent.cachedStatus(of: alice)
+            return served != nil
+        }
+        #expect(served == (try alice.status()))
+        #expect(served?.changed.map(\.document.path) == ["a.txt"])
+        agent.stop()
+        try await running.value
     }
 
     @Test func theCLIUsesTheServedStatusAndPrintsTheSame() async throws {
@@ -61,7 +98,11 @@ import Testing
         try alice.write("swap\n", to: ".a.txt.swp")
         let withoutAgent = try docver("status", "--json", in: alice.root)
         let agent = try await AgentProcess.start(alice, quietDelay: 86_400)
-        try await waitFor("the agent to serve") { Agent.cachedStatus(of: alice) != nil }
+        do {
+            try await waitFor("the agent to serve") { Agent.cachedStatus(of: alice) != nil }
+        } catch {
+            throw TimedOut(what: "\(error); the agent printed: \(agent.output)")
+        }
         let withAgent = try docver("status", "--json", in: alice.root)
         #expect(withAgent.status == 0)
         #expect(withAgent.stdout == withoutAgent.stdout)
