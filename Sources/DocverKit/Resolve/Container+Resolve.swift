@@ -12,9 +12,15 @@ extension Container {
                 throw DocverError.noSuchDocument(document.path)
             }
             let version = try version(versionID, of: document, in: repository)
+            // The version being replaced may be named by an open conflict record (integrations
+            // on two devices that saw different sides each recorded the other's winner): the
+            // listing leaves it out while it is current. Replacing it is a decision against
+            // it, so it is marked resolved, and does not turn into a new conflict version.
+            let replaced = try conflicts(document, in: repository).first.map { try openRecordNamingCurrent($0, in: repository) } ?? []
+            let records = [VersionRecord(path: document.path, version: version.id).trailer(Trailer.replaced)]
+                + replaced.filter { $0 != version.id }.map { VersionRecord(path: document.path, version: $0).trailer(Trailer.resolved) }
             return try writeVersion(version, of: document, subject: "Replace \(document) with version \(version.shortID)",
-                                    records: [VersionRecord(path: document.path, version: version.id).trailer(Trailer.replaced)],
-                                    in: repository)
+                                    records: records, in: repository)
         }
     }
 

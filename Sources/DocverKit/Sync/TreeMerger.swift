@@ -113,12 +113,21 @@ struct TreeMerger {
         }
         guard let folderMerged else { return fileMerged }
         // A file unchanged since the base was replaced by the folder on purpose, as a save
-        // that replaces a file with a folder does; a file some side saved is kept.
-        if let fileMerged, !Self.same(fileMerged, fileBase),
-           let index = fileSlots.firstIndex(where: { Self.same($0, fileMerged) }) {
-            let known = versionTable.isEmpty ? nil : versionTable[index][path]
-            let version = try known ?? graph.introducingCommit(of: path, from: heads[index])
-            records.append(ConflictRecord(path: path, version: version.hex, base: fileBase == nil ? nil : base?.hex))
+        // that replaces a file with a folder does; a file some side saved is kept, and so is
+        // one a side decided to keep (a resolution that kept it changed no tree).
+        if let fileMerged {
+            let holders = fileSlots.indices.filter { Self.same(fileSlots[$0], fileMerged) }
+            let deciders = holders.filter { !decisions.isEmpty && decisions[$0][path] != nil }
+            if let index = Self.same(fileMerged, fileBase) ? deciders.first : holders.first {
+                let known = versionTable.isEmpty ? nil : versionTable[index][path]
+                let introduced = try known ?? graph.introducingCommit(of: path, from: heads[index])
+                var version = introduced
+                if let decision = decisions.isEmpty ? nil : decisions[index][path],
+                   try decision == introduced || graph.isDescendant(decision, of: introduced) {
+                    version = decision
+                }
+                records.append(ConflictRecord(path: path, version: version.hex, base: fileBase == nil ? nil : base?.hex))
+            }
         }
         return folderMerged
     }

@@ -48,6 +48,17 @@ import Testing
         await world.run()
     }
 
+    /// Sessions of the long profile that once failed, replayed in every run. Seed 20: a
+    /// `replace` of a document whose current version an open conflict record named made that
+    /// version a new conflict version. Seed 30: a decision keeping the file `notes`, met by a
+    /// folder of that name, was dropped in silence. (Replays follow the clock for commit
+    /// dates, so each reproduced its failure here without the fix, not necessarily everywhere.)
+    @Test(arguments: [UInt64(20), 30])
+    func longProfileFindingsStayFixed(seed: UInt64) async throws {
+        let world = try FuzzWorld(seed: seed, steps: 120)
+        await world.run()
+    }
+
     /// The oracle can fail: given what a real session's devices showed at the end, altered in
     /// a copy the way a bug would alter it, it reports the damage.
     @Test func theOracleNoticesWhatABugWouldDo() async throws {
