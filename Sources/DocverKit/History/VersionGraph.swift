@@ -221,15 +221,48 @@ struct VersionGraph {
         var result: [DocumentVersion] = []
         var commit = try repository.commit(current.commitID)
         while limit.map({ result.count < $0 }) ?? true, let parent = commit.parentIDs.first {
-            let versionID = try introducingCommit(of: document.path, from: parent)
+            var versionID = try introducingCommit(of: document.path, from: parent)
+            var versionCommit = try repository.commit(versionID)
+            // An integration that holds a state none of its parents does took it from a version
+            // further back: that version is the one the history shows (a few hops at most).
+            var hops = 0
+            while hops < 8, versionCommit.parentIDs.count > 1, versionCommit.device == CommitIdentity.integrationDevice,
+                  let origin = try originOfIntegratedState(versionCommit, path: document.path), origin != versionID {
+                versionID = origin
+                versionCommit = try repository.commit(origin)
+                hops += 1
+            }
             let version = try version(of: document, at: versionID)
-            let versionCommit = try repository.commit(versionID)
             // The root commit "introduces" the absence of a document that did not exist yet.
             if version.isDeletion && versionCommit.parentIDs.isEmpty { break }
             result.append(version)
             commit = versionCommit
         }
         return result
+    }
+
+    /// The version whose state an integration holds although none of its parents does: an
+    /// integration can take a base-line change (see ``baseLineChanges(of:from:base:)``) that
+    /// its parents' trees no longer show. Found among the integration's ancestors, newest
+    /// first (integrations write no new contents, and the version taken is recent); nil when
+    /// none of the nearest `searchLimit` ancestors holds the state. Called only for
+    /// integrations, never for a merge made with plain git, which can be a version of its own.
+    func originOfIntegratedState(_ merge: Commit, path: String, searchLimit: Int = 10_000) throws -> ObjectID? {
+        func state(_ tree: ObjectID) throws -> EntryState? {
+            try repository.tree(tree).documentEntry(atPath: path).map(EntryState.init)
+        }
+        let target = try state(merge.treeID)
+        let walk = try repository.revwalk(from: merge.parentIDs, topological: false)
+        var searched = 0
+        while searched < searchLimit, let id = try walk.next() {
+            searched += 1
+            let commit = try repository.commit(id)
+            guard try state(commit.treeID) == target else { continue }
+            // The root commit "holds" the absence of a document that did not exist yet.
+            if target == nil, commit.parentIDs.isEmpty { return nil }
+            return try introducingCommit(of: path, from: id)
+        }
+        return nil
     }
 
     /// The change a line that descends from `base` made to a document, when the state `head`

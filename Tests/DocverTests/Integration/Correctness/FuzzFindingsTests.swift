@@ -325,4 +325,48 @@ import Testing
         #expect(try carol.read("c.md") == "carol's edit\n", "the edit stays current")
         try expectFsckClean(carol.root)
     }
+
+    /// Finding (seeds 38 and 54 of the long profile): an integration can hold a document's
+    /// state that neither of its parents holds (a base-line change it let compete, which the
+    /// line it came from had deleted since). `versions` then showed the integration as the
+    /// version and skipped the save that made the state, and the saves before it on that
+    /// line. Built with git's plumbing: Alice's line has v0; Carol's saves v1, then deletes
+    /// the document; an integration of the two holds v1; Alice edits on top of it.
+    @Test func theHistoryShowsTheSaveAnIntegrationTookItsStateFrom() throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("v0\n", to: "a.txt")
+        try alice.saveText("other\n", to: "b.txt")
+        func git(_ arguments: String...) throws -> String {
+            try runGit(arguments, in: alice.root).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let aliceHead = try git("rev-parse", "HEAD")
+        let first = try git("rev-parse", "HEAD~1")
+        try alice.write("v1\n", to: "scratch-v1")
+        let v1 = try git("hash-object", "-w", "scratch-v1")
+        try FileManager.default.removeItem(at: alice.root.appendingPathComponent("scratch-v1"))
+        let other = try git("rev-parse", "\(aliceHead):b.txt")
+        func tree(_ entries: [(String, String)]) throws -> String {
+            let listing = entries.map { "100644 blob \($0.1)\t\($0.0)" }.joined(separator: "\n") + "\n"
+            try alice.write(listing, to: "scratch-tree")
+            defer { try? FileManager.default.removeItem(at: alice.root.appendingPathComponent("scratch-tree")) }
+            return try runProcess("/bin/sh", ["-c", "git mktree < scratch-tree"], in: alice.root).stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let carolSave = try git("commit-tree", try tree([("a.txt", v1)]), "-p", first,
+                                "-m", "Save a.txt\n\nDocver-Device: carol\nDocver-Device-Name: carol")
+        let carolDeletion = try git("commit-tree", try tree([("x.txt", v1)]), "-p", carolSave,
+                                    "-m", "Save 2 documents\n\nDocver-Device: carol\nDocver-Device-Name: carol")
+        let integration = try git("commit-tree", try tree([("a.txt", v1), ("b.txt", other), ("x.txt", v1)]),
+                                  "-p", aliceHead, "-p", carolDeletion,
+                                  "-m", "Integrate saves from 2 heads\n\nDocver-Integration: 1")
+        _ = try git("update-ref", "refs/heads/docver/alice", integration)
+        _ = try git("reset", "-q", "--hard", integration)
+        let edit = try alice.saveText("v2\n", to: "a.txt")
+
+        let history = try alice.history(of: DocumentPath("a.txt"))
+        #expect(history.map(\.id) == [carolSave, first], "\(history.map { "\($0.id.prefix(10)) \($0.device.id)" })")
+        #expect(history.first?.device.id == "carol")
+        #expect(try alice.currentVersion(of: DocumentPath("a.txt"))?.id == edit)
+    }
 }
