@@ -82,17 +82,16 @@ final class AgentProcess {
     }
 }
 
-/// Polls `condition` every 20 ms until it holds; throws after `timeout` seconds. It sleeps
-/// with `Task.sleep`, so waiting for an agent never holds a thread of the cooperative pool
-/// the other tests need.
-/// The bound is generous (as `waitUntil`'s): in the whole suite a long synchronous test can
-/// hold a cooperative thread for tens of seconds, and the bound only catches hangs.
+/// Polls `condition` every 20 ms until it holds; throws after `timeout` seconds, counted as
+/// ``waitUntil(timeout:_:_:)`` counts them (see ``PollBudget``). It sleeps with `Task.sleep`,
+/// so waiting for an agent never holds a thread of the cooperative pool the other tests need.
+/// The bound is generous and only catches hangs.
 func waitFor(_ what: String, timeout: Double = 300, _ condition: () throws -> Bool) async throws {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
+    var budget = PollBudget(timeout: .milliseconds(Int64(timeout * 1000)))
+    while true {
         if try condition() { return }
+        guard budget.mayWaitMore() else { break }
         try await Task.sleep(for: .milliseconds(20))
     }
-    if try condition() { return }
     throw TimedOut(what: "\(what) (\(timeout) s)")
 }

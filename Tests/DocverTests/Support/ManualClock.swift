@@ -93,26 +93,56 @@ final class ManualClock: Clock, Sendable {
 
 /// Polls `condition` in real time until it holds, failing after `timeout`. For waiting on
 /// other tasks or processes to get somewhere, never for the timing under test. The bound is
-/// generous (300 s): the whole suite shares the cooperative pool's two threads on a 2-core
-/// machine, and synchronous tests can hold both for minutes in a run of the whole suite (a
-/// release run starved live queries and agents past 90 s); the bound only catches hangs.
+/// generous (300 s) and counts only time this wait was awake to watch: the whole suite shares
+/// the cooperative pool's two threads on a 2-core machine, and synchronous tests can hold
+/// both for minutes (a CI run starved agents and live queries, whose tasks could not even
+/// start, past 300 s of wall-clock time). So the wait fails only once the wall-clock bound
+/// is past and it has also polled, awake, for ``PollBudget/awakeAfterDeadline`` since; the
+/// bound only catches hangs.
 func waitUntil(timeout: Duration = .seconds(300), _ what: @autoclosure () -> String = "condition",
                _ condition: () async throws -> Bool) async throws {
-    let clock = ContinuousClock()
-    let deadline = clock.now.advanced(by: timeout)
+    var budget = PollBudget(timeout: timeout)
     while try await !condition() {
-        guard clock.now < deadline else { throw TimedOut(what: what()) }
+        guard budget.mayWaitMore() else { throw TimedOut(what: what()) }
         try await Task.sleep(for: .milliseconds(2))
     }
 }
 
-/// Runs `body`, failing with ``TimedOut`` if it takes longer than `timeout` (real time).
+/// When a poll loop may give up: `timeout` of wall-clock time has passed and, since then, the
+/// loop has been awake for ``awakeAfterDeadline`` in polls that each followed the previous one
+/// promptly (a poll that comes late, because the pool was busy, does not count).
+struct PollBudget {
+    static let awakeAfterDeadline: Duration = .seconds(10)
+    private let clock = ContinuousClock()
+    private let deadline: ContinuousClock.Instant
+    private var last: ContinuousClock.Instant
+    private var awake: Duration = .zero
+
+    init(timeout: Duration) {
+        deadline = clock.now.advanced(by: timeout)
+        last = clock.now
+    }
+
+    mutating func mayWaitMore() -> Bool {
+        let now = clock.now
+        defer { last = now }
+        guard now >= deadline else { return true }
+        // A poll that follows the previous one within a second counts as time watched.
+        let gap = now - last
+        if gap < .seconds(1) { awake += gap }
+        return awake < Self.awakeAfterDeadline
+    }
+}
+
+/// Runs `body`, failing with ``TimedOut`` if it takes longer than `timeout` (real time, counted
+/// as ``waitUntil(timeout:_:_:)`` counts it: see ``PollBudget``).
 func withTimeout<T: Sendable>(_ timeout: Duration, _ what: String = "operation",
                               _ body: @escaping @Sendable () async throws -> T) async throws -> T {
     try await withThrowingTaskGroup(of: T.self) { group in
         group.addTask { try await body() }
         group.addTask {
-            try await Task.sleep(for: timeout)
+            var budget = PollBudget(timeout: timeout)
+            while budget.mayWaitMore() { try await Task.sleep(for: .milliseconds(20)) }
             throw TimedOut(what: what)
         }
         defer { group.cancelAll() }
