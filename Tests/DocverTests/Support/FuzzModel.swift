@@ -456,6 +456,9 @@ enum FuzzOracle {
     /// other's decision must both find their decision kept: each result current or a listed
     /// conflict version, or a later version on its own line (an edit of the state it kept)
     /// current or listed, unless a later save of the document descends from both decisions.
+    /// An edit of the kept state made without seeing the decision supersedes it when that
+    /// edit, or a later edit of it, is current or listed; decided contents that followed a
+    /// rename count where they went.
     static func droppedDecisions(_ model: FuzzModel, _ observation: FuzzObservation) -> [FuzzFailure] {
         var failures: [FuzzFailure] = []
         let graph = observation.graph
@@ -475,29 +478,49 @@ enum FuzzOracle {
                 let listed = Set((observation.listing[a.document] ?? []).map(\.state))
                 for (decision, other) in [(a, b), (b, a)] where decision.result != current && !listed.contains(decision.result) {
                     // The decision lived on: a later save or decision of the document on its own
-                    // line (an edit of the state it kept) is current or listed, or is current
+                    // line (an edit of the state it kept) is current or listed (or was set aside
+                    // by a git user's plain merge, which docver records), or is current
                     // at the name another device renamed the document to (the edit followed
                     // the rename).
+                    let setAsideHere = observation.setAside[a.document] ?? []
                     let evolved = later.contains { document, commit in
                         document == a.document && commit != decision.commit && graph.isAncestorOrSelf(decision.commit, of: commit)
-                            && (model.versions.first { $0.commit == commit && $0.document == document }?.state
+                            && (setAsideHere.contains(commit) || (model.versions.first { $0.commit == commit && $0.document == document }?.state
                                 ?? decisions.first { $0.commit == commit }?.result).map { state in
                                     state == current || listed.contains(state) || (!state.isAbsent && observation.current.values.contains(state))
-                                } == true
+                                } == true)
+                    }
+                    // A version of `document` that is `edit` or descends from it is current or listed.
+                    func livesOn(_ edit: FuzzVersion, in document: String) -> Bool {
+                        let now = observation.current[document] ?? .absent
+                        let shown = Set((observation.listing[document] ?? []).map(\.state))
+                        return model.versions.contains { version in
+                            version.document == document && graph.isAncestorOrSelf(edit.commit, of: version.commit)
+                                && (version.state == now || shown.contains(version.state))
+                        }
                     }
                     // An ordinary edit of the kept state, made before seeing the decision, supersedes
-                    // it (docs/FORMAT.md, "Integration"): that edit is current or listed.
+                    // it (docs/FORMAT.md, "Integration"): that edit, or a later edit of it, is
+                    // current or listed.
                     let edited = model.versions.contains { version in
                         version.document == a.document && version.before == decision.result
                             && !graph.isAncestorOrSelf(version.commit, of: decision.commit)
                             && !decisions.contains { $0.commit == version.commit }
-                            && (version.state == current || listed.contains(version.state))
+                            && livesOn(version, in: a.document)
+                    }
+                    // The decided contents followed another device's rename of the document (the
+                    // edit follows the rename): a save at the new name, after the decision, edited
+                    // those contents, and it or a later edit of it is current or listed there.
+                    let followedRename = !decision.result.isAbsent && model.versions.contains { version in
+                        version.document != a.document && version.before == decision.result
+                            && graph.isAncestorOrSelf(decision.commit, of: version.commit)
+                            && livesOn(version, in: version.document)
                     }
                     // The decision itself became a conflict version and was then resolved by
                     // someone who saw both: a later resolution, or a git user's plain merge that
                     // set it aside (docver records it as such, docs/FORMAT.md).
                     let setAside = (observation.setAside[a.document] ?? []).contains(decision.commit)
-                    if evolved || edited || setAside { continue }
+                    if evolved || edited || followedRename || setAside { continue }
                     failures.append(FuzzFailure(document: a.document, message: "\(a.document): the decision \(decision) was dropped in silence: \(other) is current (\(current)) and \(decision.result) is not listed"))
                 }
             }

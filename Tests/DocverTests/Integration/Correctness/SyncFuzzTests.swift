@@ -107,6 +107,44 @@ import Testing
         }
         Issue.record("none of seeds 1...12 ended with a conflict version listed")
     }
+
+    /// Check (6) can fail: in a real session where two devices decided the same conflict
+    /// differently, a copy of what the devices showed, altered so that the document's current
+    /// state is something nobody decided and nothing is listed, is reported as a decision
+    /// dropped in silence.
+    @Test func theOracleNoticesADroppedDecision() async throws {
+        for seed: UInt64 in 1...24 {
+            let world = try FuzzWorld(seed: seed, steps: 40, recordsIssues: false)
+            await world.run()
+            guard let observation = world.observation else { continue }
+            let model = world.model
+            let decisions = model.decisions
+            var contested: FuzzDecision?
+            for i in decisions.indices where contested == nil {
+                for j in decisions.indices where j > i {
+                    let (a, b) = (decisions[i], decisions[j])
+                    guard a.document == b.document, a.device != b.device, a.conflict == b.conflict, a.result != b.result
+                    else { continue }
+                    guard !observation.graph.isAncestorOrSelf(a.commit, of: b.commit),
+                          !observation.graph.isAncestorOrSelf(b.commit, of: a.commit) else { continue }
+                    contested = a
+                    break
+                }
+            }
+            guard let decision = contested else { continue }
+            let before = FuzzOracle.droppedDecisions(model, observation).count
+            var altered = observation
+            altered.current[decision.document] = .flat(Data("nobody decided this\n".utf8))
+            altered.listing[decision.document] = []
+            altered.setAside[decision.document] = []
+            let after = FuzzOracle.droppedDecisions(model, altered)
+            let named = after.contains { failure in failure.document == decision.document }
+            #expect(after.count > before && named,
+                    "seed \(seed): \(decision.document)'s decisions vanished and check (6) said nothing")
+            return
+        }
+        Issue.record("none of seeds 1...24 had two devices decide one conflict differently")
+    }
 }
 
 /// One fuzz session: the devices, the random source, the model and the step log.
