@@ -930,7 +930,10 @@ final class FuzzWorld {
         }
         guard issues <= 12 else { return }
         let place = step < 0 ? "setup" : step >= steps ? "end" : "step \(step)"
-        let comment = Comment(rawValue: "\(header())\n[\(place)] \(message)\nstep log:\n\(log.joined(separator: "\n"))")
+        // The finding comes again after the step log: a long comment can reach the log cut
+        // off at its start (seen with 120-step sessions), and the end must still say it.
+        let comment = Comment(rawValue: "\(header())\n[\(place)] \(message)\nstep log:\n\(log.joined(separator: "\n"))"
+            + "\nfinding, again: \(header())\n[\(place)] \(message)")
         Issue.record(comment)
     }
 }
