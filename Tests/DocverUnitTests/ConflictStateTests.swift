@@ -260,12 +260,13 @@ import Testing
                       VersionRecord(path: "c.txt", version: Self.v2).trailer(Trailer.removed)]))
         let data = try JSONEncoder().encode(state)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        #expect(Set(object.keys) == ["head", "conflicts", "resolved", "removed", "ignored", "setAside"])
+        #expect(Set(object.keys) == ["format", "head", "conflicts", "resolved", "removed", "ignored", "setAside"])
+        #expect(object["format"] as? Int == ConflictState.currentFormat)
         let conflicts = try #require(object["conflicts"] as? [[String: Any]])
         #expect(conflicts.allSatisfy { Set($0.keys).isSubset(of: ["path", "version", "base"]) && $0["path"] != nil })
         #expect(try JSONDecoder().decode(ConflictState.self, from: data) == state)
         // A cache written with an explicit null base reads the same.
-        let written = #"{"head":null,"conflicts":[{"path":"x","version":"v","base":null}],"resolved":[],"removed":[],"ignored":[],"setAside":[]}"#
+        let written = #"{"format":2,"head":null,"conflicts":[{"path":"x","version":"v","base":null}],"resolved":[],"removed":[],"ignored":[],"setAside":[]}"#
         let decoded = try JSONDecoder().decode(ConflictState.self, from: Data(written.utf8))
         #expect(decoded.conflicts == [ConflictRecord(path: "x", version: "v", base: nil)])
         #expect(decoded.ignored.isEmpty)
@@ -275,5 +276,11 @@ import Testing
         // Nor one written before plain merges' set-aside versions were told apart (no "setAside").
         let older = #"{"head":null,"conflicts":[],"resolved":[],"removed":[],"ignored":[]}"#
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(ConflictState.self, from: Data(older.utf8)) }
+        // Nor one of format 1 (no "format"), written before plain merges set decisions aside,
+        // nor one of a format this docver does not know.
+        for format in ["", #""format":1,"#, #""format":3,"#] {
+            let other = #"{"# + format + #""head":null,"conflicts":[],"resolved":[],"removed":[],"ignored":[],"setAside":[]}"#
+            #expect(throws: DecodingError.self) { try JSONDecoder().decode(ConflictState.self, from: Data(other.utf8)) }
+        }
     }
 }

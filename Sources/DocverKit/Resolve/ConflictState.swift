@@ -81,7 +81,12 @@ struct ConflictState: Codable, Equatable {
         }, by: { DocumentPath(trusted: $0.path) })
     }
 
-    private enum CodingKeys: String, CodingKey { case head, conflicts, resolved, removed, ignored, setAside }
+    private enum CodingKeys: String, CodingKey { case format, head, conflicts, resolved, removed, ignored, setAside }
+
+    /// The cache's format: a cache of another format is rebuilt from history, not extended.
+    /// 2: plain merges set aside a side's explicit decision (a resolution that kept a state).
+    static let currentFormat = 2
+    private(set) var format = ConflictState.currentFormat
 
     init(head: String? = nil, conflicts: Set<ConflictRecord> = [], resolved: Set<VersionRecord> = [],
          removed: Set<VersionRecord> = [], ignored: Set<String> = [], setAside: Set<VersionRecord> = []) {
@@ -95,6 +100,10 @@ struct ConflictState: Codable, Equatable {
 
     init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        format = try container.decode(Int.self, forKey: .format)
+        guard format == Self.currentFormat else {
+            throw DecodingError.dataCorruptedError(forKey: .format, in: container, debugDescription: "cache of format \(format)")
+        }
         head = try container.decodeIfPresent(String.self, forKey: .head)
         conflicts = try container.decode(Set<ConflictRecord>.self, forKey: .conflicts)
         resolved = try container.decode(Set<VersionRecord>.self, forKey: .resolved)

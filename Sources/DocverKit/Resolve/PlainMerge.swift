@@ -35,14 +35,23 @@ struct PlainMerge {
             }
         }
         let base = try repository.mergeBase(of: commit.parentIDs)
+        // A parent's explicit decision about a document (a resolution that kept its state
+        // changes no tree) is that parent's version when the other side never saw it.
+        let integrator = Integrator(repository: repository, index: graph.index)
+        let decisions = documents.isEmpty ? [] : try commit.parentIDs.map { try integrator.decisions(from: $0, since: base) }
         var records: [ConflictRecord] = []
         for path in documents.sorted() {
             let kept = try graph.introducingCommit(of: path, from: commitID)
             // New content made by the merge itself: both sides are in it.
             guard kept != commitID else { continue }
             var seen: Set<ObjectID> = [kept]
-            for parent in commit.parentIDs {
-                let version = try graph.introducingCommit(of: path, from: parent)
+            for (index, parent) in commit.parentIDs.enumerated() {
+                var version = try graph.introducingCommit(of: path, from: parent)
+                // (Not on the side whose state the merge kept: its decision was kept with it.)
+                if version != kept, let decision = decisions[index][path], decision != version,
+                   try repository.isAncestorOrSame(version, of: decision), try !repository.isAncestorOrSame(decision, of: kept) {
+                    version = decision
+                }
                 guard seen.insert(version).inserted, try !repository.isAncestorOrSame(version, of: kept) else { continue }
                 // A first commit "introduces" the absence of a document it never had.
                 if try repository.commit(version).parentIDs.isEmpty,

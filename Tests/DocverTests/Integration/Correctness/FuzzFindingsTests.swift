@@ -369,4 +369,28 @@ import Testing
         #expect(history.first?.device.id == "carol")
         #expect(try alice.currentVersion(of: DocumentPath("a.txt"))?.id == edit)
     }
+
+    /// Finding (seed 82 of the long profile): a git user's `git merge -s ours` dropped another
+    /// device's decision in silence. Bob keeps the current version (mark-resolved, a decision
+    /// that changes no tree); Alice, without seeing it, chooses her own version, then merges
+    /// Bob's branch with `-s ours`. The state Bob kept was saved before Alice's line forked,
+    /// so the merge seemed to set nothing aside; Bob's decision is the version it dropped, and
+    /// it is listed as set aside (resolved) on both devices.
+    @Test func aPlainMergeThatDropsADecisionSetsItAside() async throws {
+        let scratch = try Scratch()
+        let (alice, bob, notes) = try twoDevicesInConflict(scratch)
+        let mine = try #require(try alice.unresolvedConflictVersions(of: notes).first)
+        let decision = try bob.markResolved(notes).id
+        try bob.sync()
+        _ = try await alice.resolve(notes, using: UserChoiceStrategy.version(mine.id))
+        try runGit(["fetch", "-q", "origin", "+refs/heads/docver/bob:refs/remotes/origin/docver/bob"], in: alice.root)
+        _ = try runGit(["merge", "-q", "--no-edit", "-s", "ours", "refs/remotes/origin/docver/bob"], in: alice.root)
+        for device in [alice, bob, alice] { try device.sync() }
+        try expectConverged([alice, bob])
+        for device in [alice, bob] {
+            #expect(try device.read("notes.txt") == "alice\n")
+            let setAside = try device.resolvedConflictVersions(of: notes).map(\.id)
+            #expect(setAside.contains(decision), "\(device.device.id): Bob's decision is not listed: \(setAside)")
+        }
+    }
 }
