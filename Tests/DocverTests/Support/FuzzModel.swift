@@ -509,13 +509,16 @@ enum FuzzOracle {
                             && livesOn(version, in: a.document)
                     }
                     // The decided contents followed another device's rename of the document (the
-                    // edit follows the rename): a save at the new name, after the decision, edited
-                    // those contents, and it or a later edit of it is current or listed there.
-                    let followedRename = !decision.result.isAbsent && model.versions.contains { version in
+                    // edit follows the rename): they are current at the new name, or a save there,
+                    // after the decision, edited them, and it or a later edit of it is current or
+                    // listed there.
+                    let followedRename = !decision.result.isAbsent && (observation.current.contains { document, state in
+                        document != a.document && state == decision.result
+                    } || model.versions.contains { version in
                         version.document != a.document && version.before == decision.result
                             && graph.isAncestorOrSelf(decision.commit, of: version.commit)
                             && livesOn(version, in: version.document)
-                    }
+                    })
                     // The decision itself became a conflict version and was then resolved by
                     // someone who saw both: a later resolution, or a git user's plain merge that
                     // set it aside (docver records it as such, docs/FORMAT.md).
