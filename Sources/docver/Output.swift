@@ -211,7 +211,7 @@ struct AgentStatusOutput: Encodable {
     let status: AgentStatus?
 
     enum CodingKeys: String, CodingKey {
-        case running, pid, started, online, offlineSince, lastError, pendingDocuments, watchedFolders, saves, lastSave, lastSync, answering
+        case running, pid, started, online, offlineSince, lastError, pendingDocuments, watchedFolders, saves, lastSave, lastSync, subscribers, answering
     }
 
     func encode(to encoder: Encoder) throws {
@@ -230,6 +230,7 @@ struct AgentStatusOutput: Encodable {
         try container.encode(status.saves, forKey: .saves)
         try container.encode(status.lastSave, forKey: .lastSave)
         try container.encode(status.lastSync, forKey: .lastSync)
+        try container.encode(status.subscribers, forKey: .subscribers)
     }
 }
 

@@ -116,6 +116,9 @@ public final class Agent: Sendable {
     private let statusWanted = Atomic<Bool>(false)
     /// The watcher's inotify descriptor while the loop runs, else -1.
     private let watchDescriptor = Atomic<Int32>(-1)
+    /// Clients told of every reference move (`subscribe`), while the references are watched.
+    private let subscribers = AgentSubscribers()
+    private let referencesWatched = Atomic<Bool>(false)
 
     /// An agent for `container`; ``run(onEvent:)`` starts it.
     public init(container: Container, configuration: Configuration = Configuration()) throws {
@@ -134,7 +137,11 @@ public final class Agent: Sendable {
     }
 
     /// The agent's state now.
-    public var status: AgentStatus { currentStatus.withLock { $0 } }
+    public var status: AgentStatus {
+        var status = currentStatus.withLock { $0 }
+        status.subscribers = subscribers.count
+        return status
+    }
 
     /// Runs the agent until ``stop()``: takes the container's agent lock (throws
     /// ``AgentError/alreadyRunning(pid:)`` when another agent holds it), listens on the
@@ -152,19 +159,36 @@ public final class Agent: Sendable {
         let files = container.files
         let lock = try DocverError.wrapping { try AgentLock(path: files.agentPID) }
         defer { lock.release() }
-        let server = try AgentSocketServer(path: files.agentSocket) { [self] request in answer(request) }
+        let server = try AgentSocketServer(path: files.agentSocket, subscribers: subscribers) { [self] request in answer(request) }
         defer { server.close() }
+        defer {
+            referencesWatched.store(false, ordering: .sequentiallyConsistent)
+            subscribers.closeAll()
+        }
         let watcher = try TreeWatcher(root: container.root.path, maximumWatches: configuration.maximumWatches)
         try watcher.start()
-        withExtendedLifetime(watcher) {
+        // Without it the agent still saves and syncs; subscribers are refused and poll instead.
+        var referenceProblem: String?
+        let references: ReferenceWatcher?
+        do {
+            let started = try ReferenceWatcher(gitDirectory: container.gitDirectory)
+            try started.start()
+            references = started
+            referencesWatched.store(true, ordering: .sequentiallyConsistent)
+        } catch {
+            references = nil
+            referenceProblem = "cannot watch the references (\(error)); live queries and editors poll instead"
+        }
+        withExtendedLifetime((watcher, references)) {
             watchDescriptor.store(watcher.descriptor, ordering: .sequentiallyConsistent)
             defer {
                 // From here on nobody hears of changes: serve no status.
                 watchDescriptor.store(-1, ordering: .sequentiallyConsistent)
                 cachedStatus.withLock { $0 = nil }
             }
-            var loop = Loop(agent: self, watcher: watcher, onEvent: onEvent)
+            var loop = Loop(agent: self, watcher: watcher, references: references, onEvent: onEvent)
             loop.emit(.started(pid: getpid(), folders: watcher.watchCount))
+            if let referenceProblem { loop.emit(.warning(referenceProblem)) }
             loop.scan(.start)
             while !isStopping {
                 loop.step()
@@ -200,21 +224,24 @@ public final class Agent: Sendable {
         return cached.status
     }
 
-    private func answer(_ request: String) -> Data {
+    private func answer(_ request: String) -> AgentSocketAnswer {
+        let unavailable = AgentSocketAnswer.line(Data(#"{"unavailable":true}"#.utf8))
         let words = request.trimmingCharacters(in: .whitespaces).split(separator: " ").map(String.init)
         if words.first == "container-status", words.count == 2 {
             let head = words[1] == "none" ? nil : words[1]
-            guard let status = servableStatus(head: head) else { return Data(#"{"unavailable":true}"#.utf8) }
-            return (try? JSONEncoder().encode(ServedStatus(status))) ?? Data(#"{"unavailable":true}"#.utf8)
+            guard let status = servableStatus(head: head) else { return unavailable }
+            return (try? JSONEncoder().encode(ServedStatus(status))).map(AgentSocketAnswer.line) ?? unavailable
         }
         switch request.trimmingCharacters(in: .whitespaces) {
         case "status":
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             encoder.dateEncodingStrategy = .iso8601
-            return (try? encoder.encode(status)) ?? Data("{}".utf8)
+            return .line((try? encoder.encode(status)) ?? Data("{}".utf8))
+        case "subscribe":
+            return referencesWatched.load(ordering: .sequentiallyConsistent) ? .subscribe : unavailable
         default:
-            return Data(#"{"error":"unknown request"}"#.utf8)
+            return .line(Data(#"{"error":"unknown request"}"#.utf8))
         }
     }
 
@@ -223,6 +250,8 @@ public final class Agent: Sendable {
         typealias Instant = ContinuousClock.Instant
         let agent: Agent
         let watcher: TreeWatcher
+        /// Nil when the references cannot be watched (nobody subscribes then).
+        var references: ReferenceWatcher?
         let onEvent: @Sendable (AgentEvent) -> Void
         let clock = ContinuousClock()
         var queue: AutosaveQueue
@@ -243,9 +272,10 @@ public final class Agent: Sendable {
         var configuration: Configuration { agent.configuration }
         var container: Container { agent.container }
 
-        init(agent: Agent, watcher: TreeWatcher, onEvent: @escaping @Sendable (AgentEvent) -> Void) {
+        init(agent: Agent, watcher: TreeWatcher, references: ReferenceWatcher?, onEvent: @escaping @Sendable (AgentEvent) -> Void) {
             self.agent = agent
             self.watcher = watcher
+            self.references = references
             self.onEvent = onEvent
             queue = AutosaveQueue(quietDelay: agent.configuration.quietDelay)
             nextSync = clock.now
@@ -277,7 +307,9 @@ public final class Agent: Sendable {
             var deadline = queue.nextDeadline ?? nextSync
             if let nextScan { deadline = min(deadline, nextScan) }
             if statusStale, needsServedStatus { deadline = min(deadline, lastChange + Agent.statusSettleDelay) }
-            watcher.wait(timeout: max(.zero, min(deadline - clock.now, .seconds(60))), waking: agent.wakePipe)
+            watcher.wait(timeout: max(.zero, min(deadline - clock.now, .seconds(60))), waking: agent.wakePipe,
+                         others: references.map { [$0.descriptor] } ?? [])
+            tellSubscribers()
             agent.readings.add(1, ordering: .sequentiallyConsistent)
             if collectChanges() {
                 agent.cachedStatus.withLock { $0 = nil }
@@ -303,6 +335,20 @@ public final class Agent: Sendable {
                 if writersMayGoAhead() { sync() } else { nextSync = clock.now + .seconds(1) }
             }
             refreshServedStatus()
+        }
+
+        /// Tells the subscribers when a reference moved. If the references can no longer be
+        /// watched, the subscriptions end (their clients poll) and no new one is accepted.
+        mutating func tellSubscribers() {
+            guard let watching = references else { return }
+            do {
+                if try watching.referencesMoved() { agent.subscribers.broadcast(#"{"event":"references"}"#) }
+            } catch {
+                references = nil
+                agent.referencesWatched.store(false, ordering: .sequentiallyConsistent)
+                agent.subscribers.closeAll()
+                emit(.warning("cannot watch the references (\(error)); live queries and editors poll instead"))
+            }
         }
 
         /// True when no status is cached and one can be.

@@ -75,4 +75,6 @@ public struct AgentStatus: Sendable, Codable, Hashable {
     public var lastSave: Date?
     /// When the remotes last answered.
     public var lastSync: Date?
+    /// Clients (live queries, editors) told of every reference move.
+    public var subscribers: Int = 0
 }

@@ -1,11 +1,89 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 // The agent's Unix socket (.git/docver/agent.sock, mode 0600): a client connects, writes one
 // request line, reads one JSON answer line, and the agent closes the connection. Requests:
-// `status` (answer: ``AgentStatus``). docs/AGENT.md documents it.
+// `status` (answer: ``AgentStatus``), `container-status <head>`, and `subscribe`, which keeps
+// the connection: one line `{"subscribed":true}`, then one line per event until the agent
+// stops. docs/AGENT.md documents them.
+
+/// What the server does with a request.
+enum AgentSocketAnswer {
+    /// Answer this line and close.
+    case line(Data)
+    /// Keep the connection for ``AgentSubscribers``.
+    case subscribe
+}
+
+/// The connections of clients that asked to hear of every change (`subscribe`). Lines are
+/// sent without blocking: a subscriber too slow to read its socket buffer is dropped (it
+/// sees the end of the stream and falls back on polling), never waited for.
+/// Sendable: the descriptors live inside a `Mutex`.
+final class AgentSubscribers: Sendable {
+    /// More subscribers than this are refused (each holds a descriptor of the agent's).
+    static let limit = 256
+    /// `POLLRDHUP` (Linux; Glibc's module does not export it): the peer closed its end.
+    private static let peerHungUp: Int16 = 0x2000
+    private let descriptors = Mutex<[Int32]>([])
+
+    /// The subscribers still connected (those that hung up are dropped first).
+    var count: Int {
+        descriptors.withLock { list in
+            list.removeAll { client in
+                var entry = pollfd(fd: client, events: Self.peerHungUp, revents: 0)
+                guard poll(&entry, 1, 0) > 0, entry.revents & (Self.peerHungUp | Int16(POLLHUP | POLLERR)) != 0 else { return false }
+                Glibc.close(client)
+                return true
+            }
+            return list.count
+        }
+    }
+
+    /// Takes over `client` (answers it, and closes it when refused or dropped).
+    func add(_ client: Int32) {
+        var accepted = false
+        descriptors.withLock { list in
+            guard list.count < Self.limit else { return }
+            let flags = fcntl(client, F_GETFL)
+            _ = fcntl(client, F_SETFL, flags | O_NONBLOCK)
+            if Self.send(#"{"subscribed":true}"#, to: client) {
+                list.append(client)
+                accepted = true
+            }
+        }
+        if !accepted { Glibc.close(client) }
+    }
+
+    /// Sends `line` to every subscriber, dropping those that cannot take it.
+    func broadcast(_ line: String) {
+        descriptors.withLock { list in
+            list.removeAll { client in
+                guard !Self.send(line, to: client) else { return false }
+                Glibc.close(client)
+                return true
+            }
+        }
+    }
+
+    /// Ends every subscription (the agent stops).
+    func closeAll() {
+        descriptors.withLock { list in
+            for client in list {
+                shutdown(client, Int32(SHUT_RDWR))
+                Glibc.close(client)
+            }
+            list.removeAll()
+        }
+    }
+
+    private static func send(_ line: String, to client: Int32) -> Bool {
+        let bytes = Array((line + "\n").utf8)
+        return Glibc.send(client, bytes, bytes.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) == bytes.count
+    }
+}
 
 /// The listening side, served by a thread of its own.
 final class AgentSocketServer: Sendable {
@@ -14,7 +92,7 @@ final class AgentSocketServer: Sendable {
 
     /// Binds the socket at `path` (a stale socket file there is replaced: the caller holds the
     /// agent lock, so no live agent owns it) and starts answering with `answer`.
-    init(path: String, answer: @escaping @Sendable (String) -> Data) throws {
+    init(path: String, subscribers: AgentSubscribers, answer: @escaping @Sendable (String) -> AgentSocketAnswer) throws {
         self.path = path
         let folder = try ShortPath(path)
         var address = try Self.address(folder.path)
@@ -41,7 +119,7 @@ final class AgentSocketServer: Sendable {
                     return // shut down
                 }
                 _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-                Self.serve(client, answer: answer)
+                Self.serve(client, subscribers: subscribers, answer: answer)
             }
         }
         thread.name = "docver agent socket"
@@ -55,11 +133,21 @@ final class AgentSocketServer: Sendable {
         Glibc.close(descriptor)
     }
 
-    private static func serve(_ client: Int32, answer: (String) -> Data) {
-        defer { Glibc.close(client) }
+    private static func serve(_ client: Int32, subscribers: AgentSubscribers, answer: (String) -> AgentSocketAnswer) {
         setTimeout(client, milliseconds: 1000)
-        guard let request = readLine(client) else { return }
-        var data = answer(request)
+        guard let request = readLine(client) else {
+            Glibc.close(client)
+            return
+        }
+        var data: Data
+        switch answer(request) {
+        case .subscribe:
+            subscribers.add(client)
+            return
+        case let .line(line):
+            data = line
+        }
+        defer { Glibc.close(client) }
         data.append(0x0A)
         _ = data.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }

@@ -53,7 +53,10 @@ final class TreeWatcher {
     }
 
     /// Sleeps until something happens in the tree, `timeout` passes or `pipe` is woken.
-    func wait(timeout: Duration?, waking pipe: WakePipe) { inotify.wait(timeout: timeout, waking: pipe) }
+    /// `others`: more descriptors to wake for (the ``ReferenceWatcher``'s).
+    func wait(timeout: Duration?, waking pipe: WakePipe, others: [Int32] = []) {
+        inotify.wait(timeout: timeout, waking: pipe, others: others)
+    }
 
     /// The changes since the last call (never blocks). New folders are watched before this
     /// returns, and the files already inside them are reported, so nothing written into a

@@ -272,7 +272,8 @@ public actor ManagedDocument<Model: DocumentModel> {
     // MARK: Outside changes (the file-presenter role)
 
     /// Checks once for a newer version or a conflict brought by a sync or another process.
-    /// Runs every ``Configuration/pollInterval`` while the document is open.
+    /// Runs while the document is open: each time the container's agent says a reference
+    /// moved, or every ``Configuration/pollInterval`` when no agent runs.
     public func checkForChanges() async {
         guard !state.contains(.closed), let head = try? container.headID(), head != baseHead else { return }
         do {
@@ -311,9 +312,10 @@ public actor ManagedDocument<Model: DocumentModel> {
         watchTask?.cancel()
         let clock = configuration.clock
         let interval = configuration.pollInterval
+        let changes = container.referenceChanges(pollInterval: interval, clock: clock)
         watchTask = Task { [weak self] in
-            while !Task.isCancelled {
-                do { try await clock.sleep(for: interval) } catch { return }
+            for await _ in changes {
+                if Task.isCancelled { return }
                 await self?.checkForChanges()
             }
         }

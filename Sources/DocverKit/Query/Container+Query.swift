@@ -70,20 +70,24 @@ extension Container {
     }
 
     /// Runs a query live: yields the gathered results first, then the new results each time
-    /// they change, as saves and syncs happen in this process or another one. Changes are
-    /// noticed by polling the container's references every `pollInterval`; each poll and
-    /// query runs off the cooperative pool.
+    /// they change, as saves and syncs happen in this process or another one. While the
+    /// container's agent runs, the query subscribes to it and hears of every move of a
+    /// reference at once; otherwise it polls the references every `pollInterval` (and tries
+    /// to subscribe again at each poll). Each look and query runs off the cooperative pool.
     public func liveQuery(_ query: DocumentQuery = DocumentQuery(), pollInterval: Duration = .seconds(1),
                           clock: any Clock<Duration> = ContinuousClock()) -> AsyncThrowingStream<[MetadataItem], any Error> {
         let container = self
         return AsyncThrowingStream { continuation in
             let task = Task {
                 do {
+                    // Listening first: a move between the first look and the subscription is
+                    // caught by the look every subscription begins with.
+                    let changes = container.referenceChanges(pollInterval: pollInterval, clock: clock)
                     var signature = try await offCooperativePool { try container.referenceSignature() }
                     var last = try await offCooperativePool { try container.query(query) }
                     continuation.yield(last)
-                    while !Task.isCancelled {
-                        try await clock.sleep(for: pollInterval)
+                    for await _ in changes {
+                        if Task.isCancelled { break }
                         let now = try await offCooperativePool { try container.referenceSignature() }
                         guard now != signature else { continue }
                         signature = now

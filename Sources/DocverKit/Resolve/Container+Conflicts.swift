@@ -24,7 +24,7 @@ extension Container {
     }
 
     func conflicts(_ document: DocumentPath?, in repository: Repository) throws -> [Conflict] {
-        guard let head = try headCommit(repository) else { return [] }
+        guard try headCommit(repository) != nil else { return [] }
         let open = try conflictState(in: repository).unresolvedByDocument()
         let documents = document.map { open[$0] == nil ? [] : [$0] } ?? open.keys.sorted()
         let memo = VersionMemo(file: files.versionMemo)

@@ -81,15 +81,17 @@ final class Inotify {
     }
 
     /// Sleeps until events are ready, `timeout` passes (nil: forever) or `pipe` is woken.
-    func wait(timeout: Duration?, waking pipe: WakePipe) {
+    /// `others` are more descriptors whose readiness ends the wait (another instance's).
+    func wait(timeout: Duration?, waking pipe: WakePipe, others: [Int32] = []) {
         var fds = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: pipe.readEnd, events: Int16(POLLIN), revents: 0)]
+            + others.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         let milliseconds: Int32 = timeout.map { duration in
             let (seconds, attoseconds) = duration.components
             let total = seconds * 1000 + attoseconds / 1_000_000_000_000_000
             return Int32(clamping: max(0, total))
         } ?? -1
-        _ = poll(&fds, 2, milliseconds)
+        _ = poll(&fds, nfds_t(fds.count), milliseconds)
         if fds[1].revents != 0 { pipe.drain() }
     }
 

@@ -210,7 +210,8 @@ extension Docver.AgentCommand {
                 print("online\(status.lastSync.map { "; last sync \(Terminal.date($0))" } ?? "")")
             }
             print("\(Terminal.count(status.pendingDocuments, "document")) waiting to be saved; "
-                  + "\(Terminal.count(status.saves, "autosave")) so far; watching \(Terminal.count(status.watchedFolders, "folder"))")
+                  + "\(Terminal.count(status.saves, "autosave")) so far; watching \(Terminal.count(status.watchedFolders, "folder"))"
+                  + (status.subscribers > 0 ? "; \(Terminal.count(status.subscribers, "subscriber")) told of every change" : ""))
         }
     }
 }
