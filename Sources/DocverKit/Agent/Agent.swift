@@ -118,6 +118,8 @@ public final class Agent: Sendable {
     private let watchDescriptor = Atomic<Int32>(-1)
     /// Clients told of every reference move (`subscribe`), while the references are watched.
     private let subscribers = AgentSubscribers()
+    /// The documents and conflicts kept for `ls`, `conflicts` and the metadata query.
+    private let servedAnswers = ServedAnswers()
     private let referencesWatched = Atomic<Bool>(false)
 
     /// An agent for `container`; ``run(onEvent:)`` starts it.
@@ -232,6 +234,12 @@ public final class Agent: Sendable {
             guard let status = servableStatus(head: head) else { return unavailable }
             return (try? JSONEncoder().encode(ServedStatus(status))).map(AgentSocketAnswer.line) ?? unavailable
         }
+        if let first = words.first, let question = ServedQuestion(rawValue: first), words.count >= 2 {
+            let key = words.dropFirst().joined(separator: " ")
+            if let data = servedAnswers.answer(question, key: key) { return .line(data) }
+            wakePipe.wake() // the loop computes it for the next request
+            return unavailable
+        }
         switch request.trimmingCharacters(in: .whitespaces) {
         case "status":
             let encoder = JSONEncoder()
@@ -335,6 +343,23 @@ public final class Agent: Sendable {
                 if writersMayGoAhead() { sync() } else { nextSync = clock.now + .seconds(1) }
             }
             refreshServedStatus()
+            refreshServedAnswers()
+        }
+
+        /// Computes the answers clients missed, for the references as they are now. An answer
+        /// is kept only if the references did not move while it was computed.
+        func refreshServedAnswers() {
+            for question in agent.servedAnswers.takeWanted().sorted(by: { $0.rawValue < $1.rawValue }) {
+                if agent.isStopping { return }
+                do {
+                    guard let key = try question.key(of: container) else { continue }
+                    let data = try question.compute(in: container)
+                    guard try question.key(of: container) == key else { continue }
+                    agent.servedAnswers.store(question, key: key, data: data)
+                } catch {
+                    emit(.warning("cannot compute the \(question.rawValue) to serve (the next request tries again): \(error)"))
+                }
+            }
         }
 
         /// Tells the subscribers when a reference moved. If the references can no longer be

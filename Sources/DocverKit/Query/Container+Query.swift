@@ -4,8 +4,17 @@ extension Container {
     /// Every saved document with its current version, sorted by path.
     public func documents() throws -> [MetadataItem] { try query() }
 
-    /// Runs a query once.
+    /// Runs a query once. While the container's agent runs and has the documents for the
+    /// references as they are now, it answers; otherwise the query reads the repository.
     public func query(_ query: DocumentQuery = DocumentQuery()) throws -> [MetadataItem] {
+        if let served = Agent.servedDocuments(of: self) {
+            return served.filter(query.matches).sorted(by: query.areInOrder)
+        }
+        return try computeQuery(query)
+    }
+
+    /// Runs a query on the repository (never asks the agent).
+    func computeQuery(_ query: DocumentQuery) throws -> [MetadataItem] {
         try withRepository { repository in
             guard let head = try headCommit(repository) else { return [] }
             let conflicted = Set(try conflictState(in: repository).unresolvedByDocument().keys)

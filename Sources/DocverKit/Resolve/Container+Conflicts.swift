@@ -8,7 +8,14 @@ extension Container {
     }
 
     /// Every document with unresolved conflict versions (or just `document`), sorted by path.
+    /// While the container's agent runs and has them for the head as it is now, it answers.
     public func conflicts(_ document: DocumentPath? = nil) throws -> [Conflict] {
+        let all = try Agent.servedConflicts(of: self) ?? computeConflicts()
+        return document.map { document in all.filter { $0.document == document } } ?? all
+    }
+
+    /// Every document in conflict, read from the repository (never asks the agent).
+    func computeConflicts() throws -> [Conflict] {
         try withRepository { repository in
             guard let head = try headCommit(repository) else { return [] }
             let cache = ConflictCache(files: files, repository: repository)
@@ -19,7 +26,7 @@ extension Container {
                 all = try conflicts(nil, in: repository)
                 cache.storeListing(all, at: head)
             }
-            return document.map { document in all.filter { $0.document == document } } ?? all
+            return all
         }
     }
 
