@@ -180,6 +180,44 @@ def status_with_agent(docver, container, reps):
             "ratio": statistics.median(docver_samples) / statistics.median(git_samples)}
 
 
+def listings_with_agent(docver, alice, bob, reps, contested=100):
+    """`docver ls` and `docver conflicts` with an agent running (served) and without it,
+    after `contested` documents were edited on both devices (so `conflicts` has work), against
+    `git ls-tree -r -l HEAD`. Each served output must equal the direct one."""
+    from .commands import timed
+    for index in range(contested):
+        for device, text in ((bob, "bob"), (alice, "alice")):
+            path = os.path.join(device, f"d{index // 1000:02d}", f"d{(index // 100) % 10:02d}", f"doc{index:05d}.txt")
+            with open(path, "a") as handle:
+                handle.write(f"{text} {time.time()}\n")
+    run([docver, "-C", bob, "save", "-m", "Bob's edits"])
+    run([docver, "-C", bob, "sync"])
+    run([docver, "-C", alice, "save", "-m", "Alice's edits"])
+    run([docver, "-C", alice, "sync"])
+    commands = {"ls": [docver, "-C", alice, "ls"], "conflicts": [docver, "-C", alice, "conflicts"]}
+    direct = {name: run(command) for name, command in commands.items()}  # also warms the caches
+    without = {name: [timed([command], alice).seconds for _ in range(reps)] for name, command in commands.items()}
+    git_samples = [timed([["git", "-C", alice, "ls-tree", "-r", "-l", "HEAD"]], alice).seconds for _ in range(reps)]
+    agent = Agent(docver, alice, ["--quiet-delay", "1000000", "--poll-interval", "1000000"])
+    try:
+        for name, command in commands.items():
+            run(command)  # a miss: the agent computes its answer for the next request
+        time.sleep(3)
+        served = {name: run(command) for name, command in commands.items()}
+        with_agent = {name: [timed([command], alice).seconds for _ in range(reps)] for name, command in commands.items()}
+    finally:
+        agent.stop()
+    result = {"reps": reps, "contested_documents": contested,
+              "git_ls_tree_ms": 1000 * statistics.median(git_samples)}
+    for name in commands:
+        result[name] = {"served_equals_direct": served[name] == direct[name],
+                        "with_agent_ms": 1000 * statistics.median(with_agent[name]),
+                        "without_agent_ms": 1000 * statistics.median(without[name])}
+    result["ls"]["ratio_to_git_ls_tree"] = statistics.median(with_agent["ls"]) / statistics.median(git_samples)
+    result["conflicts"]["lines"] = direct["conflicts"].count("\n")
+    return result
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description="Benchmark the docver sync agent.")
     parser.add_argument("--docver", required=True, help="the docver binary (a release build)")
@@ -191,7 +229,8 @@ def main(argv=None):
     parser.add_argument("--idle-settle", type=float, default=20)
     parser.add_argument("--idle-window", type=float, default=60)
     parser.add_argument("--status-reps", type=int, default=21)
-    parser.add_argument("--cases", default="idle,latency,status", help="comma-separated: idle, latency, status")
+    parser.add_argument("--cases", default="idle,latency,status,listings",
+                        help="comma-separated: idle, latency, status, listings")
     parser.add_argument("--reuse", action="store_true", help="reuse the devices already in --work")
     options = parser.parse_args(argv)
     docver = os.path.abspath(options.docver)
@@ -215,6 +254,9 @@ def main(argv=None):
     if "status" in cases:
         log("status with the agent running")
         result["status"] = status_with_agent(docver, alice, options.status_reps)
+    if "listings" in cases:
+        log("ls and conflicts with the agent running")
+        result["listings"] = listings_with_agent(docver, alice, bob, options.status_reps)
     result["load_average"] = os.getloadavg()
     print(json.dumps(result, indent=2))
     with open(os.path.join(options.work, "agent-results.json"), "w") as handle:

@@ -21,6 +21,8 @@ enum Advice {
         case .choiceRequired: "pass --keep ID, or run on a terminal to choose interactively"
         case .mergeFailed: "resolve with --strategy choose, or save the merge with --markers"
         case .conflictChanged: "run the command again to see the new versions"
+        case let .editsInTheWay(_, blocking):
+            "save it with 'docver save \(Terminal.shellWord(blocking))' (or move it away), then run the command again"
         case .notInConflict: "list documents in conflict with 'docver conflicts'"
         case .branchKeptChanging: "another program keeps moving this device's branch; run the command again when it is done"
         case .conflictMarkersRemain:

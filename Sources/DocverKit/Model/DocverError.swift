@@ -46,6 +46,9 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
     case documentNotOpen(String)
     case editingDisabled(String)
     case noOtherVersions(document: String)
+    /// Writing `document` would need the place of an unsaved edit (`blocking`: a file where
+    /// one of its folders goes, or files in a folder where it goes). Nothing was changed.
+    case editsInTheWay(document: String, blocking: String)
     /// A document still holds conflict markers, so marking its conflict resolved was refused.
     /// `lines` says where, one entry per file: `lines 3-9` (a package: `text.txt lines 3-9`).
     case conflictMarkersRemain(document: String, lines: [String])
@@ -113,6 +116,8 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .editingDisabled(document): "\(document) is reloading a newer version; try the edit again"
         case let .conflictChanged(document): "the conflict in \(document) changed while it was being resolved; nothing was changed"
         case let .noOtherVersions(document): "\(document) has no other versions to remove"
+        case let .editsInTheWay(document, blocking):
+            "cannot write \(DocumentPath.quoted(document)): \(DocumentPath.quoted(blocking)) has unsaved changes where it goes; nothing was changed"
         case let .conflictMarkersRemain(document, lines):
             "\(document) still contains conflict markers (\(lines.joined(separator: "; ")))"
         case let .branchKeptChanging(attempts):

@@ -87,6 +87,9 @@ extension Container {
         let container = self
         // Refused before anything is written: a document not in conflict keeps its unsaved edits unsaved.
         _ = try await offCooperativePool { try container.withRepository { try container.openConflict(document, in: $0) } }
+        // The resolution writes the document: an unsaved edit in its way is refused before
+        // anything is saved.
+        try await offCooperativePool { try container.refuseEditsInTheWay(of: document) }
         if !dryRun {
             try await offCooperativePool {
                 if try container.status().changed.contains(where: { $0.document == document }) {

@@ -21,6 +21,7 @@ extension Container {
     /// in the working tree. Unsaved edits of the document are saved first.
     func writeDocumentState(_ state: EntryState?, of document: DocumentPath, subject: String,
                             records: [(key: String, value: String)], in repository: Repository) throws -> SaveResult {
+        if state != nil { try refuseEditsInTheWay(of: document) }
         do {
             _ = try save([document], message: nil, in: repository)
         } catch DocverError.noSuchDocument {
@@ -51,6 +52,23 @@ extension Container {
         }
         if let planned { try carryOut(planned, in: repository) }
         return result
+    }
+
+    /// Throws ``DocverError/editsInTheWay(document:blocking:)`` when writing `document` into
+    /// the working tree would need the place of another document's unsaved edit: a file (or
+    /// link) added or modified where one of the document's folders goes, or files added or
+    /// modified inside a folder where the document goes. The write would leave that edit
+    /// alone and record its document as displaced, so the next save would undo the write or
+    /// the edit's document would be recorded as gone while the edit is still there. Nothing
+    /// is written before the check.
+    func refuseEditsInTheWay(of document: DocumentPath) throws {
+        let below = document.path + "/"
+        for change in try status().changed where change.change != .deleted && change.document != document {
+            let other = change.document.path
+            if below.hasPrefix(other + "/") || other.hasPrefix(below) {
+                throw DocverError.editsInTheWay(document: document.path, blocking: other)
+            }
+        }
     }
 
     /// A commit that changes no document and only records trailers (a resolution record).

@@ -393,4 +393,58 @@ import Testing
             #expect(setAside.contains(decision), "\(device.device.id): Bob's decision is not listed: \(setAside)")
         }
     }
+
+    /// Seeds 151 and 246 (120 steps): a version written where an unsaved edit stands in its
+    /// way — a file `notes` (new, or saved and then edited) where the folder of `notes/d.txt`
+    /// goes. The write left the edit alone but recorded `notes` as displaced (or `notes/d.txt`
+    /// as written), so the next save undid one of the two in silence. Now replace, restore and
+    /// resolve refuse before anything changes, and say what is in the way.
+    @Test(arguments: [false, true])
+    func aVersionIsNotWrittenWhereAnUnsavedEditStands(fileSavedFirst: Bool) async throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        let d = try DocumentPath("notes/d.txt")
+        let first = try alice.saveText("first\n", to: "notes/d.txt")
+        try alice.sync()
+        try bob.sync()
+        try alice.saveText("alice\n", to: "notes/d.txt")
+        try bob.saveText("bob\n", to: "notes/d.txt")
+        try bob.sync()
+        try alice.sync()
+        #expect(try !alice.conflicts(d).isEmpty)
+        // The folder becomes a file: saved and then edited, or not saved at all.
+        try FileManager.default.removeItem(at: alice.root.appendingPathComponent("notes"))
+        try alice.write("a file\n", to: "notes")
+        if fileSavedFirst {
+            _ = try alice.save(nil)
+            try alice.write("the file, edited\n", to: "notes")
+        }
+        let refs = try refSnapshot(alice.root)
+        let files = try alice.workingTreeFiles()
+        let conflictVersion = try #require(try alice.conflicts(d).first?.conflicts.first?.id)
+        let chosenText = try alice.conflicts(d).first?.conflicts.first.map { version -> String? in
+            if case let .flat(data) = try alice.contents(of: version) { return String(decoding: data, as: UTF8.self) }
+            return nil
+        }
+        #expect(throws: DocverError.editsInTheWay(document: "notes/d.txt", blocking: "notes")) { try alice.replace(d, with: first) }
+        #expect(throws: DocverError.editsInTheWay(document: "notes/d.txt", blocking: "notes")) { try alice.restore(d, to: first) }
+        await #expect(throws: DocverError.editsInTheWay(document: "notes/d.txt", blocking: "notes")) {
+            try await alice.resolve(d, using: UserChoiceStrategy.version(conflictVersion))
+        }
+        await #expect(throws: DocverError.editsInTheWay(document: "notes/d.txt", blocking: "notes")) {
+            try await alice.resolve(d, using: LatestDateStrategy())
+        }
+        #expect(try refSnapshot(alice.root) == refs, "nothing was saved")
+        #expect(try alice.workingTreeFiles() == files, "the working tree is as it was")
+        // Once the edit is saved, the write displaces it as a save does: it stays in history.
+        let saved = try #require(try alice.save(nil))
+        _ = try await alice.resolve(d, using: UserChoiceStrategy.version(conflictVersion))
+        #expect(try alice.read("notes/d.txt") == chosenText)
+        #expect(try alice.history(of: DocumentPath("notes")).contains { $0.id == saved.id })
+        try alice.sync()
+        try bob.sync()
+        try expectConverged([alice, bob])
+    }
 }

@@ -682,7 +682,7 @@ final class FuzzWorld {
                 }
             } catch let error as DocverError {
                 switch (resolution, error) {
-                case (.merge, .mergeFailed), (.merge, .notMergeable):
+                case (.merge, .mergeFailed), (.merge, .notMergeable), (_, .editsInTheWay):
                     refused = error
                     return "refused: \(error)"
                 default:
@@ -692,7 +692,7 @@ final class FuzzWorld {
             }
             return outcome.map { "\($0.summary)" } ?? ""
         }
-        stats[refused != nil ? "merge refused" : thrown != nil ? "\(resolution.kind) failed" : resolution.kind, default: 0] += 1
+        stats[refused != nil ? "\(resolution.kind) refused" : thrown != nil ? "\(resolution.kind) failed" : resolution.kind, default: 0] += 1
 
         if let thrown {
             fail("\(resolution) of \(document) on \(id) threw: \(thrown)")
@@ -700,7 +700,7 @@ final class FuzzWorld {
         // A refused (or failed) resolution changes nothing (but the document's unsaved edits
         // may be saved first).
         if refused != nil || thrown != nil {
-            let what = refused != nil ? "a refused merge" : "a failed \(resolution)"
+            let what = refused != nil ? "a refused \(resolution.kind)" : "a failed \(resolution)"
             if try device.workingTreeFiles() != filesBefore { fail("\(what) of \(document) on \(id) changed the working tree") }
             if try otherRefs(device) != refsBefore { fail("\(what) of \(document) on \(id) changed references") }
             // Only a save of the unsaved edits may have happened (checked by operate).
