@@ -149,7 +149,16 @@ final class AgentSocketServer: Sendable {
         }
         defer { Glibc.close(client) }
         data.append(0x0A)
-        _ = data.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        // Large answers (the documents of a big container) take several sends.
+        data.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let sent = send(client, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                if sent < 0, errno == EINTR { continue }
+                guard sent > 0 else { return }
+                offset += sent
+            }
+        }
     }
 
     static func address(_ path: String) throws -> sockaddr_un {
@@ -190,7 +199,9 @@ final class AgentSocketServer: Sendable {
 enum AgentSocketClient {
     /// Sends `request` and returns the answer line, or nil when nobody listens at `path` (no
     /// socket, a stale one, or no answer within `timeout`).
-    static func request(_ request: String, path: String, timeout milliseconds: Int) -> String? {
+    /// With `limit`, the answer may span lines: everything up to the end of the connection
+    /// (at most `limit` bytes, else nil), without its final newline.
+    static func request(_ request: String, path: String, timeout milliseconds: Int, limit: Int? = nil) -> String? {
         guard let short = try? ShortPath(path), var address = try? AgentSocketServer.address(short.path) else { return nil }
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return nil }
@@ -202,7 +213,19 @@ enum AgentSocketClient {
         guard connected == 0 else { return nil }
         let line = Array((request + "\n").utf8)
         guard send(descriptor, line, line.count, Int32(MSG_NOSIGNAL)) == line.count else { return nil }
-        return AgentSocketServer.readLine(descriptor)
+        guard let limit else { return AgentSocketServer.readLine(descriptor) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { return nil } // a timeout or an error: no whole answer
+            if count == 0 { break }
+            data.append(contentsOf: buffer[..<count])
+            guard data.count <= limit else { return nil }
+        }
+        guard data.last == 0x0A else { return nil } // cut short
+        return String(decoding: data.dropLast(), as: UTF8.self)
     }
 }
 

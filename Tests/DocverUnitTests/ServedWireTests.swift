@@ -1,0 +1,53 @@
+@testable import DocverKit
+import DocverTestSupport
+import Foundation
+import Testing
+
+/// The wire form of the answers the agent serves (`ls`, `conflicts`): what is decoded is
+/// exactly what was encoded, whatever the names and dates hold.
+@Suite struct ServedWireTests {
+    static func version(_ seed: Int, document: String, deletion: Bool = false) -> DocumentVersion {
+        let commit = ObjectID(hex: String(repeating: String(seed % 10), count: 40))!
+        return DocumentVersion(id: commit.hex, document: DocumentPath(trusted: document),
+                               device: Device(unchecked: "\u{301}dev-\(seed)", name: "Name %09 with\ttab, 100% \u{e9}t\u{e9}\n\(seed)"),
+                               modified: Date(timeIntervalSinceReferenceDate: 0.1 * Double(seed) + 1e-7),
+                               size: Int64(seed) * 1_000_003, kind: seed % 2 == 0 ? .flat : .package, isDeletion: deletion,
+                               commitID: commit, entryID: deletion ? nil : ObjectID(hex: String(repeating: "f", count: 40)))
+    }
+
+    static let names = ["a.txt", "notes/%20 odd\tname.md", "b%0A.txt", "%", "d\u{301}ej\u{e0}/vu.pages", "line\nbreak\rreturn", "\u{301}combining/\u{301}start.txt"]
+
+    @Test func documentsRoundTrip() throws {
+        let items = Self.names.enumerated().map { index, name in
+            MetadataItem(document: DocumentPath(trusted: name), created: Date(timeIntervalSinceReferenceDate: -1e9 / Double(index + 3)),
+                         current: Self.version(index, document: name, deletion: index == 3),
+                         hasUnresolvedConflicts: index % 2 == 0,
+                         syncStatus: SyncStatus(isUploaded: index % 3 == 0, hasRemoteChanges: index % 3 == 1))
+        }
+        #expect(ServedWire.decodeItems(ServedWire.encode(items)) == items)
+        #expect(ServedWire.decodeItems(ServedWire.encode([MetadataItem]())) == [])
+    }
+
+    @Test func conflictsRoundTrip() throws {
+        let conflicts = Self.names.enumerated().map { index, name in
+            let versions = (0...index).map { Self.version(index * 7 + $0, document: name, deletion: $0 == 1) }
+            let bases = Dictionary(uniqueKeysWithValues: versions.dropFirst().map { ($0.id, Self.version(index + 40, document: name)) })
+            return Conflict(document: DocumentPath(trusted: name), current: versions[0], conflicts: Array(versions.dropFirst()), bases: bases)
+        }
+        #expect(ServedWire.decodeConflicts(ServedWire.encode(conflicts)) == conflicts)
+    }
+
+    @Test func damagedAnswersAreRefusedNotMisread() throws {
+        let item = MetadataItem(document: DocumentPath(trusted: "a.txt"), created: Date(timeIntervalSinceReferenceDate: 5),
+                                current: Self.version(1, document: "a.txt"), hasUnresolvedConflicts: false,
+                                syncStatus: SyncStatus(isUploaded: true, hasRemoteChanges: false))
+        let text = String(decoding: ServedWire.encode([item]), as: UTF8.self)
+        #expect(ServedWire.decodeItems(Data(text.dropLast(30).utf8)) == nil)
+        #expect(ServedWire.decodeItems(Data(text.replacingOccurrences(of: "\t", with: " ").utf8)) == nil)
+        let conflict = Conflict(document: DocumentPath(trusted: "a.txt"), current: Self.version(1, document: "a.txt"),
+                                conflicts: [Self.version(2, document: "a.txt")], bases: [:])
+        let conflictText = String(decoding: ServedWire.encode([conflict]), as: UTF8.self)
+        let lines = conflictText.split(separator: "\n")
+        #expect(ServedWire.decodeConflicts(Data(lines.dropLast().joined(separator: "\n").utf8)) == nil)
+    }
+}
