@@ -436,6 +436,10 @@ import Testing
         await #expect(throws: DocverError.editsInTheWay(document: "notes/d.txt", blocking: "notes")) {
             try await alice.resolve(d, using: LatestDateStrategy())
         }
+        let cli = try docver("replace", "notes/d.txt", first, in: alice.root)
+        #expect(cli.status == 1)
+        #expect(cli.stderr == "docver: error: cannot write notes/d.txt: notes has unsaved changes where it goes; nothing was changed\n"
+            + "hint: save it with 'docver save notes' (or move it away), then run the command again\n")
         #expect(try refSnapshot(alice.root) == refs, "nothing was saved")
         #expect(try alice.workingTreeFiles() == files, "the working tree is as it was")
         // Once the edit is saved, the write displaces it as a save does: it stays in history.
