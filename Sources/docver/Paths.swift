@@ -120,7 +120,7 @@ struct DocumentArguments {
     /// 5f7d7c21` when the first word is a version and not a document and the second is not a
     /// version; nil when the words are in the documented order. In that order, a second word
     /// that is no document is reported as such (an invalid name, or no such document).
-    private func swapped(_ first: String, _ second: String) throws -> (DocumentPath, VersionSpecifier)? {
+    func swapped(_ first: String, _ second: String) throws -> (DocumentPath, VersionSpecifier)? {
         guard !VersionSpecifier.looksLikeVersion(second), let specifier = try? VersionSpecifier(first),
               (try? path(first)).map(exists) != true else { return nil }
         let document = try path(second)

@@ -18,11 +18,21 @@ extension Docver {
 
         func run(in container: Container) async throws {
             let arguments = DocumentArguments(container, global)
-            let path = try arguments.path(document)
+            // `mark-resolved VERSION DOC`, the order of other commands in earlier versions, is
+            // followed with a hint when it cannot mean anything else.
+            var path: DocumentPath
+            var specifiers: [VersionSpecifier]
+            if versions.count == 1, let swapped = try arguments.swapped(document, versions[0]) {
+                Terminal.hint("the document comes before the version: docver mark-resolved \(Terminal.shellWord(versions[0])) \(Terminal.shellWord(document))")
+                (path, specifiers) = (swapped.0, [swapped.1])
+            } else {
+                path = try arguments.path(document)
+                specifiers = try versions.map { try VersionSpecifier($0) }
+            }
             // Version ids go through as given (the library says which are not conflict versions);
             // @-N and @{DATE} are looked up first.
-            let ids = try versions.map { given -> String in
-                guard case .id = try VersionSpecifier(given) else { return try arguments.find(VersionSpecifier(given), of: path).id }
+            let ids = try specifiers.map { specifier -> String in
+                guard case let .id(given) = specifier else { return try arguments.find(specifier, of: path).id }
                 return given
             }
             let result = try container.markResolved(path, versions: ids, force: force)

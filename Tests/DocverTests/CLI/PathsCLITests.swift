@@ -198,6 +198,18 @@ import Testing
         try expectFsckClean(root)
     }
 
+    @Test func markResolvedFollowsTheOldVersionFirstOrderWithAHint() throws {
+        let scratch = try Scratch()
+        let (alice, _, notes) = try twoDevicesInConflict(scratch)
+        let version = try #require(try alice.unresolvedConflictVersions(of: notes).first).id
+        let short = String(version.prefix(8))
+        let marked = try docver(["mark-resolved", short, "notes.txt"], in: alice.root)
+        #expect(marked.status == 0)
+        #expect(marked.stderrLines == ["hint: the document comes before the version: docver mark-resolved notes.txt \(short)"])
+        #expect(try alice.unresolvedConflictVersions(of: notes).isEmpty)
+        #expect(try alice.resolvedConflictVersions(of: notes).map(\.id) == [version])
+    }
+
     @Test func theOldVersionFirstOrderWorksWithAHintAndNoHintHasAPlaceholder() throws {
         let scratch = try Scratch()
         let alice = try kitchen(scratch)
