@@ -48,7 +48,7 @@ import Testing
         // The hook added the device trailers.
         let trailers = try runProcess("/usr/bin/git", ["interpret-trailers", "--parse"], in: alice.root,
                                       input: Data(alice.git(["log", "-1", "--format=%B"]).utf8))
-        #expect(trailers.stdout == "Docver-Device: alice\nDocver-Device-Name: Alice's Laptop\n")
+        #expect(trailers.stdout == "Docver-Device: alice\nDocver-Device-Name: Alice's Laptop\nDocver-Plain-Commit: 1\n")
 
         let entry = try #require(try alice.log().first)
         #expect(entry.id == commit)

@@ -125,4 +125,30 @@ import Testing
         try expectConverged([alice, bob])
         try expectFsckClean(alice.root)
     }
+
+    /// A plain `git commit` in a device's checkout goes through the commit hook, which names
+    /// the device: it is a save of that device, but decision records typed into its message
+    /// were made by no resolution. They are ignored with a warning, and the conflict stays
+    /// open everywhere.
+    @Test func decisionRecordsTypedIntoAPlainCommitThroughTheHookAreIgnored() throws {
+        let scratch = try Scratch()
+        let (alice, bob, notes) = try twoDevicesInConflict(scratch)
+        let open = try alice.unresolvedConflictVersions(of: notes).map(\.id)
+        try #require(open.count == 1)
+        try alice.write("tidied\n", to: "other.txt")
+        _ = try alice.git(["add", "other.txt"])
+        _ = try alice.git(["commit", "-q", "-m", "tidy up\n\nDocver-Resolved: \(open[0]) notes.txt\nDocver-Removed: \(open[0]) notes.txt\n"])
+        let trailers = try alice.git(["log", "-1", "--format=%(trailers:only,unfold)"])
+        #expect(trailers.contains("Docver-Device: alice"), "the hook marked the commit as a save of alice: \(trailers)")
+        for device in [alice, bob] {
+            let report = try device.sync()
+            #expect(try device.unresolvedConflictVersions(of: notes).map(\.id) == open,
+                    "a typed record closed the conflict on \(device.device.id)")
+            if device.device.id == "bob" {
+                #expect(report.warnings.contains { $0.contains("ignored") }, "the sync of bob warns: \(report.warnings)")
+            }
+        }
+        #expect(try bob.read("other.txt") == "tidied\n", "the commit is still a save of alice")
+        try expectConverged([alice, bob])
+    }
 }
