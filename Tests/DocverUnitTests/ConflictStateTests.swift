@@ -266,7 +266,7 @@ import Testing
         #expect(conflicts.allSatisfy { Set($0.keys).isSubset(of: ["path", "version", "base"]) && $0["path"] != nil })
         #expect(try JSONDecoder().decode(ConflictState.self, from: data) == state)
         // A cache written with an explicit null base reads the same.
-        let written = #"{"format":2,"head":null,"conflicts":[{"path":"x","version":"v","base":null}],"resolved":[],"removed":[],"ignored":[],"setAside":[]}"#
+        let written = #"{"format":3,"head":null,"conflicts":[{"path":"x","version":"v","base":null}],"resolved":[],"removed":[],"ignored":[],"setAside":[]}"#
         let decoded = try JSONDecoder().decode(ConflictState.self, from: Data(written.utf8))
         #expect(decoded.conflicts == [ConflictRecord(path: "x", version: "v", base: nil)])
         #expect(decoded.ignored.isEmpty)
@@ -277,8 +277,9 @@ import Testing
         let older = #"{"head":null,"conflicts":[],"resolved":[],"removed":[],"ignored":[]}"#
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(ConflictState.self, from: Data(older.utf8)) }
         // Nor one of format 1 (no "format"), written before plain merges set decisions aside,
-        // nor one of a format this docver does not know.
-        for format in ["", #""format":1,"#, #""format":3,"#] {
+        // one of format 2, before plain merges of new content set sides aside, nor one of a
+        // format this docver does not know.
+        for format in ["", #""format":1,"#, #""format":2,"#, #""format":4,"#] {
             let other = #"{"# + format + #""head":null,"conflicts":[],"resolved":[],"removed":[],"ignored":[],"setAside":[]}"#
             #expect(throws: DecodingError.self) { try JSONDecoder().decode(ConflictState.self, from: Data(other.utf8)) }
         }

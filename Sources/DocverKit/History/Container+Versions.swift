@@ -96,6 +96,10 @@ extension Container {
     }
 
     func contents(of version: DocumentVersion, in repository: Repository) throws -> DocumentContents {
+        try Self.contents(of: version, in: repository)
+    }
+
+    static func contents(of version: DocumentVersion, in repository: Repository) throws -> DocumentContents {
         guard let entryID = version.entryID else { return .deleted }
         if version.kind == .flat { return .flat(try repository.blob(entryID).data) }
         var files: [String: Data] = [:]

@@ -85,7 +85,9 @@ struct ConflictState: Codable, Equatable {
 
     /// The cache's format: a cache of another format is rebuilt from history, not extended.
     /// 2: plain merges set aside a side's explicit decision (a resolution that kept a state).
-    static let currentFormat = 2
+    /// 3: plain merges of new content set aside a side whose changes they do not hold; typed
+    /// decisions in plain commits are ignored.
+    static let currentFormat = 3
     private(set) var format = ConflictState.currentFormat
 
     init(head: String? = nil, conflicts: Set<ConflictRecord> = [], resolved: Set<VersionRecord> = [],

@@ -11,8 +11,9 @@ import Foundation
 /// one whole). It is then recorded as a conflict version and resolved at once: `versions
 /// --all` lists it, it can be restored or replaced like any resolved conflict version, and
 /// the sync that brings the merge reports it. A merge whose result is new content (a real
-/// merge of both sides) sets nothing aside: both sides are its ancestors, as with the merge
-/// strategy. docs/FORMAT.md, "Merges made with plain git".
+/// merge of both sides, `git merge -X ours`, a hand-resolved conflict) sets aside a side only
+/// when some of that side's changes are not in the result; a merge that holds both sides
+/// sets nothing aside. docs/FORMAT.md, "Merges made with plain git".
 struct PlainMerge {
     let graph: VersionGraph
     var repository: Repository { graph.repository }
@@ -42,8 +43,12 @@ struct PlainMerge {
         var records: [ConflictRecord] = []
         for path in documents.sorted() {
             let kept = try graph.introducingCommit(of: path, from: commitID)
-            // New content made by the merge itself: both sides are in it.
-            guard kept != commitID else { continue }
+            // New content made by the merge itself: a side is set aside when some of its
+            // changes are not in it.
+            guard kept != commitID else {
+                records += try sidesNotHeld(path: path, by: commit, base: base)
+                continue
+            }
             var seen: Set<ObjectID> = [kept]
             for (index, parent) in commit.parentIDs.enumerated() {
                 var version = try graph.introducingCommit(of: path, from: parent)
@@ -60,5 +65,73 @@ struct PlainMerge {
             }
         }
         return records
+    }
+
+    /// The parents' versions of `path` some of whose changes the merge's own new content
+    /// does not hold: merging such a version into the result again, against the state it and
+    /// the other side started from, would change the result (or conflict with it).
+    private func sidesNotHeld(path: String, by merge: Commit, base: ObjectID?) throws -> [ConflictRecord] {
+        var versions: [ObjectID] = []
+        for parent in merge.parentIDs {
+            let version = try graph.introducingCommit(of: path, from: parent)
+            if !versions.contains(version) { versions.append(version) }
+        }
+        guard versions.count > 1 else { return [] }
+        let document = DocumentPath(trusted: path)
+        func contents(at id: ObjectID) throws -> DocumentContents {
+            try Container.contents(of: graph.version(of: document, at: id), in: repository)
+        }
+        let result = try contents(at: merge.id)
+        var records: [ConflictRecord] = []
+        for version in versions {
+            let others = versions.filter { $0 != version }
+            // A side the other side descends from made no change of its own.
+            guard try !others.contains(where: { try repository.isAncestorOrSame(version, of: $0) }) else { continue }
+            // A first commit "introduces" the absence of a document it never had.
+            if try repository.commit(version).parentIDs.isEmpty,
+               try repository.tree(repository.commit(version).treeID).documentEntry(atPath: path) == nil { continue }
+            let ancestor = try graph.commonAncestor(of: version, and: others[0], path: path)
+            let side = try contents(at: version)
+            let start = try ancestor.map(contents(at:))
+            if !Self.holds(side, since: start, in: result, type: document.type) {
+                records.append(ConflictRecord(path: path, version: version.hex, base: base?.hex))
+            }
+        }
+        return records
+    }
+
+    /// True when every change `side` made since `base` is in `result`: merging the side into
+    /// the result again (line by line for text, by value for JSON) changes nothing. A change
+    /// to a binary file is held only when the result has the side's bytes.
+    static func holds(_ side: DocumentContents, since base: DocumentContents?, in result: DocumentContents, type: String) -> Bool {
+        if side == base || side == result { return true }
+        switch (side, result) {
+        case let (.flat(sideData), .flat(resultData)):
+            var baseData: Data?
+            if case let .flat(data)? = base { baseData = data }
+            return fileHolds(sideData, since: baseData, in: resultData, type: type)
+        case let (.package(sidePackage), .package(resultPackage)):
+            var baseFiles: [String: Data] = [:]
+            if case let .package(package)? = base { baseFiles = package.files }
+            return Set(sidePackage.files.keys).union(baseFiles.keys).allSatisfy { name in
+                let componentType = DocumentPath.fileExtension(of: String(name.split(separator: "/").last ?? "")) ?? ""
+                return fileHolds(sidePackage.files[name], since: baseFiles[name], in: resultPackage.files[name], type: componentType)
+            }
+        default:
+            return false
+        }
+    }
+
+    private static func fileHolds(_ side: Data?, since base: Data?, in result: Data?, type: String) -> Bool {
+        if side == base || side == result { return true }
+        guard let side, let result else { return false }
+        if type == "json" {
+            guard let merged = try? JSONMerge.merge(path: "", base: base, ours: result, theirs: side) else { return false }
+            return JSONMerge.sameValue(merged, result)
+        }
+        let isText = [base ?? Data(), side, result].allSatisfy { !$0.contains(0) && String(data: $0, encoding: .utf8) != nil }
+        guard isText, let merged = try? TextMerge.merge(base: base ?? Data(), ours: result, theirs: side,
+                                                          labels: ("base", "merge", "side")) else { return false }
+        return merged.clean && merged.merged == result
     }
 }

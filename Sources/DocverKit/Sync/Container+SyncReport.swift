@@ -82,9 +82,9 @@ extension Container {
         for document in documents.subtracting(explained) where !DocumentPath.isReserved(document.path) {
             guard let current = try current(document), current.device.id != device.id else { continue }
             var change = DocumentSyncChange(document: document, kind: .updated, current: current, version: nil)
-            if current.kind == .flat, let entry = current.entryID {
-                let data = try repository.blob(entry).data
-                change.containsConflictMarkers = !ConflictMarkers.isBinary(data) && !ConflictMarkers.regions(in: data).isEmpty
+            // (Every text file of a package is looked at, as mark-resolved does.)
+            if current.entryID != nil {
+                change.containsConflictMarkers = try !ConflictMarkers.locations(in: contents(of: current, in: repository)).isEmpty
             }
             changes.append(change)
         }

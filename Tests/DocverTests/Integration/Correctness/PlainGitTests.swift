@@ -8,13 +8,14 @@ import Testing
     /// Alice and Bob edit `notes.txt` concurrently and push their branches without
     /// integrating; a git user clones the remote, merges Bob's branch into Alice's with
     /// `merging` (e.g. `-X ours`), and pushes the merge on a branch of their own.
-    private func plainMerge(_ scratch: Scratch, alice aliceText: String = "one\ntwo (alice)\nthree\n",
+    private func plainMerge(_ scratch: Scratch, base baseText: String = "one\ntwo\nthree\n",
+                            alice aliceText: String = "one\ntwo (alice)\nthree\n",
                             bob bobText: String = "one\ntwo (bob)\nthree\n", file bobFile: String = "notes.txt",
                             merging options: [String]) throws -> (alice: Container, bob: Container, bobVersion: String) {
         let remote = try scratch.bareRemote()
         let alice = try scratch.device("alice", remote: remote)
         let bob = try scratch.device("bob", remote: remote)
-        try alice.saveText("one\ntwo\nthree\n", to: "notes.txt")
+        try alice.saveText(baseText, to: "notes.txt")
         try alice.sync(); try bob.sync()
         try alice.saveText(aliceText, to: "notes.txt")
         waitForNextSecond()
@@ -69,22 +70,46 @@ import Testing
         try expectConverged([alice, bob])
     }
 
+    /// `git merge -X ours` of edits that overlap only in part: the merge's result is new
+    /// content holding all of Alice's changes and one of Bob's two. Bob's edit is set aside
+    /// (listed by `versions --all`, reported by the sync); Alice's is not.
+    @Test func aPlainMergeThatKeepsPartOfASideSetsThatSideAside() throws {
+        let scratch = try Scratch()
+        let (alice, bob, bobVersion) = try plainMerge(
+            scratch, base: "one\ntwo\nthree\nfour\nfive\n",
+            alice: "one (alice)\ntwo\nthree (alice)\nfour\nfive\n",
+            bob: "one (bob)\ntwo\nthree\nfour\nfive (bob)\n", merging: ["-X", "ours"])
+        let notes = try DocumentPath("notes.txt")
+        for device in [alice, bob] {
+            let report = try device.sync()
+            #expect(try device.read("notes.txt") == "one (alice)\ntwo\nthree (alice)\nfour\nfive (bob)\n")
+            #expect(try device.resolvedConflictVersions(of: notes).map(\.id) == [bobVersion],
+                    "Bob's partly dropped edit is listed on \(device.device.id)")
+            #expect(report.documentChanges.filter { $0.kind == .setAsideByPlainMerge }.map(\.version?.id) == [bobVersion])
+        }
+        try expectConverged([alice, bob])
+    }
+
     /// A git user commits a document that still has conflict markers: it becomes current, and
     /// the sync that brings it says so.
-    @Test func aPlainCommitWithConflictMarkersIsReported() throws {
+    /// (In a flat document, and in a text file of a file package.)
+    @Test(arguments: ["notes.txt", "trip.notes/text.txt"])
+    func aPlainCommitWithConflictMarkersIsReported(file: String) throws {
         let scratch = try Scratch()
         let remote = try scratch.bareRemote()
         let alice = try scratch.device("alice", remote: remote)
-        try alice.saveText("one\n", to: "notes.txt")
+        try alice.write("one\n", to: file)
+        _ = try alice.saveAll()
         try alice.sync()
         let work = scratch.path("plain")
         _ = try runGit(["clone", "-q", remote.path, work.path], in: scratch.url)
         _ = try runGit(["checkout", "-q", "-b", "mine", "origin/docver/alice"], in: work)
-        try Data("<<<<<<< ours\none\n=======\nuno\n>>>>>>> theirs\n".utf8).write(to: work.appendingPathComponent("notes.txt"))
+        try Data("<<<<<<< ours\none\n=======\nuno\n>>>>>>> theirs\n".utf8).write(to: work.appendingPathComponent(file))
         _ = try runGit(["commit", "-q", "-am", "half-finished merge"], in: work)
         _ = try runGit(["push", "-q", "origin", "mine:docver/gituser"], in: work)
         let report = try alice.sync()
-        let change = try #require(report.documentChanges.first { $0.document.path == "notes.txt" })
+        let document = file.split(separator: "/").first.map(String.init) ?? file
+        let change = try #require(report.documentChanges.first { $0.document.path == document })
         #expect(change.kind == .updated)
         #expect(change.containsConflictMarkers)
         #expect(change.summary.contains("conflict markers"))
