@@ -18,10 +18,13 @@ struct ConflictCache {
 
     /// The conflict records reachable from `head`.
     func state(at head: ObjectID) throws -> ConflictState {
+        let policy = try SigningPolicy(repository: repository)
         var state = ConflictState()
+        state.trust = policy?.key
         var hidden: [ObjectID] = []
         if let data = FileSystem.contentsIfReadable(files.conflictState),
            let cached = try? JSONDecoder().decode(ConflictState.self, from: data),
+           cached.trust == policy?.key,
            let cachedHead = cached.head.flatMap(ObjectID.init(hex:)),
            try repository.objectExists(cachedHead),
            try repository.isAncestorOrSame(cachedHead, of: head) {
@@ -33,7 +36,12 @@ struct ConflictCache {
         let plainMerges = PlainMerge(graph: VersionGraph(repository: repository))
         while let id = try walk.next() {
             let commit = try repository.commit(id)
-            try state.absorb(commit.trailers) { version, path in
+            let trailers = commit.trailers
+            // (Only commits that carry decisions have a signature worth checking.)
+            let signed = try policy.map { policy in
+                try !trailers.contains { Trailer.decisionRecords.contains($0.key) } || policy.verifies(commit, trailers: trailers, in: repository)
+            } ?? true
+            try state.absorb(trailers, decisionsSigned: signed) { version, path in
                 try Self.isVersion(version, of: path, in: repository)
             }
             if PlainMerge.isPlainMerge(commit) { state.absorb(setAside: try plainMerges.setAside(by: id)) }
@@ -68,12 +76,15 @@ struct ConflictCache {
     func listing(at head: ObjectID) -> [Conflict]? {
         guard let data = FileSystem.contentsIfReadable(files.conflictListing),
               let listing = try? JSONDecoder().decode(ConflictListing.self, from: data),
-              listing.format == ConflictListing.currentFormat, listing.head == head.hex else { return nil }
+              listing.format == ConflictListing.currentFormat, listing.head == head.hex,
+              listing.trust == (try? SigningPolicy(repository: repository))??.key else { return nil }
         return listing.conflicts.compactMap(\.conflict)
     }
 
     func storeListing(_ conflicts: [Conflict], at head: ObjectID) {
-        store(ConflictListing(format: ConflictListing.currentFormat, head: head.hex, conflicts: conflicts.map(ConflictListing.Item.init)),
+        store(ConflictListing(format: ConflictListing.currentFormat, head: head.hex,
+                              trust: (try? SigningPolicy(repository: repository))??.key,
+                              conflicts: conflicts.map(ConflictListing.Item.init)),
               at: files.conflictListing)
     }
 
@@ -134,5 +145,7 @@ struct ConflictListing: Codable {
     static let currentFormat = 3
     var format: Int
     var head: String
+    /// The signing rule it was computed under (``SigningPolicy/key``; nil: none).
+    var trust: String?
     var conflicts: [Item]
 }
