@@ -160,8 +160,8 @@ extension Container {
 
     /// Documents whose working-tree state differs from `tree`.
     func changedDocuments(since tree: ObjectID?, in repository: Repository, under folder: String? = nil,
-                          refreshIndex: Bool = false) throws -> [DocumentChange] {
-        let fileChanges = try repository.changesFromTreeToWorkdir(tree, paths: folder.map { [$0 + "/"] } ?? [],
+                          paths: [String] = [], refreshIndex: Bool = false) throws -> [DocumentChange] {
+        let fileChanges = try repository.changesFromTreeToWorkdir(tree, paths: folder.map { [$0 + "/"] } ?? paths,
                                                                   refreshIndex: refreshIndex)
         var byDocument: [DocumentPath: Set<Repository.WorkdirChange.Kind>] = [:]
         for change in fileChanges {
@@ -175,12 +175,29 @@ extension Container {
             byDocument[document, default: []].insert(change.kind)
         }
         let baseTree = try tree.map { try repository.tree($0) }
-        return try byDocument.keys.sorted().compactMap { document in
+        return try byDocument.keys.sorted().compactMap { document -> DocumentChange? in
             let existedBefore = try baseTree?.documentEntry(atPath: document.path) != nil
             let existsNow = FileStat(path: root.path + "/" + document.path) != nil
             // A change where no document existed before is an addition (as git sees it).
             return ChangeKind(existedBefore: existedBefore, existsAfter: existsNow || !existedBefore)
                 .map { DocumentChange(document: document, change: $0) }
+        }
+    }
+
+    /// Unsaved changes that concern `document`: its own, and those of the documents that
+    /// stand in its way (a file where one of its folders belongs, documents in a folder at its
+    /// name). Reads only those paths of the working tree, so its cost does not grow with the
+    /// container (``status()`` reads everything).
+    func unsavedChanges(around document: DocumentPath, in repository: Repository) throws -> [DocumentChange] {
+        let components = document.path.split(separator: "/")
+        // A pathspec also matches what is below a folder of that name; a name with pathspec
+        // wildcards may match more, which the filter below drops.
+        let paths = (1...components.count).map { components.prefix($0).joined(separator: "/") }
+        let headTree = try headCommit(repository).map { try repository.commit($0).treeID }
+        let below = document.path + "/"
+        return try changedDocuments(since: headTree, in: repository, paths: paths).filter { change in
+            let other = change.document.path
+            return other == document.path || below.hasPrefix(other + "/") || other.hasPrefix(below)
         }
     }
 }
