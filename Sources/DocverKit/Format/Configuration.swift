@@ -23,15 +23,17 @@ enum ConfigKey {
 /// device trailers, so docver reads it as a save of this device.
 enum CommitHook {
     static let name = "prepare-commit-msg"
+    /// The line that tells docver's hook (of any version) from one the user wrote.
+    static let marker = "# Installed by docver: marks plain git commits made here as saves of this device."
 
     static let script = """
     #!/bin/sh
-    # Installed by docver: marks plain git commits made here as saves of this device.
+    \(marker)
     case "$2" in merge|squash) exit 0 ;; esac
     id=$(git config \(ConfigKey.device)) || exit 0
     name=$(git config \(ConfigKey.deviceName) || echo "$id")
     grep -q '^\(Trailer.device):' "$1" && exit 0
-    git interpret-trailers --in-place --if-exists add --trailer "\(Trailer.device): $id" --trailer "\(Trailer.deviceName): $name" "$1"
+    git interpret-trailers --in-place --if-exists add --trailer "\(Trailer.device): $id" --trailer "\(Trailer.deviceName): $name" --trailer "\(Trailer.plainCommit): 1" "$1"
 
     """
 }

@@ -69,25 +69,27 @@ enum RecordID {
 /// Which commits' records docver honours (docs/FORMAT.md, "Records from plain git").
 ///
 /// Conflict records are written by the integrator only, so they count only in integration
-/// commits; decision records (resolved, removed, replaced) only in commits that name their
-/// device: docver's own saves and resolutions, and plain commits marked by the commit hook.
-/// A record in any other commit (typed by hand into a plain `git commit`, or copied by a
-/// plain merge) is ignored, and the sync that brings it says so.
+/// commits; decision records (resolved, removed, replaced) only in docver's own saves and
+/// resolutions: commits that name their device and were not made with plain `git commit`
+/// (which the commit hook marks). A record in any other commit (typed by hand into a plain
+/// `git commit`, or copied by a plain merge) is ignored, and the sync that brings it says so.
 struct RecordTrust {
     private let isIntegration: Bool
-    private let namesDevice: Bool
+    private let isDocverSave: Bool
 
     /// Reads once what the commit with these trailers is (so judging each of its records is
     /// constant time, however many it holds).
     init(_ trailers: [(key: String, value: String)]) {
         isIntegration = trailers.contains { $0.key == Trailer.integration }
-        namesDevice = trailers.contains { $0.key == Trailer.device }
+        // A plain `git commit` marked by the commit hook names its device too: a save of that
+        // device, but its decision records were typed by hand, not made by a resolution.
+        isDocverSave = trailers.contains { $0.key == Trailer.device } && !trailers.contains { $0.key == Trailer.plainCommit }
     }
 
     func honours(_ key: String) -> Bool {
         switch key {
         case Trailer.conflict: isIntegration
-        case Trailer.resolved, Trailer.removed, Trailer.replaced: namesDevice
+        case Trailer.resolved, Trailer.removed, Trailer.replaced: isDocverSave
         default: true
         }
     }

@@ -14,6 +14,9 @@ enum Trailer {
     static let restored = "Docver-Restored"
     static let replaced = "Docver-Replaced"
     static let strategy = "Docver-Strategy"
+    /// Marks a plain `git commit` made through docver's commit hook: a save of the device,
+    /// whose decision records (typed by hand) docver does not honour.
+    static let plainCommit = "Docver-Plain-Commit"
 
     /// The trailers that record something about one document (`VERSION PATH` values, the
     /// conflict record with its base between them).

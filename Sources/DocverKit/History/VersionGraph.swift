@@ -302,43 +302,111 @@ struct VersionGraph {
     // MARK: The version graph of one document
 
     /// The versions a version was made from: the document's version in each parent of its
-    /// commit (one for a save, several for a merge made with plain git, none for a root).
+    /// commit (one for a save, several for a merge made with plain git, none for a root),
+    /// and, for a resolution, every version it decided about.
+    ///
+    /// A resolution is a save with one parent, but it was made from the conflict versions it
+    /// merged or set aside as much as from the current one, as a merge commit is made from
+    /// its parents: a later merge of one of those versions' further edits must start from
+    /// that version, or a change the edit undid (a revert) would come back.
     func predecessors(of version: ObjectID, path: String) throws -> [ObjectID] {
         var result: [ObjectID] = []
-        for parent in try repository.commit(version).parentIDs {
+        let commit = try repository.commit(version)
+        for parent in commit.parentIDs {
             let predecessor = try introducingCommit(of: path, from: parent)
             if !result.contains(predecessor) { result.append(predecessor) }
+        }
+        for decided in try decidedVersions(in: commit, path: path) where !result.contains(decided) && decided != version {
+            result.append(decided)
         }
         return result
     }
 
-    /// The best common ancestor of two versions of a document in its version graph: the
-    /// state both started from, which is what a three-way merge of the two must use.
+    /// The versions of `path` a commit's honoured decision records name (resolved, removed,
+    /// replaced), that exist and are ancestors of the commit.
+    private func decidedVersions(in commit: Commit, path: String) throws -> [ObjectID] {
+        let trailers = commit.trailers
+        let trust = RecordTrust(trailers)
+        var result: [ObjectID] = []
+        for trailer in trailers where Trailer.decisionRecords.contains(trailer.key) && trust.honours(trailer.key) {
+            guard let record = VersionRecord(trailerValue: trailer.value), record.path == path,
+                  let id = ObjectID(hex: record.version), !result.contains(id),
+                  try repository.objectExists(id), try isDescendant(commit.id, of: id) else { continue }
+            result.append(id)
+        }
+        return result
+    }
+
+    /// The best common ancestor of two versions of a document in its version graph (the
+    /// newest of ``commonAncestors(of:and:path:)``): the state both started from, shown as
+    /// a conflict version's base. nil only for two unrelated histories.
+    func commonAncestor(of a: ObjectID, and b: ObjectID, path: String) throws -> ObjectID? {
+        try commonAncestors(of: a, and: b, path: path).first
+    }
+
+    /// Every best common ancestor of two versions of a document in its version graph, newest
+    /// first (by commit date, then id): the versions both descend from that no other common
+    /// ancestor descends from. One, as a rule; several after criss-cross merges (two devices
+    /// or git users each merging the same two versions), as with git's merge bases.
     ///
     /// It is not the commits' merge base: an integration that made one version current
     /// hides the other's edit from every later version on that line, although the commits
-    /// descend from it. Versions are visited newest first (by commit date, then id) from
-    /// both sides; the first version reached from both is the answer. nil only for two
-    /// unrelated histories.
-    func commonAncestor(of a: ObjectID, and b: ObjectID, path: String) throws -> ObjectID? {
-        if a == b { return a }
-        var paint: [ObjectID: UInt8] = [a: 1, b: 2]
-        var queue: [(date: Date, id: ObjectID)] = try [a, b].map { (try repository.commit($0).committer.time, $0) }
-        while !queue.isEmpty {
-            queue.sort { ($0.date, $0.id) < ($1.date, $1.id) }
+    /// descend from it. The walk paints the versions reachable from each side, newest first,
+    /// and stops once every version still queued lies below a common ancestor found
+    /// (git's `paint_down_to_common`); its cost is the document's versions since the two
+    /// diverged.
+    func commonAncestors(of a: ObjectID, and b: ObjectID, path: String) throws -> [ObjectID] {
+        if a == b { return [a] }
+        let (sideA, sideB, stale): (UInt8, UInt8, UInt8) = (1, 2, 4)
+        var flags: [ObjectID: UInt8] = [a: sideA, b: sideB]
+        var dates: [ObjectID: Date] = [:]
+        var queue: [ObjectID] = []
+        var queued: Set<ObjectID> = []
+        func enqueue(_ id: ObjectID) throws {
+            guard queued.insert(id).inserted else { return }
+            if dates[id] == nil { dates[id] = try repository.commit(id).committer.time }
+            queue.append(id)
+        }
+        try enqueue(a)
+        try enqueue(b)
+        var results: [ObjectID] = []
+        while queue.contains(where: { flags[$0, default: 0] & stale == 0 }) {
+            queue.sort { (dates[$0]!, $0) < (dates[$1]!, $1) }
             let next = queue.removeLast()
-            let flags = paint[next.id] ?? 0
-            if flags == 3 { return next.id }
-            for predecessor in try predecessors(of: next.id, path: path) {
-                let old = paint[predecessor] ?? 0
-                guard old | flags != old else { continue }
-                paint[predecessor] = old | flags
-                if old | flags == 3 || old == 0 || !queue.contains(where: { $0.id == predecessor }) {
-                    queue.removeAll { $0.id == predecessor }
-                    queue.append((try repository.commit(predecessor).committer.time, predecessor))
-                }
+            queued.remove(next)
+            var paint = flags[next, default: 0]
+            if paint == sideA | sideB {
+                if !results.contains(next) { results.append(next) }
+                paint |= stale
+                flags[next] = paint
+            }
+            for predecessor in try predecessors(of: next, path: path) {
+                let old = flags[predecessor, default: 0]
+                guard old | paint != old else { continue }
+                flags[predecessor] = old | paint
+                try enqueue(predecessor)
             }
         }
-        return nil
+        guard results.count > 1 else { return results }
+        // A result below another (found first by a clock that ran backwards) is not best.
+        let best = try results.filter { candidate in
+            try !results.contains { other in try other != candidate && reaches(other, candidate, path: path) }
+        }
+        return best.sorted { (dates[$0]!, $0) > (dates[$1]!, $1) }
+    }
+
+    /// True when `ancestor` is among the versions `version` was made from, directly or not.
+    private func reaches(_ version: ObjectID, _ ancestor: ObjectID, path: String) throws -> Bool {
+        guard try isDescendant(version, of: ancestor) else { return false }
+        var visited: Set<ObjectID> = [version]
+        var stack = [version]
+        while let next = stack.popLast() {
+            for predecessor in try predecessors(of: next, path: path) where visited.insert(predecessor).inserted {
+                if predecessor == ancestor { return true }
+                // Versions below the ancestor's commit cannot lead back up to it.
+                if try isDescendant(predecessor, of: ancestor) { stack.append(predecessor) }
+            }
+        }
+        return false
     }
 }

@@ -129,8 +129,9 @@ struct ConflictListing: Codable {
 
     /// Raised whenever the rules that compute the listing change, so that a listing cached by
     /// an older build is recomputed, not trusted (2: records are validated, plain folders are
-    /// no versions of files).
-    static let currentFormat = 2
+    /// no versions of files; 3: a resolution descends from the versions it decided, which
+    /// changes bases).
+    static let currentFormat = 3
     var format: Int
     var head: String
     var conflicts: [Item]

@@ -22,11 +22,15 @@ extension Container {
             }
             // Each conflict version is merged against its own base with the current version
             // (the state the two started from), folded in one at a time, oldest first.
+            let graph = VersionGraph(repository: repository, index: versionIndex(in: repository))
+            func base(of version: DocumentVersion) throws -> DocumentContents? {
+                try mergeBase(of: conflict.current.commitID, and: version.commitID, document: document, graph: graph)
+            }
             var merged = try contents(of: conflict.current, in: repository)
             var clean = true
             var ourLabel = "\(conflict.current.device.name) (current)"
             for version in others {
-                let base = try conflict.base(of: version).map { try contents(of: $0, in: repository) }
+                let base = try base(of: version)
                 let theirs = try contents(of: version, in: repository)
                 let labels = (base: "base", ours: ourLabel, theirs: "\(version.device.name) (\(version.shortID))")
                 let step = try mergeContents(document: document, base: base, ours: merged, theirs: theirs,
@@ -39,9 +43,8 @@ extension Container {
                 // A clean merge must hold every side's changes: merging any version into the
                 // result again must change nothing. Otherwise an edit was dropped; refuse.
                 for version in [conflict.current] + others {
-                    let base = try version == conflict.current
-                        ? conflict.base.map { try contents(of: $0, in: repository) }
-                        : conflict.base(of: version).map { try contents(of: $0, in: repository) }
+                    // (The current version against the newest conflict version, as `Conflict.base`.)
+                    let base = try base(of: version == conflict.current ? conflict.conflicts[0] : version)
                     let again = try? mergeContents(document: document, base: base, ours: merged,
                                                    theirs: contents(of: version, in: repository),
                                                    labels: ("base", "merged", "check"), markers: false, in: repository)
@@ -54,6 +57,36 @@ extension Container {
             }
             return clean ? .merged(merged) : .mergedWithMarkers(merged)
         }
+    }
+
+    /// The contents a three-way merge of two versions starts from: their best common
+    /// ancestor in the document's version graph; with several (after criss-cross merges),
+    /// the ancestors merged into one, recursively, as git's recursive merge does (regions
+    /// where the ancestors themselves disagree keep conflict markers, which then differ from
+    /// both sides and surface as a conflict of the merge). nil when the two share no
+    /// ancestor or it is the document's absence.
+    func mergeBase(of a: ObjectID, and b: ObjectID, document: DocumentPath, graph: VersionGraph,
+                   depth: Int = 0) throws -> DocumentContents? {
+        let ancestors = try graph.commonAncestors(of: a, and: b, path: document.path)
+        func contents(at id: ObjectID) throws -> DocumentContents? {
+            let version = try graph.version(of: document, at: id)
+            return version.isDeletion ? nil : try self.contents(of: version, in: graph.repository)
+        }
+        guard let first = ancestors.first else { return nil }
+        var merged = try contents(at: first)
+        // (Deep criss-crosses are rare; past a few levels the newest ancestor serves.)
+        guard ancestors.count > 1, depth < 4 else { return merged }
+        for next in ancestors.dropFirst() {
+            // An ancestor that is the document's absence, or one that cannot be merged,
+            // leaves the fold as it is: the base is then the newer ancestors' merge.
+            guard let ours = merged, let theirs = try contents(at: next) else { continue }
+            let base = try mergeBase(of: first, and: next, document: document, graph: graph, depth: depth + 1)
+            if let step = try? mergeContents(document: document, base: base, ours: ours, theirs: theirs,
+                                             labels: ("base", "ancestor", "ancestor"), markers: true, in: graph.repository) {
+                merged = step.contents
+            }
+        }
+        return merged
     }
 
     /// True when a `.gitattributes` merge driver or `merge=union` decides some file of the

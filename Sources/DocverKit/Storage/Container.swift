@@ -82,10 +82,15 @@ public struct Container: Sendable {
         try FileSystem.createDirectory(MetadataFiles(gitDirectory: String(repository.gitDirectory.dropLast())).directory)
     }
 
-    /// Installs ``CommitHook``; an existing hook is left alone.
-    private static func installCommitHook(in gitDirectory: String) throws {
+    /// Installs ``CommitHook``; a hook the user wrote is left alone, one an earlier docver
+    /// installed is brought up to date.
+    static func installCommitHook(in gitDirectory: String) throws {
         let hook = gitDirectory + "hooks/" + CommitHook.name
-        guard FileStat(path: hook) == nil else { return }
+        if FileStat(path: hook) != nil {
+            guard let existing = FileSystem.contentsIfReadable(hook), let text = String(data: existing, encoding: .utf8),
+                  text.split(separator: "\n").dropFirst().first.map(String.init) == CommitHook.marker,
+                  text != CommitHook.script else { return }
+        }
         try FileSystem.createDirectory(gitDirectory + "hooks")
         try AtomicFile.write(Data(CommitHook.script.utf8), to: hook, executable: true)
     }
@@ -112,6 +117,8 @@ public struct Container: Sendable {
             let lock = try FileLock(path: files.lock)
             defer { lock.unlock() }
             repairStaleLocks()
+            // (An earlier docver's commit hook did not mark plain commits: bring it up to date.)
+            try? Self.installCommitHook(in: repository.gitDirectory)
             try repairEmptyIndex(repository)
             if let repair = try finishInterruptedWrite(repository) { onRepair?(repair) }
             return try body(repository)

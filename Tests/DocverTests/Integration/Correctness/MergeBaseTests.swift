@@ -94,4 +94,73 @@ import Testing
             #expect(merged.contains(edit), "the merge dropped '\(edit)'")
         }
     }
+
+    /// A resolution by merge is made from every version it merged: a later merge of one of
+    /// those versions' further edits starts from it, not from before the conflict, so a
+    /// change the edit undid (a revert) stays undone.
+    @Test func aRevertMadeAfterAConflictWasMergedElsewhereStaysReverted() async throws {
+        let scratch = try Scratch()
+        let devices = try synced(["alice", "bob"], scratch)
+        let (alice, bob) = (devices[0], devices[1])
+        try edit(alice, line: 2, to: "alice 2")
+        waitForNextSecond()
+        try edit(bob, line: 8, to: "bob 8")
+        try alice.sync(); try bob.sync()
+        let doc = try DocumentPath("doc.txt")
+        _ = try await bob.resolve(doc, using: MergeStrategy())
+        #expect(try bob.read("doc.txt").contains("alice 2"))
+        try bob.sync()
+        // Alice, who has not seen the merge, takes her line 2 back and edits line 5.
+        try edit(alice, line: 2, to: "line 2")
+        try edit(alice, line: 5, to: "alice 5")
+        try alice.sync(); try bob.sync(); try alice.sync()
+        try expectConverged([alice, bob])
+        if try !alice.conflicts(doc).isEmpty {
+            let conflict = try #require(try alice.conflicts(doc).first)
+            // The base of Alice's new version is her own edit, which the merge was made from.
+            for version in conflict.conflicts {
+                #expect(try conflict.base(of: version).map { try flatText(of: $0, in: alice) }??.contains("alice 2") == true,
+                        "the base is the version both started from")
+            }
+            _ = try await alice.resolve(doc, using: MergeStrategy())
+        }
+        let merged = try alice.read("doc.txt")
+        #expect(!merged.contains("alice 2"), "Alice's revert was undone:\n\(merged)")
+        for edit in ["alice 5", "bob 8", "line 2"] {
+            #expect(merged.contains(edit), "the merge dropped '\(edit)'")
+        }
+    }
+
+    /// Two devices merge the same conflict at once, then edit on: the two new versions share
+    /// two best common ancestors (the versions both merges were made from), a criss-cross.
+    /// The merge starts from those ancestors merged, as git's recursive merge does, so a
+    /// change one side undid after its merge stays undone.
+    @Test func crissCrossMergesStartFromTheAncestorsMergedRecursively() async throws {
+        let scratch = try Scratch()
+        let devices = try synced(["alice", "bob"], scratch)
+        let (alice, bob) = (devices[0], devices[1])
+        let doc = try DocumentPath("doc.txt")
+        try edit(alice, line: 1, to: "alice 1")
+        waitForNextSecond()
+        try edit(bob, line: 9, to: "bob 9")
+        try alice.sync(); try bob.sync(); try alice.sync()
+        // Both resolve by merge before seeing each other's resolution.
+        _ = try await alice.resolve(doc, using: MergeStrategy())
+        _ = try await bob.resolve(doc, using: MergeStrategy())
+        #expect(try alice.read("doc.txt") == bob.read("doc.txt"))
+        try edit(alice, line: 15, to: "alice 15")
+        waitForNextSecond()
+        try edit(bob, line: 1, to: "line 1")
+        try edit(bob, line: 5, to: "bob 5")
+        try alice.sync(); try bob.sync(); try alice.sync()
+        try expectConverged([alice, bob])
+        let conflict = try #require(try alice.conflicts(doc).first, "both changed the merged version")
+        #expect(conflict.conflicts.count == 1)
+        _ = try await alice.resolve(doc, using: MergeStrategy())
+        let merged = try alice.read("doc.txt")
+        #expect(merged.hasPrefix("line 1\n"), "Bob's revert of line 1 was undone:\n\(merged)")
+        for edit in ["bob 5", "bob 9", "alice 15"] {
+            #expect(merged.contains(edit), "the merge dropped '\(edit)':\n\(merged)")
+        }
+    }
 }
