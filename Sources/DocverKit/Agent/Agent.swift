@@ -120,6 +120,15 @@ public final class Agent: Sendable {
     private let subscribers = AgentSubscribers()
     /// The documents and conflicts kept for `ls`, `conflicts` and the metadata query.
     private let servedAnswers = ServedAnswers()
+    /// Computes the answers clients missed, on a thread of its own: a large container's
+    /// documents take seconds, and autosaves and syncs must not wait for them.
+    private let answerQueue = DispatchQueue(label: "docver agent answers", qos: .utility)
+    /// True while a computation is queued or running on `answerQueue`.
+    private let answering = Atomic<Bool>(false)
+    /// Milliseconds each served answer's computation is held back (tests: a slow container).
+    let answerDelayForTesting = Atomic<Int>(0)
+    /// Where events go: the loop's and the answer thread's, one at a time.
+    private let events = AgentEventSink()
     private let referencesWatched = Atomic<Bool>(false)
 
     /// An agent for `container`; ``run(onEvent:)`` starts it.
@@ -148,7 +157,7 @@ public final class Agent: Sendable {
     /// Runs the agent until ``stop()``: takes the container's agent lock (throws
     /// ``AgentError/alreadyRunning(pid:)`` when another agent holds it), listens on the
     /// socket, watches, autosaves and syncs, reporting each step to `onEvent` (called on the
-    /// agent's own thread, one event at a time).
+    /// agent's threads, one event at a time).
     public func run(onEvent: @escaping @Sendable (AgentEvent) -> Void) async throws {
         try await offCooperativePool { try self.runBlocking(onEvent: onEvent) }
     }
@@ -158,6 +167,8 @@ public final class Agent: Sendable {
     private var isStopping: Bool { stopRequested.load(ordering: .sequentiallyConsistent) }
 
     private func runBlocking(onEvent: @escaping @Sendable (AgentEvent) -> Void) throws {
+        events.handler.withLock { $0 = onEvent }
+        defer { events.handler.withLock { $0 = nil } }
         let files = container.files
         let lock = try DocverError.wrapping { try AgentLock(path: files.agentPID) }
         defer { lock.release() }
@@ -188,13 +199,16 @@ public final class Agent: Sendable {
                 watchDescriptor.store(-1, ordering: .sequentiallyConsistent)
                 cachedStatus.withLock { $0 = nil }
             }
-            var loop = Loop(agent: self, watcher: watcher, references: references, onEvent: onEvent)
+            var loop = Loop(agent: self, watcher: watcher, references: references)
             loop.emit(.started(pid: getpid(), folders: watcher.watchCount))
             if let referenceProblem { loop.emit(.warning(referenceProblem)) }
             loop.scan(.start)
             while !isStopping {
                 loop.step()
             }
+            // An answer being computed only reads; it ends before the agent reports it stopped.
+            answerQueue.sync {}
+            servedAnswers.removeAll()
             loop.emit(.stopped)
         }
     }
@@ -237,7 +251,7 @@ public final class Agent: Sendable {
         if let first = words.first, let question = ServedQuestion(rawValue: first), words.count >= 2 {
             let key = words.dropFirst().joined(separator: " ")
             if let data = servedAnswers.answer(question, key: key) { return .line(data) }
-            wakePipe.wake() // the loop computes it for the next request
+            computeWantedAnswers() // for the next request
             return unavailable
         }
         switch request.trimmingCharacters(in: .whitespaces) {
@@ -253,6 +267,34 @@ public final class Agent: Sendable {
         }
     }
 
+    /// Computes the answers clients missed, off the loop (on `answerQueue`), for the
+    /// references as they are now. An answer is kept only if the references did not move
+    /// while it was computed. Called by the socket's thread after a miss.
+    private func computeWantedAnswers() {
+        guard !isStopping, answering.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged else { return }
+        answerQueue.async { [self] in
+            while true {
+                for question in servedAnswers.takeWanted().sorted(by: { $0.rawValue < $1.rawValue }) {
+                    if isStopping { break }
+                    do {
+                        guard let key = try question.key(of: container) else { continue }
+                        let delay = answerDelayForTesting.load(ordering: .relaxed)
+                        if delay > 0 { usleep(UInt32(delay) * 1000) }
+                        let data = try question.compute(in: container)
+                        guard try question.key(of: container) == key else { continue }
+                        servedAnswers.store(question, key: key, data: data)
+                    } catch {
+                        events.deliver(AgentEvent(.warning("cannot compute the \(question.rawValue) to serve (the next request tries again): \(error)")))
+                    }
+                }
+                answering.store(false, ordering: .sequentiallyConsistent)
+                // A miss after the last `takeWanted` found `answering` still set: take it now.
+                guard !isStopping, servedAnswers.hasWanted,
+                      answering.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged else { return }
+            }
+        }
+    }
+
     /// The loop's state; it lives on the agent's thread only.
     private struct Loop {
         typealias Instant = ContinuousClock.Instant
@@ -260,7 +302,6 @@ public final class Agent: Sendable {
         let watcher: TreeWatcher
         /// Nil when the references cannot be watched (nobody subscribes then).
         var references: ReferenceWatcher?
-        let onEvent: @Sendable (AgentEvent) -> Void
         let clock = ContinuousClock()
         var queue: AutosaveQueue
         var nextSync: Instant
@@ -280,11 +321,10 @@ public final class Agent: Sendable {
         var configuration: Configuration { agent.configuration }
         var container: Container { agent.container }
 
-        init(agent: Agent, watcher: TreeWatcher, references: ReferenceWatcher?, onEvent: @escaping @Sendable (AgentEvent) -> Void) {
+        init(agent: Agent, watcher: TreeWatcher, references: ReferenceWatcher?) {
             self.agent = agent
             self.watcher = watcher
             self.references = references
-            self.onEvent = onEvent
             queue = AutosaveQueue(quietDelay: agent.configuration.quietDelay)
             nextSync = clock.now
             lastChange = clock.now
@@ -303,7 +343,7 @@ public final class Agent: Sendable {
                 status.pendingDocuments = queue.count
                 status.watchedFolders = watcher.watchCount
             }
-            onEvent(event)
+            agent.events.deliver(event)
         }
 
         /// One turn: wait for changes or the next deadline, then autosave what is quiet and
@@ -343,23 +383,6 @@ public final class Agent: Sendable {
                 if writersMayGoAhead() { sync() } else { nextSync = clock.now + .seconds(1) }
             }
             refreshServedStatus()
-            refreshServedAnswers()
-        }
-
-        /// Computes the answers clients missed, for the references as they are now. An answer
-        /// is kept only if the references did not move while it was computed.
-        func refreshServedAnswers() {
-            for question in agent.servedAnswers.takeWanted().sorted(by: { $0.rawValue < $1.rawValue }) {
-                if agent.isStopping { return }
-                do {
-                    guard let key = try question.key(of: container) else { continue }
-                    let data = try question.compute(in: container)
-                    guard try question.key(of: container) == key else { continue }
-                    agent.servedAnswers.store(question, key: key, data: data)
-                } catch {
-                    emit(.warning("cannot compute the \(question.rawValue) to serve (the next request tries again): \(error)"))
-                }
-            }
         }
 
         /// Tells the subscribers when a reference moved. If the references can no longer be
@@ -551,6 +574,16 @@ public final class Agent: Sendable {
                                yoursLost: lost.contains(document)))
             }
         }
+    }
+}
+
+/// Hands the agent's events to the `run` caller's closure, one at a time, whichever thread
+/// reports them (the loop, the answer thread, a repair inside a save).
+final class AgentEventSink: Sendable {
+    let handler = Mutex<(@Sendable (AgentEvent) -> Void)?>(nil)
+
+    func deliver(_ event: AgentEvent) {
+        handler.withLock { $0?(event) }
     }
 }
 

@@ -111,4 +111,36 @@ import Testing
         agent.stop()
         try await running.value
     }
+
+    /// Working out an answer takes seconds in a large container (the documents of 3,000 took
+    /// 5 s): the agent does it off its loop, so an autosave meanwhile is not held up.
+    @Test func computingAnAnswerDoesNotHoldUpAutosaves() async throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("start\n", to: "a.txt")
+        let agent = try Agent(container: alice, configuration: Agent.Configuration(quietDelay: .milliseconds(50)))
+        // Every answer takes 4 s to compute, as in a very large container.
+        agent.answerDelayForTesting.store(4000, ordering: .relaxed)
+        let scanned = Mutex(false)
+        let saved = Mutex<ContinuousClock.Instant?>(nil)
+        let running = Task {
+            try await agent.run { event in
+                switch event.kind {
+                case .scanned: scanned.withLock { $0 = true }
+                case .saved: saved.withLock { $0 = $0 ?? .now }
+                default: break
+                }
+            }
+        }
+        try await waitFor("the agent's first scan") { scanned.withLock { $0 } }
+        #expect(Agent.servedDocuments(of: alice) == nil, "a miss: the agent starts computing the documents")
+        try await Task.sleep(for: .milliseconds(100))
+        let written = ContinuousClock.now
+        try alice.write("edited while the agent computes\n", to: "b.txt")
+        try await waitFor("the autosave") { saved.withLock { $0 } != nil }
+        let delay = try #require(saved.withLock { $0 }) - written
+        #expect(delay < .seconds(2), "the autosave came \(delay) after the write")
+        agent.stop()
+        try await running.value
+    }
 }
