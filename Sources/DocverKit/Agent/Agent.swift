@@ -133,7 +133,9 @@ public final class Agent: Sendable {
 
     /// An agent for `container`; ``run(onEvent:)`` starts it.
     public init(container: Container, configuration: Configuration = Configuration()) throws {
-        self.container = container
+        var own = container
+        own.asksAgent = false
+        self.container = own
         self.configuration = configuration
         wakePipe = try DocverError.wrapping { try WakePipe() }
         currentStatus = Mutex(AgentStatus(pid: getpid(), container: container.root.path, device: container.device.id,
