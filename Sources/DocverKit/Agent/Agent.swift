@@ -127,14 +127,19 @@ public final class Agent: Sendable {
     private let answering = Atomic<Bool>(false)
     /// Milliseconds each served answer's computation is held back (tests: a slow container).
     let answerDelayForTesting = Atomic<Int>(0)
-    /// Where events go: the loop's and the answer thread's, one at a time.
-    private let events = AgentEventSink()
+    /// Where events go: the loop's, the answer thread's and repairs', one at a time.
+    private let events: AgentEventSink
     private let referencesWatched = Atomic<Bool>(false)
 
-    /// An agent for `container`; ``run(onEvent:)`` starts it.
+    /// An agent for `container`; ``run(onEvent:)`` starts it. What the agent repairs (an
+    /// interrupted save it finishes, a stale lock file it removes) is reported as a `warning`
+    /// event, not to the container's ``Container/onRepair``.
     public init(container: Container, configuration: Configuration = Configuration()) throws {
+        let events = AgentEventSink()
+        self.events = events
         var own = container
         own.asksAgent = false
+        own.onRepair = { events.deliver(AgentEvent(.warning($0))) }
         self.container = own
         self.configuration = configuration
         wakePipe = try DocverError.wrapping { try WakePipe() }

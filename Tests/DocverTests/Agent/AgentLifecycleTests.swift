@@ -101,6 +101,23 @@ import Testing
         try expectFsckClean(alice.root)
     }
 
+    /// What the agent repairs (here: a record of an interrupted write it cannot read) is a
+    /// `warning` event like any other with --json, never a plain `docver: warning:` line.
+    @Test func repairsAreWarningEvents() async throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("first\n", to: "note.txt")
+        try Data("not a record".utf8).write(to: alice.root.appendingPathComponent(".git/docver/intent"))
+        let agent = try await AgentProcess.start(alice, quietDelay: 0.05)
+        try alice.write("second\n", to: "note.txt")
+        try await waitFor("the autosave") { !agent.events("saved").isEmpty }
+        #expect(agent.terminate() == 0)
+        #expect(agent.events("warning").contains { ($0["message"] as? String)?.contains("interrupted write") == true }, "\(agent.output)")
+        let lines = agent.output.split(separator: "\n")
+        #expect(lines.allSatisfy { $0.hasPrefix("{") }, "\(agent.output)")
+        #expect(!FileManager.default.fileExists(atPath: alice.root.path + "/.git/docver/intent"))
+    }
+
     /// While documents wait for their quiet delay and a sync is due, the agent sleeps: the
     /// overdue sync once made its wait a busy loop.
     @Test func anAgentWaitingForTheQuietDelaySleeps() async throws {
