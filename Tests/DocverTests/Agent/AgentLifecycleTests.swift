@@ -29,9 +29,10 @@ import Testing
         let again = try docver("agent", "start", in: alice.root)
         #expect(again.status == 0 && again.stdout.contains("already running") && again.stdout.contains("pid \(pid)"), "\(again.stdout)")
         #expect(Agent.runningPID(for: alice) == pid)
-        // So does a foreground agent, as an error.
+        // So does a foreground agent, as an error with a status of its own (systemd's unit
+        // does not restart it then).
         let foreground = try docver("agent", in: alice.root)
-        #expect(foreground.status == 1 && foreground.stderrLines == ["docver: error: an agent is already running for this container (pid \(pid))"],
+        #expect(foreground.status == 3 && foreground.stderrLines == ["docver: error: an agent is already running for this container (pid \(pid))"],
                 "\(foreground.stderr)")
 
         // The background agent autosaves.
