@@ -529,8 +529,11 @@ public final class Agent: Sendable {
 
         mutating func sync() {
             let names: [String]
+            let urls: [String: String]
             do {
-                names = try configuration.remotes ?? container.remotes().map(\.name)
+                let remotes = try container.remotes()
+                urls = Dictionary(remotes.map { ($0.name, $0.url) }, uniquingKeysWith: { first, _ in first })
+                names = configuration.remotes ?? remotes.map(\.name)
             } catch {
                 emit(.warning("cannot read the remotes: \(error)"))
                 nextSync = clock.now + configuration.pollInterval
@@ -544,6 +547,10 @@ public final class Agent: Sendable {
             let pushing = unpushedSaves
             for name in names {
                 if agent.isStopping { return }
+                if let url = urls[name], let problem = Agent.localRemoteProblem(url: url, relativeTo: container.root) {
+                    failure = "\(name): \(problem)"
+                    continue
+                }
                 do {
                     let report = try container.sync([name], savingFirst: [])
                     announce(report, pushedSaves: pushing)
@@ -581,6 +588,16 @@ public final class Agent: Sendable {
                                yoursLost: lost.contains(document)))
             }
         }
+    }
+}
+
+extension Agent {
+    /// Why a remote on this machine cannot be synced with now (its path is gone, or holds no
+    /// repository), or nil (a network remote, or one that is there). libgit2 only says
+    /// "unsupported URL protocol" for a local path that does not exist.
+    static func localRemoteProblem(url: String, relativeTo root: URL) -> String? {
+        guard case let .local(path) = RemoteLocation(url, relativeTo: root), !Container.repositoryExists(at: path) else { return nil }
+        return FileStat(path: path) == nil ? "the remote's path \(path) does not exist" : DocverError.noRepositoryAt(path).description
     }
 }
 
