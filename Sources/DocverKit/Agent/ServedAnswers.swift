@@ -75,11 +75,13 @@ extension Agent {
     /// `question`'s answer from the container's running agent when it has one for the
     /// references as they are now; nil otherwise (no agent, no answer yet, no reply within
     /// `timeout` milliseconds, or an answer this build cannot read): then work directly.
-    static func served(_ question: ServedQuestion, of container: Container, timeout milliseconds: Int = 50) -> Data? {
+    static func served(_ question: ServedQuestion, of container: Container,
+                       timeout milliseconds: Int = 20) -> Data? {
         let socket = container.files.agentSocket
-        guard FileStat(path: socket) != nil, let key = try? question.key(of: container) else { return nil }
+        guard container.asksAgent, FileStat(path: socket) != nil, !AgentSocketClient.isRememberedSilent(socket),
+              let key = try? question.key(of: container) else { return nil }
         guard let answer = AgentSocketClient.request("\(question.rawValue) \(key)", path: socket, timeout: milliseconds,
-                                                     limit: ServedWire.limit),
+                                                     limit: ServedWire.limit, rememberingSilence: true),
               !answer.hasPrefix(#"{"unavailable""#) else { return nil }
         return Data(answer.utf8)
     }

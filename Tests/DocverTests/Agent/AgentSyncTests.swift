@@ -108,6 +108,10 @@ import Testing
         }
         let offline = try #require(agents[0].events("offline").first)
         #expect((offline["since"] as? String) != nil && (offline["retryIn"] as? Double).map { $0 > 0 } == true)
+        // The reason names what is wrong, not libgit2's "unsupported URL protocol".
+        let reason = offline["reason"] as? String ?? ""
+        #expect(reason.contains("origin: the remote's path \(remote.path) does not exist"), "\(reason)")
+        #expect(try Agent.status(of: alice)?.lastError == reason)
 
         try FileManager.default.moveItem(at: away, to: remote)
         try await waitFor("both agents to report the conflict") {
