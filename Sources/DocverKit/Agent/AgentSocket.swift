@@ -7,7 +7,7 @@ import Glibc
 // The agent's Unix socket (.git/docver/agent.sock, mode 0600): a client connects, writes one
 // request line, reads the answer, and the agent closes the connection. Requests: `status`
 // (answer: ``AgentStatus``, one JSON line), `container-status <head>` (one JSON line),
-// `documents <references>` and `conflicts <head>` (tab-separated lines, ``ServedWire``), and
+// `documents <references>` and `conflicts <head>` (tab-separated lines, ``ListingText``), and
 // `subscribe`, which keeps the connection: one line `{"subscribed":true}`, then one line per
 // event until the agent stops. docs/AGENT.md documents them.
 

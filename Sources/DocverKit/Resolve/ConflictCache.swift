@@ -72,20 +72,25 @@ struct ConflictCache {
         }
     }
 
+    /// Raised whenever the rules that compute the listing change, so that a listing cached by
+    /// an older build is recomputed, not trusted (2: records are validated, plain folders are
+    /// no versions of files; 3: a resolution descends from the versions it decided, which
+    /// changes bases; 4: stored as text, not JSON).
+    static let listingFormat = 4
+
     /// The conflict listing cached for `head`, if there is one.
     func listing(at head: ObjectID) -> [Conflict]? {
-        guard let data = FileSystem.contentsIfReadable(files.conflictListing),
-              let listing = try? JSONDecoder().decode(ConflictListing.self, from: data),
-              listing.format == ConflictListing.currentFormat, listing.head == head.hex,
-              listing.trust == (try? SigningPolicy(repository: repository))??.key else { return nil }
-        return listing.conflicts.compactMap(\.conflict)
+        guard let data = FileSystem.contentsIfReadable(files.conflictListing) else { return nil }
+        return ListingText.decodeListing(data, format: Self.listingFormat, head: head.hex,
+                                         trust: (try? SigningPolicy(repository: repository))??.key)
     }
 
     func storeListing(_ conflicts: [Conflict], at head: ObjectID) {
-        store(ConflictListing(format: ConflictListing.currentFormat, head: head.hex,
-                              trust: (try? SigningPolicy(repository: repository))??.key,
-                              conflicts: conflicts.map(ConflictListing.Item.init)),
-              at: files.conflictListing)
+        let data = ListingText.encodeListing(format: Self.listingFormat, head: head.hex,
+                                             trust: (try? SigningPolicy(repository: repository))??.key, conflicts: conflicts)
+        try? FileSystem.createDirectory(files.directory)
+        try? AtomicFile.write(data, to: files.conflictListing)
+        try? FileSystem.remove(files.formerConflictListing)
     }
 
     private func store(_ value: some Encodable, at path: String) {
@@ -93,59 +98,4 @@ struct ConflictCache {
         try? FileSystem.createDirectory(files.directory)
         try? AtomicFile.write(data, to: path)
     }
-}
-
-/// The conflict listing of one head, as cached in `.git/docver/conflict-listing.json`.
-struct ConflictListing: Codable {
-    struct Version: Codable {
-        var id: String, document: String, device: String, deviceName: String
-        var modified: Double, size: Int64, kind: String, deletion: Bool, entry: String?
-
-        init(_ version: DocumentVersion) {
-            id = version.id
-            document = version.document.path
-            device = version.device.id
-            deviceName = version.device.name
-            modified = version.modified.timeIntervalSince1970
-            size = version.size
-            kind = version.kind.rawValue
-            deletion = version.isDeletion
-            entry = version.entryID?.hex
-        }
-
-        var version: DocumentVersion? {
-            guard let commit = ObjectID(hex: id), let kind = DocumentKind(rawValue: kind) else { return nil }
-            return DocumentVersion(id: id, document: DocumentPath(trusted: document), device: Device(unchecked: device, name: deviceName),
-                                   modified: Date(timeIntervalSince1970: modified), size: size, kind: kind, isDeletion: deletion,
-                                   commitID: commit, entryID: entry.flatMap(ObjectID.init(hex:)))
-        }
-    }
-
-    struct Item: Codable {
-        var document: String, current: Version, conflicts: [Version], bases: [String: Version]
-
-        init(_ conflict: Conflict) {
-            document = conflict.document.path
-            current = Version(conflict.current)
-            conflicts = conflict.conflicts.map(Version.init)
-            bases = conflict.bases.mapValues(Version.init)
-        }
-
-        var conflict: Conflict? {
-            guard let current = current.version else { return nil }
-            return Conflict(document: DocumentPath(trusted: document), current: current,
-                            conflicts: conflicts.compactMap(\.version), bases: bases.compactMapValues(\.version))
-        }
-    }
-
-    /// Raised whenever the rules that compute the listing change, so that a listing cached by
-    /// an older build is recomputed, not trusted (2: records are validated, plain folders are
-    /// no versions of files; 3: a resolution descends from the versions it decided, which
-    /// changes bases).
-    static let currentFormat = 3
-    var format: Int
-    var head: String
-    /// The signing rule it was computed under (``SigningPolicy/key``; nil: none).
-    var trust: String?
-    var conflicts: [Item]
 }
