@@ -147,6 +147,24 @@ import Testing
         #expect(try alice.read("note.txt") == "alice\n")
     }
 
+    /// The help lists `--version  Show the version.`, so a bare --version does that, wherever
+    /// it stands; only with a value is it the old spelling of --keep (also as --version=ID).
+    @Test func resolveVersionWithoutAValueShowsTheProgramsVersion() throws {
+        let scratch = try Scratch()
+        let (alice, _, _) = try concurrentEdits(scratch)
+        try alice.sync()
+        let before = try refSnapshot(alice.root)
+        for arguments in [["resolve", "--version"], ["resolve", "note.txt", "--version"], ["resolve", "--all", "--version", "--dry-run"]] {
+            let result = try docver(arguments, in: alice.root)
+            #expect(result.status == 0 && result.stdout == "0.1.0\n" && result.stderr.isEmpty, "\(arguments): \(result.stdout)\(result.stderr)")
+        }
+        #expect(try refSnapshot(alice.root) == before)
+        let loser = try #require(try alice.conflicts().first?.conflicts.first?.id)
+        let resolved = try docver(["resolve", "note.txt", "--version=\(loser.prefix(8))"], in: alice.root)
+        #expect(resolved.status == 0, "\(resolved.stderr)")
+        #expect(try alice.read("note.txt") == "alice\n")
+    }
+
     @Test func aRefusedMergeAndMarkersNameTheNextStep() throws {
         let scratch = try Scratch()
         let (alice, _, _) = try concurrentEdits(scratch)
