@@ -14,6 +14,7 @@ extension Docver {
         @OptionGroup var date: AtOption
 
         func validate() throws {
+            try date.refuse(alongside: version)
             if version == nil && date.at == nil { throw ValidationError("name the version, or pass --at DATE") }
         }
 

@@ -13,6 +13,7 @@ extension Docver {
         @OptionGroup var date: AtOption
 
         func validate() throws {
+            try date.refuse(alongside: version)
             if version == nil && date.at == nil { throw ValidationError("name the version to restore, or pass --at DATE") }
         }
 

@@ -17,6 +17,8 @@ extension Docver {
         @Argument(help: "The version (default: @, the current version).") var version: String?
         @OptionGroup var date: AtOption
 
+        func validate() throws { try date.refuse(alongside: version) }
+
         func run(in container: Container) async throws {
             let arguments = DocumentArguments(container, global)
             let found: DocumentVersion

@@ -250,6 +250,19 @@ import Testing
         }
     }
 
+    /// A version and --at together is a usage error of the command named: its usage, not the
+    /// top level's, and exit 64.
+    @Test func aVersionAndAtTogetherShowTheCommandsOwnUsage() throws {
+        let scratch = try Scratch()
+        let alice = try kitchen(scratch)
+        for command in ["show", "restore", "replace"] {
+            let result = try docver([command, "list.txt", "@", "--at", "2026-11-24"], in: alice.root)
+            #expect(result.status == 64, "\(command): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("Error: give a version or --at, not both\nUsage: docver \(command) "), "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("See 'docver \(command) --help'"), "\(command): \(result.stderr)")
+        }
+    }
+
     /// The version syntax reaches resolve --version and mark-resolved too, from a subfolder.
     @Test func resolutionsTakeTheVersionSyntax() throws {
         let scratch = try Scratch()
