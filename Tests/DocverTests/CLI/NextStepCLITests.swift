@@ -112,7 +112,7 @@ import Testing
         let result = try runProcess("/usr/bin/script", ["-qec", command, "/dev/null"], input: Data("2\n".utf8))
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("note.txt is in conflict. Versions:"), "\(result.stdout)")
-        #expect(result.stdout.contains("keep version"), "\(result.stdout)")
+        #expect(result.stdout.contains("kept version"), "\(result.stdout)")
         #expect(try alice.conflicts().isEmpty)
         #expect(try alice.read("note.txt") == "alice\n", "version 2 (alice's conflict version) was kept")
     }

@@ -275,7 +275,7 @@ import Testing
         #expect(current.stderrLines.first == "docver: error: version \(fixture.winner) is not an unresolved conflict version of notes/note.txt")
         let resolve = try docver(["resolve", "note.txt", "--strategy", "choose", "--version", "@"], in: notes)
         #expect(resolve.status == 0, "\(resolve.stderr)")
-        #expect(resolve.stdout.hasPrefix("notes/note.txt: keep version \(fixture.winner.prefix(12))"), "\(resolve.stdout)")
+        #expect(resolve.stdout.hasPrefix("notes/note.txt: kept version \(fixture.winner.prefix(12))"), "\(resolve.stdout)")
         #expect(try alice.conflicts().isEmpty)
         #expect(try alice.read("notes/note.txt") == "bob\n")
     }
