@@ -263,6 +263,46 @@ import Testing
         }
     }
 
+    /// A save made before the document existed, or after it was deleted, is a side of a diff
+    /// where the document is nothing: the patch creates it (`--- /dev/null`) or deletes it
+    /// (`+++ /dev/null`), and git apply takes it.
+    @Test func diffAgainstASaveWithoutTheDocumentCreatesOrDeletesIt() throws {
+        let scratch = try Scratch()
+        let alice = try kitchen(scratch)
+        let before = try #require(try alice.currentVersion(of: DocumentPath("list.txt"))).id
+        let created = try alice.saveText("new\nlines\n", to: "new.txt")
+        try alice.remove("new.txt")
+        let deleted = try #require(try alice.save([DocumentPath("new.txt")])).id
+        let after = try alice.saveText("milk\neggs\n", to: "list.txt")
+
+        let creation = try docver(["diff", "new.txt", String(before.prefix(8)), String(created.prefix(8))], in: alice.root)
+        #expect(creation.status == 0, "\(creation.stderr)")
+        #expect(creation.stdout.hasPrefix("# new.txt: nothing -> version \(created.prefix(12)) (alice, "), "\(creation.stdout)")
+        #expect(creation.stdout.hasSuffix("diff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+new\n+lines\n"),
+                "\(creation.stdout)")
+        let deletion = try docver(["diff", "new.txt", created, after], in: alice.root)
+        #expect(deletion.status == 0, "\(deletion.stderr)")
+        #expect(deletion.stdout.hasSuffix(" -> nothing\ndiff --git a/new.txt b/new.txt\ndeleted file mode 100644\n--- a/new.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-new\n-lines\n"),
+                "\(deletion.stdout)")
+        // The deletion version itself gives the same patch.
+        #expect(try docver(["diff", "new.txt", created, deleted], in: alice.root).stdout.hasSuffix("+++ /dev/null\n@@ -1,2 +0,0 @@\n-new\n-lines\n"))
+        // git apply creates the document from the patch, in a checkout without it.
+        let checkout = scratch.path("checkout")
+        try runGit(["init", "-q", checkout.path], in: scratch.url)
+        let patch = scratch.path("new.patch")
+        try Data(creation.stdout.utf8).write(to: patch)
+        try runGit(["apply", patch.path], in: checkout)
+        #expect(try String(contentsOf: checkout.appendingPathComponent("new.txt"), encoding: .utf8) == "new\nlines\n")
+        // A date before its first save is nothing too, and --at takes a second version after it.
+        let early = try docver(["diff", "new.txt", "--at", "2000-01-01", String(created.prefix(8))], in: alice.root)
+        #expect(early.status == 0, "\(early.stderr)")
+        #expect(early.stdout == creation.stdout)
+        // A save in which the document existed but which did not change it is still refused.
+        let unrelated = try docver(["diff", "list.txt", created, after], in: alice.root)
+        #expect(unrelated.status == 1)
+        #expect(unrelated.stderrLines.first == "docver: error: version \(created) is not a version of list.txt", "\(unrelated.stderr)")
+    }
+
     /// The version syntax reaches resolve --version and mark-resolved too, from a subfolder.
     @Test func resolutionsTakeTheVersionSyntax() throws {
         let scratch = try Scratch()
