@@ -217,6 +217,12 @@ import Testing
         try Data((0..<50_000).map { _ in UInt8(truncatingIfNeeded: random.next()) }).write(to: alice.root.appendingPathComponent("new.bin"))
         let sync = try docverWithTerminal(["sync"], in: alice.root)
         #expect(sync.status == 0 && sync.terminal.contains("sending to origin: 100%") && sync.terminal.contains("done."), "\(sync.terminal)")
+        // The bytes sent are the pack's: at least the 50 KB of random bytes (libgit2's local
+        // transport reports no byte count of its own).
+        let sent = try #require(sync.terminal.components(separatedBy: .newlines).last { $0.contains("sending to origin") }?
+            .components(separatedBy: "\r").last(where: { !$0.isEmpty }), "\(sync.terminal)")
+        let kilobytes = try #require(sent.firstMatch(of: /objects\), ([0-9.]+) KB(?: \| .*)?, done\.$/), "\(sent)").1
+        #expect(try #require(Double(kilobytes)) >= 50, "\(sent)")
         let bobSync = try docverWithTerminal(["sync"], in: scratch.path("bob"))
         #expect(bobSync.terminal.contains("receiving from origin: 100%"), "\(bobSync.terminal)")
         let pipedSync = try docver(["sync"], in: scratch.path("carol"))
