@@ -17,9 +17,12 @@ extension Docver {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The document (default: every document with unsaved edits).") var document: String?
-        @Argument(help: "The first version (default: the current version).") var first: String?
-        @Argument(help: "The second version (default: the working copy).") var second: String?
+        @Argument(help: "The document (default: every document with unsaved edits).", completion: .custom(Completions.documents))
+        var document: String?
+        @Argument(help: "The first version (default: the current version).", completion: .custom(Completions.versions))
+        var first: String?
+        @Argument(help: "The second version (default: the working copy).", completion: .custom(Completions.versions))
+        var second: String?
         @OptionGroup var date: AtOption
         @Flag(help: "Compare the base of the document's conflict with the version.") var base = false
 

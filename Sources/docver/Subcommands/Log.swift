@@ -9,7 +9,8 @@ extension Docver {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "Only entries that changed or concern this document.") var document: String?
+        @Argument(help: "Only entries that changed or concern this document.", completion: .custom(Completions.documents))
+        var document: String?
         @Option(name: [.customShort("n"), .long], help: "Show at most this many entries.") var limit: Int?
 
         struct JSON: Encodable {
