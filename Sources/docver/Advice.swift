@@ -15,9 +15,12 @@ enum Advice {
         case .noRemotes: "add one with 'docver remote add NAME URL'"
         case .noRepositoryAt: "pass --create to make an empty bare repository there"
         case .remoteInsideContainer: "put the remote repository outside the container, e.g. next to it: ../NAME.git"
+        case let .repositoryHasWorkingTree(path):
+            "sync through a bare repository; 'git clone --bare \(Terminal.shellWord(path)) \(Terminal.shellWord(bareSibling(of: path)))' makes one from it"
         case .noSuchRemote: "list remotes with 'docver remote list'"
         case let .remote(name, _):
             "check its URL with 'docver remote list' (fix it with 'docver remote set-url \(Terminal.shellWord(name)) URL'); saves stay here until a sync reaches it"
+        case let .remoteUnusable(name, problem): remoteHint(name, problem)
         case .choiceRequired: "pass --keep ID, or run on a terminal to choose interactively"
         case .mergeFailed: "resolve with --strategy choose, or save the merge with --markers"
         case .conflictChanged: "run the command again to see the new versions"
@@ -30,6 +33,31 @@ enum Advice {
         case .indexLocked: "if no git command is running, remove .git/index.lock; 'docver status' then shows the true state"
         default: nil
         }
+    }
+
+    /// A configured remote whose local repository went missing, or is no bare repository.
+    private static func remoteHint(_ name: String, _ problem: DocverError) -> String? {
+        let remote = Terminal.shellWord(name)
+        switch problem {
+        case let .noRepositoryAt(path):
+            return "if it moved, point '\(name)' at it with 'docver remote set-url \(remote)' and its new path; "
+                + "to start again with an empty one: docver remote set-url \(remote) \(Terminal.shellWord(path)) --create"
+        case let .repositoryHasWorkingTree(path):
+            let bare = bareSibling(of: path)
+            return "sync through a bare repository: git clone --bare \(Terminal.shellWord(path)) \(Terminal.shellWord(bare))"
+                + " && docver remote set-url \(remote) \(Terminal.shellWord(bare))"
+        case .fileNotRepository:
+            return "point '\(name)' at a bare git repository with 'docver remote set-url \(remote)', or remove it with 'docver remote remove \(remote)'"
+        default:
+            return hint(for: problem)
+        }
+    }
+
+    /// Where a bare copy of a repository with a working tree would go: beside it, with `.git`
+    /// (`/home/alice/notes` → `/home/alice/notes.git`; its `.git` folder counts as it).
+    static func bareSibling(of path: String) -> String {
+        let worktree = path.hasSuffix("/.git") ? String(path.dropLast("/.git".count)) : path
+        return worktree + ".git"
     }
 
     /// The next step when documents are in conflict: how to resolve them, naming the document

@@ -32,6 +32,16 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
     case noRepositoryAt(String)
     /// A remote's local path lies inside the container's own working tree.
     case remoteInsideContainer(String)
+    /// A remote's local path names a file, not a git repository.
+    case fileNotRepository(String)
+    /// A remote's local path names a git repository with a working tree: a push cannot
+    /// update it (libgit2 pushes only into bare repositories).
+    case repositoryHasWorkingTree(String)
+    /// A remote URL with a scheme docver does not sync through (`ftp://`, say).
+    case unsupportedRemoteURL(String)
+    /// A configured remote's local repository cannot be used at sync time: `problem` is
+    /// ``noRepositoryAt(_:)``, ``fileNotRepository(_:)`` or ``repositoryHasWorkingTree(_:)``.
+    indirect case remoteUnusable(name: String, problem: DocverError)
     /// `gc` refused or failed; the reason says which (nothing is pruned when it refuses).
     case garbageCollectionFailed(String)
     case remote(name: String, message: String)
@@ -103,6 +113,12 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .noRepositoryAt(path): "no git repository at \(path)"
         case let .garbageCollectionFailed(reason): "gc failed: \(reason)"
         case let .remoteInsideContainer(path): "\(path) is inside the container's working tree, where it would be saved as a document"
+        case let .fileNotRepository(path): "\(path) is a file, not a git repository"
+        case let .repositoryHasWorkingTree(path):
+            "\(path) is a git repository with a working tree; a remote must be a bare repository, which a sync can push to"
+        case let .unsupportedRemoteURL(url):
+            "unsupported remote URL '\(url)': use a local path, user@host:path, or a file://, ssh://, git://, http:// or https:// URL"
+        case let .remoteUnusable(name, problem): "remote '\(name)': \(problem.rawDescription)"
         case let .remote(name, message): "remote '\(name)': \(message)"
         case let .pushRejected(remote, message): "push to '\(remote)' was rejected: \(message)"
         case let .destinationNotEmpty(path): "destination \(path) exists and is not empty"

@@ -22,11 +22,20 @@ extension Container {
     /// A new device joins: creates a container at `destination` for `device` from the remote
     /// at `url` (named `origin`) and brings in every device's saves.
     ///
+    /// A local `url` must be a bare repository (``checkRemoteRepository(at:)``) and a network
+    /// one must have a supported scheme; both are checked before anything is created.
+    ///
     /// `progress` receives the transfer's progress (objects and bytes received) while it runs.
     @discardableResult
     public static func clone(from url: String, to destination: URL, device: Device,
                              progress: TransferProgressHandler? = nil) throws -> (Container, SyncReport) {
         let path = destination.standardizedFileURL.path
+        // What the sync would find wrong with the remote, found before anything is created.
+        let location = RemoteLocation(url, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+        switch location {
+        case let .local(repository): try checkRemoteRepository(at: repository)
+        case .network: if !location.isSupported { throw DocverError.unsupportedRemoteURL(url) }
+        }
         if let contents = try? FileSystem.contentsOfDirectory(path), !contents.isEmpty {
             throw DocverError.destinationNotEmpty(path)
         }
@@ -51,6 +60,9 @@ extension Container {
     /// Only this device's branch is ever pushed, and never forced: if the remote refuses it,
     /// docver fetches again, integrates and retries.
     ///
+    /// A local remote that is no bare repository any more fails with
+    /// ``DocverError/remoteUnusable(name:problem:)`` before it is contacted.
+    ///
     /// `savingFirst` names the documents saved first (nil: every changed document). The agent
     /// passes the ones it knows to be quiet, so a file still being written is not saved
     /// half-written; files with unsaved edits are never overwritten by the update either way.
@@ -71,6 +83,7 @@ extension Container {
             if documents != [] { report.savedBeforeSync = try save(documents, message: "Save before sync", in: repository) }
             let before = try headCommit(repository)
             for (name, remote) in remotes {
+                try checkLocalRepository(of: remote, named: name)
                 try fetch(remote, named: name, report: &report, progress: progress, in: repository)
             }
             try integrateFetched(report: &report, in: repository)
@@ -81,6 +94,18 @@ extension Container {
                 try describeChanges(from: before, to: after, in: repository, into: &report)
             }
             return report
+        }
+    }
+
+    /// A local remote must still be a bare repository when the sync starts: libgit2 would say
+    /// "unsupported URL protocol" for a path that has gone, and refuse to push into a working
+    /// tree only after the fetch.
+    private func checkLocalRepository(of remote: Remote, named name: String) throws {
+        guard case let .local(path) = RemoteLocation(remote.url, relativeTo: root) else { return }
+        do {
+            try Self.checkRemoteRepository(at: path)
+        } catch let problem as DocverError {
+            throw DocverError.remoteUnusable(name: name, problem: problem)
         }
     }
 

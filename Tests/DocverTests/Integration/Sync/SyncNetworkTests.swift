@@ -159,12 +159,17 @@ import Testing
             let before = try refSnapshot(alice.root)
             var caught: DocverError?
             do { try alice.sync([name]) } catch let error as DocverError { caught = error }
-            guard case let .remote(remoteName, message)? = caught else {
+            // A network remote that does not answer, or a local path that is no repository
+            // (checked before libgit2 is asked, which would say "unsupported URL protocol").
+            switch caught {
+            case let .remote(remoteName, message)?:
+                #expect(remoteName == name && !message.isEmpty && url.hasPrefix("git://"))
+            case let .remoteUnusable(remoteName, problem)?:
+                #expect(remoteName == name && problem == .noRepositoryAt(url))
+            default:
                 Issue.record("sync with \(url) did not fail with DocverError.remote: \(String(describing: caught))")
                 continue
             }
-            #expect(remoteName == name)
-            #expect(!message.isEmpty)
             #expect(caught?.description.hasPrefix("remote '\(name)': ") == true)
             #expect(try refSnapshot(alice.root) == before, "sync with \(url) changed refs")
             #expect(try alice.status().changed.isEmpty)
