@@ -21,6 +21,7 @@ enum Advice {
         case let .remote(name, _):
             "check its URL with 'docver remote list' (fix it with 'docver remote set-url \(Terminal.shellWord(name)) URL'); saves stay here until a sync reaches it"
         case let .remoteUnusable(name, problem): remoteHint(name, problem)
+        case let .syncIncomplete(report): incompleteSyncHint(report)
         case .choiceRequired: "pass --keep ID, or run on a terminal to choose interactively"
         case .mergeFailed: "resolve with --strategy choose, or save the merge with --markers"
         case .conflictChanged: "run the command again to see the new versions"
@@ -51,6 +52,20 @@ enum Advice {
         default:
             return hint(for: problem)
         }
+    }
+
+    /// After a sync that reached some remotes and not others.
+    private static func incompleteSyncHint(_ report: SyncReport) -> String? {
+        if report.unreachable.count == 1, let failure = report.unreachable.first {
+            switch failure.error {
+            case .remoteUnusable: return hint(for: failure.error)
+            default: break
+            }
+        }
+        let names = report.unreachable.map { Terminal.shellWord($0.remote) }
+        let they = names.count == 1 ? "it" : "they"
+        return "check where \(they) point\(names.count == 1 ? "s" : "") with 'docver remote list'; saves stay here until a sync reaches "
+            + (names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1])
     }
 
     /// Where a bare copy of a repository with a working tree would go: beside it, with `.git`

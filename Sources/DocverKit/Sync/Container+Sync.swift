@@ -60,8 +60,12 @@ extension Container {
     /// Only this device's branch is ever pushed, and never forced: if the remote refuses it,
     /// docver fetches again, integrates and retries.
     ///
-    /// A local remote that is no bare repository any more fails with
-    /// ``DocverError/remoteUnusable(name:problem:)`` before it is contacted.
+    /// A remote that cannot be reached, refuses the push or is no bare repository any more
+    /// does not stop the sync with the others. With one remote its error is thrown
+    /// (``DocverError/remote(name:message:)``, ``DocverError/pushRejected(remote:message:)``,
+    /// ``DocverError/remoteUnusable(name:problem:)``); with several, once every remote was
+    /// tried, ``DocverError/syncIncomplete(_:)`` with the report of what was done. Either way
+    /// the saves stay here, and what was integrated stays integrated.
     ///
     /// `savingFirst` names the documents saved first (nil: every changed document). The agent
     /// passes the ones it knows to be quiet, so a file still being written is not saved
@@ -82,16 +86,35 @@ extension Container {
             }
             if documents != [] { report.savedBeforeSync = try save(documents, message: "Save before sync", in: repository) }
             let before = try headCommit(repository)
+            // A remote that fails is left out, and the sync goes on with the others: one
+            // unreachable remote does not keep this device's saves from the reachable ones.
+            var reached: [(String, Remote)] = []
             for (name, remote) in remotes {
-                try checkLocalRepository(of: remote, named: name)
-                try fetch(remote, named: name, report: &report, progress: progress, in: repository)
+                do {
+                    try checkLocalRepository(of: remote, named: name)
+                    try fetch(remote, named: name, report: &report, progress: progress, in: repository)
+                    reached.append((name, remote))
+                } catch let error as DocverError where error.concernsOneRemote {
+                    report.unreachable.append(RemoteFailure(remote: name, error: error))
+                }
             }
-            try integrateFetched(report: &report, in: repository)
-            for (name, remote) in remotes {
-                try push(remote, named: name, report: &report, progress: progress, in: repository)
+            if !reached.isEmpty {
+                try integrateFetched(report: &report, in: repository)
+                for (name, remote) in reached {
+                    do {
+                        try push(remote, named: name, report: &report, progress: progress, in: repository)
+                        report.synced.append(name)
+                    } catch let error as DocverError where error.concernsOneRemote {
+                        report.unreachable.append(RemoteFailure(remote: name, error: error))
+                    }
+                }
+                if let after = try headCommit(repository) {
+                    try describeChanges(from: before, to: after, in: repository, into: &report)
+                }
             }
-            if let after = try headCommit(repository) {
-                try describeChanges(from: before, to: after, in: repository, into: &report)
+            if let failure = report.unreachable.first {
+                // With one remote its own error says it all, as it did before syncs went on past a failure.
+                throw remotes.count == 1 ? failure.error : DocverError.syncIncomplete(report)
             }
             return report
         }

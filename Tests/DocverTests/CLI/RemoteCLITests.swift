@@ -366,4 +366,54 @@ import Testing
         expectOneErrorLine(try docver("clone", file.path, "phone", in: scratch.url), "\(file.path) is a file, not a git repository",
                            hint: "clone needs an existing bare repository; 'docver init' starts a new container")
     }
+
+    /// One unreachable remote among several: the others are fetched from, integrated and
+    /// pushed to; then the sync fails naming the one it missed and the ones it synced.
+    @Test func syncReachesEveryRemoteItCanAndNamesTheOthers() throws {
+        let scratch = try Scratch()
+        let home = try scratch.bareRemote("home.git")
+        let alice = try container(scratch)
+        let bob = try container(scratch, "bob")
+        for root in [alice, bob] { #expect(try docver("remote", "add", "home", home.path, in: root).status == 0) }
+        try Data("from bob\n".utf8).write(to: bob.appendingPathComponent("b.txt"))
+        #expect(try docver("sync", in: bob).status == 0)
+        let far = "git://127.0.0.1:\(try freeLocalPort())/nothing-listens.git"
+        #expect(try docver("remote", "add", "far", far, in: alice).status == 0)
+        try Data("from alice\n".utf8).write(to: alice.appendingPathComponent("a.txt"))
+
+        let sync = try docver("sync", in: alice)
+        #expect(sync.status == 1)
+        #expect(sync.stdout == "saved 1 changed document before syncing\nintegrated saves from other devices\n"
+                + "b.txt: updated to bob's (version \(try runGit(["rev-parse", "--short=12", "refs/remotes/home/docver/bob"], in: alice).trimmingCharacters(in: .newlines)))\n"
+                + "pushed to home\n", "\(sync.stdout)")
+        #expect(sync.stderrLines.count == 2, "\(sync.stderr)")
+        #expect(sync.stderrLines.first?.hasPrefix("docver: error: could not sync with remote 'far' (") == true, "\(sync.stderr)")
+        #expect(sync.stderrLines.first?.hasSuffix("); synced with 'home'") == true, "\(sync.stderr)")
+        #expect(sync.stderrLines.last == "hint: check where it points with 'docver remote list'; saves stay here until a sync reaches far")
+        // The reachable remote has alice's save, and bob's arrived here.
+        #expect(try runGit(["rev-parse", "refs/heads/docver/alice"], in: home) == runGit(["rev-parse", "HEAD"], in: alice))
+        #expect(try String(contentsOf: alice.appendingPathComponent("b.txt"), encoding: .utf8) == "from bob\n")
+
+        // --json: the report, with the remote it missed; valid against the schema; exit 1.
+        let gone = scratch.path("gone.git")
+        #expect(try docver("remote", "add", "gone", gone.path, "--create", in: alice).status == 0)
+        try FileManager.default.removeItem(at: gone)
+        let json = try docver("sync", "--json", in: alice)
+        #expect(json.status == 1)
+        let value = try JSONValue.parse(json.stdoutData)
+        #expect(try JSONSchemaCLITests.validator("sync").problems(in: value) == [], "\(json.stdout)")
+        let object = try #require(try parseJSON(json.stdoutData) as? [String: Any])
+        #expect(object["pushed"] as? [String] == ["home"])
+        let unreachable = try #require(object["unreachable"] as? [[String: String]])
+        #expect(unreachable.map { $0["remote"] } == ["far", "gone"])
+        #expect(unreachable.last?["error"] == "no git repository at \(gone.path)")
+        #expect(json.stderrLines.first?.hasPrefix("docver: error: could not sync with remotes 'far' (") == true, "\(json.stderr)")
+        #expect(json.stderrLines.first?.hasSuffix("and 'gone' (no git repository at \(gone.path)); synced with 'home'") == true, "\(json.stderr)")
+        #expect(json.stderrLines.last == "hint: check where they point with 'docver remote list'; saves stay here until a sync reaches far and gone")
+
+        // Only unreachable remotes named: nothing synced, said so.
+        let none = try docver("sync", "far", "gone", in: alice)
+        #expect(none.status == 1 && none.stdout.isEmpty, "\(none.stdout)")
+        #expect(none.stderrLines.first?.hasSuffix("; no remote was synced") == true, "\(none.stderr)")
+    }
 }
