@@ -47,7 +47,7 @@ extension Docver {
             switch error {
             case .noRepositoryAt, .fileNotRepository: return "clone needs an existing bare repository; 'docver init' starts a new container"
             case let .repositoryHasWorkingTree(source): return adviceForWorkingTree(source)
-            case .remote: return "check the URL and run clone again; nothing was created"
+            case .remote: return "check the address and run clone again; nothing was created"
             default: return nil
             }
         }

@@ -110,7 +110,7 @@ extension Docver {
         }
 
         /// Runs add or set-url, turning a refused location into advice that names this remote
-        /// and a path that would do: `docver remote add plain /srv/plain.git`.
+        /// and a path that would do: `docver remote add inside ../inside.git --create`.
         static func advising(_ command: String, _ name: String, create: Bool, _ container: Container, _ global: GlobalOptions,
                              _ body: () throws -> Bool) throws -> Bool {
             do {
@@ -119,6 +119,9 @@ extension Docver {
                 let again = "docver remote \(command) \(Terminal.shellWord(name))"
                 let hint: String
                 switch error {
+                case let .remoteInsideContainer(path):
+                    let beside = container.root.deletingLastPathComponent().appendingPathComponent((path as NSString).lastPathComponent)
+                    hint = "put it outside the container, next to it for example: \(again) \(Terminal.shellWord(typed(beside, global)))\(create ? " --create" : "")"
                 case let .repositoryHasWorkingTree(path):
                     let bare = Advice.bareSibling(of: path)
                     hint = "sync through a bare repository: git clone --bare \(Terminal.shellWord(path)) \(Terminal.shellWord(bare)) && \(again) \(Terminal.shellWord(bare))"
@@ -132,6 +135,14 @@ extension Docver {
                 }
                 throw HintedFailure(error.description, hint: hint)
             }
+        }
+
+        /// A path as short as it can be typed from the directory docver runs in: `../x.git`
+        /// beside that directory, else absolute.
+        private static func typed(_ url: URL, _ global: GlobalOptions) -> String {
+            let here = global.url.standardizedFileURL.resolvingSymlinksInPath().path
+            let parent = url.deletingLastPathComponent().standardizedFileURL.resolvingSymlinksInPath().path
+            return parent == (here as NSString).deletingLastPathComponent ? "../" + url.lastPathComponent : url.path
         }
 
         /// What add and set-url did: a created repository, the URL, and for a network URL

@@ -241,13 +241,64 @@ import Testing
                     "invalid version 'list.txt': expected a version id (4 or more hexadecimal digits), @, @-N or @{DATE}",
                     hint: "list the versions of recipes/cake.md with 'docver versions cake.md --all'")
 
-        // No hint anywhere still carries a placeholder such as DOC or VERSION.
+        // No hint anywhere still carries a placeholder such as DOC, VERSION, NAME, URL or PATH:
+        // no word in capitals in the text of Advice.swift's strings (interpolations left out).
         let advice = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../../Sources/docver/Advice.swift").standardizedFileURL, encoding: .utf8)
-        for placeholder in ["DOC", "VERSION"] {
-            #expect(!advice.split(separator: "\n").filter { $0.contains("\"") }.contains { $0.contains(placeholder) && !$0.contains("--device ID") },
-                    "Advice.swift has a hint with \(placeholder)")
+        for line in advice.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+            let literals = line.split(separator: "\"", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+            for literal in literals {
+                let text = literal.replacingOccurrences(of: #"\\\([^)]*\)+"#, with: "", options: .regularExpression)
+                #expect(Self.placeholders(in: text).isEmpty, "Advice.swift has a hint with a placeholder: \(line)")
+            }
         }
+    }
+
+    /// Words in capitals (two letters or more) standing alone: `PATH`, `NAME`, `ID`, `URL`.
+    static func placeholders(in text: String) -> [String] {
+        text.split(whereSeparator: { !$0.isLetter && !$0.isNumber && $0 != "_" }).map(String.init)
+            .filter { $0.count >= 2 && $0.allSatisfy { $0.isUppercase || $0 == "_" || $0.isNumber } && $0.contains(where: \.isLetter) }
+    }
+
+    /// The hints printed, for mistakes across the commands, name real things (the remote, the
+    /// path, a version) or say it in words: none carries a placeholder in capitals.
+    @Test func noHintPrintedCarriesAPlaceholder() throws {
+        let scratch = try Scratch()
+        let fixture = try ConflictFixture.text(scratch, base: "base\n", edits: ["alice\n", "bob\n"])
+        let alice = fixture.devices[0].root
+        try runGit(["init", "-q", scratch.path("plain").path], in: scratch.url)
+        try Data("x".utf8).write(to: scratch.path("file.patch"))
+        _ = try docver(["remote", "add", "gone", "../gone.git", "--create"], in: alice)
+        try? FileManager.default.removeItem(at: scratch.path("gone.git"))
+        let runs: [([String], URL)] = [
+            (["status"], scratch.url),
+            (["remote", "add", "inside", "./inside.git", "--create"], alice),
+            (["remote", "add", "plain", "../plain"], alice),
+            (["remote", "add", "z", "../file.patch", "--create"], alice),
+            (["remote", "remove", "nosuch"], alice),
+            (["sync", "gone"], alice),
+            (["sync"], alice),
+            (["clone", alice.path, "phone"], scratch.url),
+            (["clone", scratch.path("nothing.git").path, "phone"], scratch.url),
+            (["resolve", "note.txt", "--strategy", "choose"], alice),
+            (["resolve", "note.txt", "--strategy", "merge"], alice),
+            (["show", "note.txt", "zzzz"], alice),
+            (["show", "note.txt", "@-9"], alice),
+            (["versions", "nosuch.txt"], alice),
+        ]
+        var hints = 0
+        for (arguments, directory) in runs {
+            let result = try docver(arguments, in: directory, input: Data())
+            #expect(result.status != 0, "\(arguments) was meant to fail")
+            for line in result.stderrLines where line.hasPrefix("hint: ") {
+                hints += 1
+                // The scratch folder's name holds capitals of its own (a UUID): a real path.
+                let named = line.replacingOccurrences(of: scratch.url.standardizedFileURL.path, with: "/scratch")
+                    .replacingOccurrences(of: scratch.url.path, with: "/scratch")
+                #expect(Self.placeholders(in: named).isEmpty, "\(arguments): \(line)")
+            }
+        }
+        #expect(hints >= runs.count - 2, "most of these mistakes come with a hint")
     }
 
     /// A version and --at together is a usage error of the command named: its usage, not the

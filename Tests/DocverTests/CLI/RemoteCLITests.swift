@@ -53,7 +53,7 @@ import Testing
         // Inside the working tree the repository would be saved as a document: refused, created or not.
         let inside = try docver("remote", "add", "origin", "srv.git", "--create", in: alice)
         expectOneErrorLine(inside, "\(alice.appendingPathComponent("srv.git").standardizedFileURL.path) is inside the container's working tree, where it would be saved as a document",
-                           hint: "put the remote repository outside the container, e.g. next to it: ../NAME.git")
+                           hint: "put it outside the container, next to it for example: docver remote add origin ../srv.git --create")
         #expect(!FileManager.default.fileExists(atPath: alice.appendingPathComponent("srv.git").path))
         #expect(try state(alice) == before)
 
@@ -98,7 +98,7 @@ import Testing
         #expect(sync.status == 1)
         #expect(sync.stderrLines.count == 2, "\(sync.stderr)")
         #expect(sync.stderrLines.first?.hasPrefix("docver: error: remote 'far': ") == true, "\(sync.stderr)")
-        #expect(sync.stderrLines.last == "hint: check its URL with 'docver remote list' (fix it with 'docver remote set-url far URL'); saves stay here until a sync reaches it")
+        #expect(sync.stderrLines.last == "hint: check where it points with 'docver remote list' (change that with 'docver remote set-url far' and the right address); saves stay here until a sync reaches it")
         #expect(try runGit(["rev-parse", "HEAD"], in: alice) == head, "the save is still there")
     }
 
@@ -151,7 +151,7 @@ import Testing
         let network = try docver("clone", url, "phone", "--device", "phone", in: scratch.url)
         #expect(network.status == 1)
         #expect(network.stderrLines.first?.hasPrefix("docver: error: remote 'origin': ") == true, "\(network.stderr)")
-        #expect(network.stderrLines.last == "hint: check the URL and run clone again; nothing was created")
+        #expect(network.stderrLines.last == "hint: check the address and run clone again; nothing was created")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("phone").path))
     }
 
