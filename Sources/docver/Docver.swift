@@ -22,7 +22,7 @@ struct Docver: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     static func main() async {
-        await main(LogCount.expanding(Array(CommandLine.arguments.dropFirst())))
+        await main(Resolve.rewritingOldKeepSpelling(LogCount.expanding(Array(CommandLine.arguments.dropFirst()))))
     }
 }
 

@@ -596,8 +596,14 @@ extension Agent {
     /// repository), or nil (a network remote, or one that is there). libgit2 only says
     /// "unsupported URL protocol" for a local path that does not exist.
     static func localRemoteProblem(url: String, relativeTo root: URL) -> String? {
-        guard case let .local(path) = RemoteLocation(url, relativeTo: root), !Container.repositoryExists(at: path) else { return nil }
-        return FileStat(path: path) == nil ? "the remote's path \(path) does not exist" : DocverError.noRepositoryAt(path).description
+        guard case let .local(path) = RemoteLocation(url, relativeTo: root) else { return nil }
+        if FileStat(path: path) == nil { return "the remote's path \(path) does not exist" }
+        do {
+            try Container.checkRemoteRepository(at: path)
+            return nil
+        } catch {
+            return "\(error)"
+        }
     }
 }
 

@@ -46,12 +46,49 @@ public struct SyncReport: Sendable, Hashable {
     public var newConflicts: [DocumentPath: [String]] = [:]
     /// Remotes this device's branch was pushed to.
     public var pushed: [String] = []
+    /// Remotes the sync completed with: fetched from, and pushed to when there was anything
+    /// to push.
+    public var synced: [String] = []
+    /// Remotes the sync could not complete with, and why. Always empty in a report that
+    /// ``Container/sync(_:savingFirst:progress:)`` returns; filled in the report of
+    /// ``DocverError/syncIncomplete(_:)``, which it throws when some remotes failed.
+    public var unreachable: [RemoteFailure] = []
     /// Things the user should know that did not stop the sync.
     public var warnings: [String] = []
     /// What changed for this device, document by document: other devices' versions that
     /// became current here, this device's versions that became conflict versions, conflict
     /// versions kept beside this device's, and resolutions made elsewhere. Sorted by document.
     public var documentChanges: [DocumentSyncChange] = []
+}
+
+/// A remote a sync could not complete with: it could not be reached, refused the push, or
+/// is no repository a sync can use.
+public struct RemoteFailure: Sendable, Hashable {
+    /// The remote's name.
+    public let remote: String
+    /// What went wrong (``DocverError/remote(name:message:)``,
+    /// ``DocverError/pushRejected(remote:message:)`` or ``DocverError/remoteUnusable(name:problem:)``).
+    public let error: DocverError
+
+    public init(remote: String, error: DocverError) {
+        self.remote = remote
+        self.error = error
+    }
+
+    /// Why, without the remote's name: `failed to connect to 127.0.0.1: Connection refused`.
+    public var reason: String {
+        switch error {
+        case let .remote(_, message): DocverError.printable(message)
+        case let .remoteUnusable(_, problem): problem.description
+        case let .pushRejected(_, message): "the push was rejected: " + DocverError.printable(message)
+        default: error.description
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(remote)
+        hasher.combine(error.description)
+    }
 }
 
 /// What a sync changed about one document, as seen from this device.

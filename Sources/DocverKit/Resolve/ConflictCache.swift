@@ -51,6 +51,15 @@ struct ConflictCache {
         return state
     }
 
+    /// The cached conflict records when they were computed at `head`; nil otherwise. Reads
+    /// one file and writes nothing (for shell completion).
+    func cachedState(at head: ObjectID) -> ConflictState? {
+        guard let data = FileSystem.contentsIfReadable(files.conflictState),
+              let cached = try? JSONDecoder().decode(ConflictState.self, from: data),
+              cached.head == head.hex else { return nil }
+        return cached
+    }
+
     /// True when `version` is a commit that holds a state of document `path` of its own: the
     /// document is there, or was there in a parent (a deletion), or the commit is a decision
     /// about the document (a resolution may keep its absence: a deletion, or a folder of its
