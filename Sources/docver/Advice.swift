@@ -13,6 +13,7 @@ enum Advice {
         case .notAContainer: "create one with 'docver init', or name a container's folder with -C"
         case .alreadyAContainer: "run init with the same device id and name to check it, or use the container as it is"
         case .ambiguousVersion: "give more digits of the version id"
+        case .unreadable: "make the folder readable (chmod) for the user running docver, or move it out of the container"
         case .noSuchVersion: "'docver versions' with the document's name lists its versions, 'docver log' every save"
         case .versionNeedsDocument: "name the document first, then the version; 'docver log --json' lists the documents each save changed"
         case .noRemotes: "add one with 'docver remote add origin' followed by the path or address of a repository (--create makes one at a path)"

@@ -84,6 +84,9 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
     case noVersionAtDate(document: String, date: Date)
     /// A date argument that is not an ISO 8601 date or date-time.
     case invalidDate(String)
+    /// A document docver cannot look at (a folder on its path is unreadable): whether it
+    /// changed or was deleted cannot be told, so nothing is recorded for it.
+    case unreadable(document: String, reason: String)
     case git(GitError)
     case system(SystemError)
 
@@ -157,6 +160,8 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(DocumentPath.quoted(document)) had no version at \(DateInput.iso8601(date)) (its first save is later)"
         case let .invalidDate(text):
             "invalid date '\(text)': expected an ISO 8601 date such as 2026-11-01, 2026-11-01T09:30 or 2026-11-01T09:30:00+01:00"
+        case let .unreadable(document, reason):
+            "cannot look at \(DocumentPath.quoted(document)) (\(reason)): docver cannot tell whether it changed or was deleted, and records neither"
         case let .git(error): error.message
         case let .system(error): error.description
         }

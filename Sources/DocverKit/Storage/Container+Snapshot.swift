@@ -177,7 +177,13 @@ extension Container {
         let baseTree = try tree.map { try repository.tree($0) }
         return try byDocument.keys.sorted().compactMap { document -> DocumentChange? in
             let existedBefore = try baseTree?.documentEntry(atPath: document.path) != nil
-            let existsNow = FileStat(path: root.path + "/" + document.path) != nil
+            let full = root.path + "/" + document.path
+            let existsNow = FileStat(path: full) != nil
+            // libgit2 takes the files of a folder it cannot open for deleted. Only a name that
+            // is certainly not there (ENOENT, or a file where a folder of its path should be) is.
+            if !existsNow, let code = FileStat.failure(path: full), code != ENOENT, code != ENOTDIR {
+                throw DocverError.unreadable(document: document.path, reason: String(cString: strerror(code)))
+            }
             // A change where no document existed before is an addition (as git sees it).
             return ChangeKind(existedBefore: existedBefore, existsAfter: existsNow || !existedBefore)
                 .map { DocumentChange(document: document, change: $0) }
