@@ -159,7 +159,7 @@ import Testing
         let folder = alice.root.appendingPathComponent("private").path
         chmod(folder, 0)
         defer { chmod(folder, 0o755) }
-        for arguments in [["status"], ["save"]] {
+        for arguments in [["status"], ["save"], ["save", "private/a.txt"], ["save", "private"]] {
             let command = prefix.isEmpty ? docverExecutable : prefix[0]
             let result = try runProcess(command, Array(prefix.dropFirst()) + (prefix.isEmpty ? [] : [docverExecutable]) + arguments, in: alice.root)
             #expect(result.status == 1, "\(arguments): \(result.stdout) \(result.stderr)")
