@@ -132,6 +132,9 @@ public final class Agent: Sendable {
     /// Where events go: the loop's, the answer thread's and repairs', one at a time.
     private let events: AgentEventSink
     private let referencesWatched = Atomic<Bool>(false)
+    /// The git config's fingerprint under which the agent answers the CLI's shortcut
+    /// (``AgentShortcut``), or nil when it never does.
+    private let shortcutSignature: String?
 
     /// An agent for `container`; ``run(onEvent:)`` starts it. What the agent repairs (an
     /// interrupted save it finishes, a stale lock file it removes) is reported as a `warning`
@@ -144,6 +147,7 @@ public final class Agent: Sendable {
         own.onRepair = { events.deliver(AgentEvent(.warning($0))) }
         self.container = own
         self.configuration = configuration
+        shortcutSignature = AgentShortcut.vouchedSignature(for: own)
         wakePipe = try DocverError.wrapping { try WakePipe() }
         currentStatus = Mutex(AgentStatus(pid: getpid(), container: container.root.path, device: container.device.id,
                                           started: Date(), online: true, pendingDocuments: 0, watchedFolders: 0, saves: 0))
@@ -256,6 +260,18 @@ public final class Agent: Sendable {
             let head = words[1] == "none" ? nil : words[1]
             guard let status = servableStatus(head: head) else { return unavailable }
             return (try? JSONEncoder().encode(ServedStatus(status))).map(AgentSocketAnswer.line) ?? unavailable
+        }
+        if words.first == "shortcut-status" || words.first == "shortcut-conflicts" {
+            // `<request> <device> <head> <signature>`: the CLI's shortcut (AgentShortcut).
+            guard words.count == 4, words[1] == container.device.id, let shortcutSignature, words[3] == shortcutSignature else { return unavailable }
+            if words[0] == "shortcut-conflicts" {
+                if let data = servedAnswers.answer(.conflicts, key: words[2]) { return .line(data) }
+                computeWantedAnswers()
+                return unavailable
+            }
+            guard let status = servableStatus(head: words[2] == "none" ? nil : words[2]) else { return unavailable }
+            let answer = AgentShortcut.ShortcutStatus(device: container.device.id, deviceName: container.device.name, status: ServedStatus(status))
+            return (try? JSONEncoder().encode(answer)).map(AgentSocketAnswer.line) ?? unavailable
         }
         if let first = words.first, let question = ServedQuestion(rawValue: first), words.count >= 2 {
             let key = words.dropFirst().joined(separator: " ")
