@@ -111,7 +111,8 @@ enum ServedWire {
     }
 
     static func unescape<S: StringProtocol>(_ text: S) -> String {
-        guard text.contains("%") else { return String(text) }
+        // A byte search: `contains("%")` on a substring goes through Foundation's `range(of:)`.
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }
         return text.replacingOccurrences(of: "%09", with: "\t").replacingOccurrences(of: "%0A", with: "\n")
             .replacingOccurrences(of: "%0D", with: "\r").replacingOccurrences(of: "%25", with: "%")
     }
