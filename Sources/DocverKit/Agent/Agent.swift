@@ -94,6 +94,8 @@ public final class Agent: Sendable {
     static let staleLockAge: TimeInterval = 5
     /// How long the working tree must be quiet before the agent computes the status it serves.
     static let statusSettleDelay: Duration = .milliseconds(200)
+    /// How soon after another device's branch moved in a remote on this machine the sync starts.
+    static let remoteMoveDelay: Duration = .milliseconds(150)
     /// When a document whose autosave failed is tried again.
     static let retryDelay: Duration = .seconds(10)
 
@@ -130,6 +132,9 @@ public final class Agent: Sendable {
     /// Where events go: the loop's, the answer thread's and repairs', one at a time.
     private let events: AgentEventSink
     private let referencesWatched = Atomic<Bool>(false)
+    /// The git config's fingerprint under which the agent answers the CLI's shortcut
+    /// (``AgentShortcut``), or nil when it never does.
+    private let shortcutSignature: String?
 
     /// An agent for `container`; ``run(onEvent:)`` starts it. What the agent repairs (an
     /// interrupted save it finishes, a stale lock file it removes) is reported as a `warning`
@@ -142,6 +147,7 @@ public final class Agent: Sendable {
         own.onRepair = { events.deliver(AgentEvent(.warning($0))) }
         self.container = own
         self.configuration = configuration
+        shortcutSignature = AgentShortcut.vouchedSignature(for: own)
         wakePipe = try DocverError.wrapping { try WakePipe() }
         currentStatus = Mutex(AgentStatus(pid: getpid(), container: container.root.path, device: container.device.id,
                                           started: Date(), online: true, pendingDocuments: 0, watchedFolders: 0, saves: 0))
@@ -255,6 +261,18 @@ public final class Agent: Sendable {
             guard let status = servableStatus(head: head) else { return unavailable }
             return (try? JSONEncoder().encode(ServedStatus(status))).map(AgentSocketAnswer.line) ?? unavailable
         }
+        if words.first == "shortcut-status" || words.first == "shortcut-conflicts" {
+            // `<request> <device> <head> <signature>`: the CLI's shortcut (AgentShortcut).
+            guard words.count == 4, words[1] == container.device.id, let shortcutSignature, words[3] == shortcutSignature else { return unavailable }
+            if words[0] == "shortcut-conflicts" {
+                if let data = servedAnswers.answer(.conflicts, key: words[2]) { return .line(data) }
+                computeWantedAnswers()
+                return unavailable
+            }
+            guard let status = servableStatus(head: words[2] == "none" ? nil : words[2]) else { return unavailable }
+            let answer = AgentShortcut.ShortcutStatus(device: container.device.id, deviceName: container.device.name, status: ServedStatus(status))
+            return (try? JSONEncoder().encode(answer)).map(AgentSocketAnswer.line) ?? unavailable
+        }
         if let first = words.first, let question = ServedQuestion(rawValue: first), words.count >= 2 {
             let key = words.dropFirst().joined(separator: " ")
             if let data = servedAnswers.answer(question, key: key) { return .line(data) }
@@ -309,6 +327,9 @@ public final class Agent: Sendable {
         let watcher: TreeWatcher
         /// Nil when the references cannot be watched (nobody subscribes then).
         var references: ReferenceWatcher?
+        /// The device branches of the remotes on this machine (nil when they cannot be
+        /// watched: the poll finds their changes).
+        var remoteReferences: RemoteReferenceWatcher?
         let clock = ContinuousClock()
         var queue: AutosaveQueue
         var nextSync: Instant
@@ -332,6 +353,7 @@ public final class Agent: Sendable {
             self.agent = agent
             self.watcher = watcher
             self.references = references
+            remoteReferences = try? RemoteReferenceWatcher(ownBranch: agent.container.device.branch)
             queue = AutosaveQueue(quietDelay: agent.configuration.quietDelay)
             nextSync = clock.now
             lastChange = clock.now
@@ -363,8 +385,9 @@ public final class Agent: Sendable {
             if let nextScan { deadline = min(deadline, nextScan) }
             if statusStale, needsServedStatus { deadline = min(deadline, lastChange + Agent.statusSettleDelay) }
             watcher.wait(timeout: max(.zero, min(deadline - clock.now, .seconds(60))), waking: agent.wakePipe,
-                         others: references.map { [$0.descriptor] } ?? [])
+                         others: [references?.descriptor, remoteReferences?.descriptor].compactMap { $0 })
             tellSubscribers()
+            noticeRemoteMoves()
             agent.readings.add(1, ordering: .sequentiallyConsistent)
             if collectChanges() {
                 agent.cachedStatus.withLock { $0 = nil }
@@ -404,6 +427,36 @@ public final class Agent: Sendable {
                 agent.subscribers.closeAll()
                 emit(.warning("cannot watch the references (\(error)); live queries and editors poll instead"))
             }
+        }
+
+        /// Syncs soon when another device's branch moved in a remote on this machine. The
+        /// short delay lets a push that moves several references finish first; the sync
+        /// still waits for the documents being written, as every sync does.
+        mutating func noticeRemoteMoves() {
+            guard let watching = remoteReferences else { return }
+            do {
+                guard try !watching.movedRemotes().isEmpty else { return }
+                nextSync = min(nextSync, clock.now + Agent.remoteMoveDelay)
+            } catch {
+                stopWatchingRemotes(error)
+            }
+        }
+
+        /// Watches the device branches of the remotes in `urls` that are on this machine.
+        mutating func watchLocalRemotes(_ names: [String], urls: [String: String]) {
+            guard let watching = remoteReferences else { return }
+            var directories: [String: String] = [:]
+            for name in names {
+                guard let url = urls[name], case let .local(path) = RemoteLocation(url, relativeTo: container.root),
+                      let directory = RemoteReferenceWatcher.gitDirectory(at: path) else { continue }
+                directories[name] = directory
+            }
+            do { try watching.watch(directories) } catch { stopWatchingRemotes(error) }
+        }
+
+        mutating func stopWatchingRemotes(_ error: any Error) {
+            remoteReferences = nil
+            emit(.warning("cannot watch the remotes on this machine (\(error)); their changes are found by polling every \(configuration.pollInterval.secondsText)"))
         }
 
         /// True when no status is cached and one can be.
@@ -539,6 +592,7 @@ public final class Agent: Sendable {
                 nextSync = clock.now + configuration.pollInterval
                 return
             }
+            watchLocalRemotes(names, urls: urls)
             guard !names.isEmpty else {
                 nextSync = clock.now + configuration.pollInterval
                 return
