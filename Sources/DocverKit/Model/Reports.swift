@@ -112,7 +112,8 @@ public struct DocumentSyncChange: Sendable, Hashable {
     public let document: DocumentPath
     /// What happened.
     public let kind: Kind
-    /// The current version after the sync (a deletion version when the document was deleted).
+    /// The current version after the sync (a deletion version when the document was deleted;
+    /// nil when the document is absent because a folder of its name won over it).
     public let current: DocumentVersion?
     /// The conflict version concerned, for the conflict kinds.
     public let version: DocumentVersion?
@@ -123,7 +124,9 @@ public struct DocumentSyncChange: Sendable, Hashable {
     /// One line for people, such as "notes.txt: your edit is now a conflict version; current
     /// is Bob's Phone's (version 1a2b3c4d5e6f)".
     public var summary: String {
-        let currentText = current.map { "\($0.device.name)'s (version \($0.shortID))" } ?? "none"
+        // (No current version: the document is absent here, a folder of its name standing in
+        // its place, docs/FORMAT.md "File against folder".)
+        let currentText = current.map { "\($0.device.name)'s (version \($0.shortID))" } ?? "none (a folder of that name stays)"
         switch kind {
         case .updated:
             if current?.isDeletion == true { return "\(document): deleted by \(current!.device.name)" }

@@ -46,8 +46,10 @@ extension Container {
             let document = DocumentPath(trusted: record.path)
             guard !openBefore.contains(record.versionRecord),
                   !after.resolved.contains(record.versionRecord), !after.removed.contains(record.versionRecord),
-                  let loser = try version(record.version, of: document),
-                  let current = try current(document), current.id != loser.id else { continue }
+                  let loser = try version(record.version, of: document) else { continue }
+            // (No current version: a folder of the document's name won over it.)
+            let current = try current(document)
+            guard current?.id != loser.id else { continue }
             let kind: DocumentSyncChange.Kind = loser.device.id == device.id ? .yoursIsConflictVersion : .conflictVersionKept
             if listed.insert(document.path + "\u{0}" + loser.id).inserted {
                 changes.append(DocumentSyncChange(document: document, kind: kind, current: current, version: loser))
