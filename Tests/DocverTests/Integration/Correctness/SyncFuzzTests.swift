@@ -897,7 +897,7 @@ final class FuzzWorld {
         // (1) converged, (3) working trees, (4) fsck: the shared helper.
         if recordsIssues { try expectConverged(devices, context: header() + "\nstep log:\n" + log.joined(separator: "\n") + "\n") }
         // (2) and (5) against the model.
-        let observation = try FuzzObservation.read(from: devices[0], documents: model.documents, trees: trees)
+        let observation = try FuzzObservation.read(from: devices[0], model: model, trees: trees)
         self.observation = observation
         for failure in FuzzOracle.check(model, observation) { fail(failure.message) }
         // (6) concurrent decisions (issue 11 item 6).
