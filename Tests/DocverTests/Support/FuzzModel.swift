@@ -734,7 +734,10 @@ enum FuzzOracle {
                     // The decision itself became a conflict version and was then resolved by
                     // someone who saw both: a later resolution, or a git user's plain merge that
                     // set it aside (docver records it as such, docs/FORMAT.md).
+                    // (Or an identical decision of another device, made on the same side, that
+                    // the git user's merge set aside in its place: the decided state is listed.)
                     let setAside = (observation.setAside[a.document] ?? []).contains(decision.commit)
+                        || (observation.setAsideStates[a.document] ?? []).contains(decision.result)
                     if evolved || edited || followedRename || setAside { continue }
                     failures.append(FuzzFailure(document: a.document, message: "\(a.document): the decision \(decision) was dropped in silence: \(other) is current (\(current)) and \(decision.result) is not listed"))
                 }
