@@ -674,7 +674,16 @@ final class FuzzWorld {
             if !state.isAbsent, try trees.state(of: document, at: next, in: directory) == state { return true }
             for parent in parents[next] ?? [] where seen.insert(parent).inserted { stack.append(parent) }
         }
-        if try trees.state(of: document, at: head, in: directory).isAbsent {
+        // A decision made after seeing this version, keeping the state now current: on a side
+        // whose decision is its newest state of the document, the decision commit stands for
+        // its version (docs/FORMAT.md, "Integration"), though it changes no tree.
+        let now = try trees.state(of: document, at: head, in: directory)
+        let pattern = "^Docver-(Resolved|Removed|Replaced): [0-9a-f]{40} \(NSRegularExpression.escapedPattern(for: document))$"
+        for commit in try runGit(["log", "--format=%H", "-E", "--grep=" + pattern, head], in: directory).split(separator: "\n").map(String.init)
+        where model.plainCommits[commit] == nil && graph.isAncestorOrSelf(version, of: commit) && commit != version {
+            if try trees.state(of: document, at: commit, in: directory) == now { return true }
+        }
+        if now.isAbsent {
             let touching = try runGit(["rev-list", "--full-history", head, "--", ":(literal)\(document)"], in: directory).split(separator: "\n")
             for commit in touching.map(String.init) where commit != version {
                 // A deletion saved on top of this version (or of the same state saved elsewhere);
@@ -761,7 +770,7 @@ final class FuzzWorld {
         if roll >= 75 {
             if let conflict = pick(try device.conflicts()), let version = pick(conflict.conflicts) {
                 records.append("\(chance(50) ? "Docver-Removed" : "Docver-Resolved"): \(version.id) \(conflict.document.path)")
-            } else if let document = pick(present(device)), let older = try device.history(of: DocumentPath(document)).dropFirst().first {
+            } else if let document = pick(present(device)), let older = (try? device.history(of: DocumentPath(document)))?.dropFirst().first {
                 records.append("Docver-Conflict: \(older.id) - \(document)")
             }
             if !records.isEmpty { what += " with typed records \(records.map { $0.split(separator: " ").prefix(2).joined(separator: " ").prefix(30) })" }
@@ -977,8 +986,12 @@ final class FuzzWorld {
             return after == before ? nil : after
         }
         if result.status == 0 {
+            guard let merged = try head() else { return (nil, "already up to date") }
+            // A fast-forward makes no merge: the branch now holds the other side's commits.
+            let parents = try runGit(["rev-list", "--parents", "-n", "1", merged], in: directory).split(whereSeparator: \.isWhitespace).count - 1
+            guard parents > 1 else { return (nil, "fast-forward") }
             stats["plain merge \(how.rawValue.isEmpty ? "(content)" : how.rawValue)", default: 0] += 1
-            return (try head(), try head() == nil ? "already up to date" : "merged cleanly")
+            return (merged, "merged cleanly")
         }
         guard (try? runGit(["rev-parse", "-q", "--verify", "MERGE_HEAD"], in: directory)) != nil else {
             return (nil, "refused: \(result.stderr.prefix(200))")
@@ -987,7 +1000,7 @@ final class FuzzWorld {
             .split(separator: "\n").map(String.init)
         let unmerged = status.filter { ["DD", "AU", "UD", "UA", "DU", "AA", "UU"].contains(String($0.prefix(2))) }
         guard unmerged.allSatisfy({ $0.hasPrefix("UU ") || $0.hasPrefix("AA ") }), !status.contains(where: { $0.hasPrefix("??") }) else {
-            try runGit(["merge", "--abort"], in: directory)
+            try abortMerge(in: directory)
             stats["plain merge given up", default: 0] += 1
             return (nil, "gave up on \(unmerged.map { $0.prefix(2) + " " + $0.dropFirst(3) })")
         }
@@ -1040,11 +1053,20 @@ final class FuzzWorld {
         try runGit(["add", "-A"], in: directory)
         let commit = try runProcess("/usr/bin/git", ["commit", "-q", "--no-edit"], in: directory, environment: Self.gitUser)
         guard commit.status == 0 else {
-            try runGit(["merge", "--abort"], in: directory)
+            try abortMerge(in: directory)
             return (nil, "could not commit: \(commit.stderr.prefix(200))")
         }
         stats["plain merge settled by hand (\(style.rawValue))", default: 0] += 1
         return (try head(), "conflicts settled by hand: " + settled.joined(separator: ", "))
+    }
+
+    /// `git merge --abort`; when git cannot (a file/folder conflict left entries it will not
+    /// touch), what a user does next: reset to HEAD and remove what the merge left behind (the
+    /// checkout had nothing unsaved, see `plainMerge`).
+    private func abortMerge(in directory: URL) throws {
+        if (try? runGit(["merge", "--abort"], in: directory)) != nil { return }
+        try runGit(["reset", "-q", "--hard", "HEAD"], in: directory)
+        try runGit(["clean", "-q", "-fd"], in: directory)
     }
 
     /// Records a merge made with plain git: reachable from the end like every save, skipped by
