@@ -334,6 +334,8 @@ struct FuzzObservation {
     /// Versions only a merge resolution's records set aside, though its result lacks their
     /// changes (a "clean" merge that dropped them): not set aside.
     var claimedByMerges: [String] = []
+    /// `resolvedConflictVersions(of:)` of documents where it lists a version more than once.
+    var resolvedListedTwice: [String: [String]] = [:]
     var graph: FuzzGraph
 
     init(head: String, graph: FuzzGraph) {
@@ -401,7 +403,9 @@ struct FuzzObservation {
             return words[1] + " " + (words.last!.removingPercentEncoding ?? words.last!)
         })
         for document in documents.sorted() {
-            for version in try device.resolvedConflictVersions(of: DocumentPath(document))
+            let resolved = try device.resolvedConflictVersions(of: DocumentPath(document))
+            if Set(resolved.map(\.id)).count != resolved.count { observation.resolvedListedTwice[document] = resolved.map(\.id) }
+            for version in resolved
             where settledBy[document]?[version.id] != nil || !typed.contains(version.id + " " + document) {
                 settledBy[document, default: [:]][version.id, default: []].insert("plain merge")
             }
@@ -498,6 +502,12 @@ enum FuzzOracle {
                 failures.append(FuzzFailure(document: document, message: "\(document): conflicts() lists \(ids.map(\.short).sorted()), the trailers leave \(expected.map(\.short).sorted()) unresolved"
                     + (typed.isEmpty ? "" : " (" + typed.joined(separator: "; ") + ")")))
             }
+        }
+
+        // A conflict version is identified by its version alone (docs/FORMAT.md, "The
+        // unresolved set"): records of it from several commits list it once, resolved too.
+        for (document, ids) in observation.resolvedListedTwice.sorted(by: { $0.key < $1.key }) {
+            failures.append(FuzzFailure(document: document, message: "\(document): resolvedConflictVersions (versions --all) lists a version twice: \(ids.map(\.short))"))
         }
 
         // docs/FORMAT.md: a plain folder is no document, so never a version of one.
