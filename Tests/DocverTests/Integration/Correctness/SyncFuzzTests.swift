@@ -1538,6 +1538,15 @@ final class FuzzWorld {
         // off at its start (seen with 120-step sessions), and the end must still say it.
         let comment = Comment(rawValue: "\(header())\n[\(place)] \(message)\nstep log:\n\(log.joined(separator: "\n"))"
             + "\nfinding, again: \(header())\n[\(place)] \(message)")
+        // Known and open (issue 11): a sync whose report calls "updated" the replacement of a
+        // version the device had by one that does not descend from it, seen when a rename and
+        // a creation meet at one name, or a plain criss-cross merge decided it (seeds 11, 30
+        // and others; dates come from the clock, so a seed does not always replay it). Every
+        // version is still listed; only the report is short. Any other finding fails.
+        if message.contains("and the report says updated: an edit or a decision of") {
+            withKnownIssue("a report calls an override 'updated' (issue 11, open)", isIntermittent: true) { Issue.record(comment) }
+            return
+        }
         Issue.record(comment)
     }
 }
