@@ -4,6 +4,7 @@
 #include <git2.h>
 #include <git2/sys/merge.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -19,29 +20,33 @@ static inline int docver_disable_strict_hash_verification(void) {
 static inline int docver_loose_object_is_complete(const char *path) {
     FILE *file = fopen(path, "rb");
     if (!file) return 1;
+    /* The buffers (80 KB) live on the heap: this runs at the bottom of deep tree walks, on
+       threads whose stack may be 512 KB in all. */
+    enum { input_size = 16384, output_size = 65536 };
+    unsigned char *input = malloc(input_size + output_size);
+    if (!input) { fclose(file); return 1; }
+    unsigned char *output = input + input_size;
     z_stream stream;
     memset(&stream, 0, sizeof stream);
-    if (inflateInit(&stream) != Z_OK) { fclose(file); return 0; }
-    unsigned char input[16384], output[65536];
-    int result = Z_OK;
+    if (inflateInit(&stream) != Z_OK) { free(input); fclose(file); return 0; }
+    int result = Z_OK, complete = 0;
     do {
-        stream.avail_in = (uInt)fread(input, 1, sizeof input, file);
+        stream.avail_in = (uInt)fread(input, 1, input_size, file);
         if (ferror(file) || stream.avail_in == 0) break;
         stream.next_in = input;
         do {
-            stream.avail_out = sizeof output;
+            stream.avail_out = output_size;
             stream.next_out = output;
             result = inflate(&stream, Z_NO_FLUSH);
-            if (result == Z_NEED_DICT || result == Z_DATA_ERROR || result == Z_MEM_ERROR || result == Z_STREAM_ERROR) {
-                inflateEnd(&stream);
-                fclose(file);
-                return 0;
-            }
+            if (result == Z_NEED_DICT || result == Z_DATA_ERROR || result == Z_MEM_ERROR || result == Z_STREAM_ERROR) goto done;
         } while (stream.avail_out == 0 && result != Z_STREAM_END);
     } while (result != Z_STREAM_END);
+    complete = result == Z_STREAM_END;
+done:
     inflateEnd(&stream);
+    free(input);
     fclose(file);
-    return result == Z_STREAM_END;
+    return complete;
 }
 
 /* Swift cannot read the size macros as typed constants. */

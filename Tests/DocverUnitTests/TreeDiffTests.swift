@@ -32,3 +32,51 @@ import Testing
         #expect(try scratch.reopened().changedPaths(from: old, to: new) == ["a.txt"])
     }
 }
+
+/// The walk of `changedPaths` goes as deep as the trees do (up to
+/// ``Repository/maximumTreeDepth`` folders), whatever the stack of the thread it runs on:
+/// secondary threads get 512 KB on macOS, and sanitizers make every frame larger. Recursing
+/// once per folder overflowed the stack of the AddressSanitizer build's `docver ls` on a
+/// 1500-deep tree (NoTrapCLITests.aTreeNestedTooDeeplyIsAnErrorNotACrash).
+@Suite struct DeepTreeDiffTests {
+    @Test func aTreeAsDeepAsDocverWalksIsDiffedOnASmallStack() throws {
+        let scratch = try TempRepository()
+        let depth = Repository.maximumTreeDepth - 1
+        let path = Array(repeating: "d", count: depth).joined(separator: "/") + "/deep.txt"
+        let old = try scratch.tree(["a.txt": "one\n"])
+        let new = try scratch.tree(old, changing: [path: "deep\n"])
+        let folder = scratch.url.path
+        let (paths, failure) = try Self.onSmallStack { try Repository(opening: folder, search: false).changedPaths(from: old, to: new) }
+        #expect(failure == nil)
+        #expect(paths == [path])
+    }
+
+    @Test func aDeeperTreeIsAnErrorNotACrash() throws {
+        let scratch = try TempRepository()
+        let path = Array(repeating: "d", count: Repository.maximumTreeDepth + 50).joined(separator: "/") + "/deep.txt"
+        let new = try scratch.tree(nil, changing: [path: "deep\n"])
+        let folder = scratch.url.path
+        let (_, failure) = try Self.onSmallStack { try Repository(opening: folder, search: false).changedPaths(from: nil, to: new) }
+        #expect("\(failure.map { "\($0)" } ?? "")".contains("nested deeper than"))
+    }
+
+    /// Runs `body` on a thread with a 512 KB stack and waits for it.
+    static func onSmallStack(_ body: @escaping @Sendable () throws -> [String]) throws -> ([String]?, (any Error)?) {
+        let outcome = SmallStackOutcome()
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            do { outcome.value = try body() } catch { outcome.error = error }
+            done.signal()
+        }
+        thread.stackSize = 512 * 1024
+        thread.start()
+        done.wait()
+        return (outcome.value, outcome.error)
+    }
+}
+
+/// Written by the small-stack thread before it signals, read after the wait.
+private final class SmallStackOutcome: @unchecked Sendable {
+    var value: [String]?
+    var error: (any Error)?
+}

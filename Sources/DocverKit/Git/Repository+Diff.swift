@@ -11,27 +11,31 @@ extension Repository {
     /// the reverse, is the file plus every file of the folder.
     func changedPaths(from old: ObjectID?, to new: ObjectID?) throws -> [String] {
         var result: [String] = []
-        try collectChanges(old, new, prefix: "", into: &result)
-        return result.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-    }
-
-    private func collectChanges(_ old: ObjectID?, _ new: ObjectID?, prefix: String, into result: inout [String]) throws {
-        guard old != new else { return }
-        try Self.checkTreeDepth(prefix)
-        let oldEntries = try old.map { try tree($0).entries } ?? []
-        let newEntries = try new.map { try tree($0).entries } ?? []
-        for (before, after) in Self.pairedEntries(oldEntries, newEntries) {
-            if let before, let after, before.id == after.id, before.mode == after.mode { continue }
-            let path = prefix + (before ?? after)!.name
-            let beforeFolder = before.map { $0.mode.isTree ? $0.id : nil } ?? nil
-            let afterFolder = after.map { $0.mode.isTree ? $0.id : nil } ?? nil
-            if beforeFolder != nil || afterFolder != nil {
-                try collectChanges(beforeFolder, afterFolder, prefix: path + "/", into: &result)
+        // The folder pairs still to compare, kept here rather than on the call stack: the walk
+        // goes as deep as the trees (up to `maximumTreeDepth` folders), and recursing once per
+        // folder overflowed a thread's stack first (512 KB for a secondary thread on macOS, and
+        // sanitizers make every frame larger). The order of the walk does not matter: the
+        // result is sorted.
+        var pending: [(old: ObjectID?, new: ObjectID?, prefix: String)] = [(old, new, "")]
+        while let folder = pending.popLast() {
+            guard folder.old != folder.new else { continue }
+            try Self.checkTreeDepth(folder.prefix)
+            let oldEntries = try folder.old.map { try tree($0).entries } ?? []
+            let newEntries = try folder.new.map { try tree($0).entries } ?? []
+            for (before, after) in Self.pairedEntries(oldEntries, newEntries) {
+                if let before, let after, before.id == after.id, before.mode == after.mode { continue }
+                let path = folder.prefix + (before ?? after)!.name
+                let beforeFolder = before.map { $0.mode.isTree ? $0.id : nil } ?? nil
+                let afterFolder = after.map { $0.mode.isTree ? $0.id : nil } ?? nil
+                if beforeFolder != nil || afterFolder != nil {
+                    pending.append((beforeFolder, afterFolder, path + "/"))
+                }
+                let beforeFile = before.map { !$0.mode.isTree } ?? false
+                let afterFile = after.map { !$0.mode.isTree } ?? false
+                if beforeFile || afterFile { result.append(path) }
             }
-            let beforeFile = before.map { !$0.mode.isTree } ?? false
-            let afterFile = after.map { !$0.mode.isTree } ?? false
-            if beforeFile || afterFile { result.append(path) }
         }
+        return result.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
     /// The entries of two trees paired by name. Trees list entries in git's order (names

@@ -29,19 +29,20 @@ enum Subprocess {
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
-        let inputPipe = input.map { _ in Pipe() }
+        let inputChannel = try input.map { _ throws(SystemError) in try InputChannel() }
         let outputPipe = Pipe()
-        process.standardInput = inputPipe ?? FileHandle.nullDevice
+        process.standardInput = inputChannel?.childEnd ?? FileHandle.nullDevice
         process.standardOutput = outputPipe
         process.standardError = FileHandle.nullDevice
         do {
             try process.run()
         } catch {
+            inputChannel?.close()
             throw .wrapping("run", arguments.first ?? executable, error)
         }
-        if let input, let inputPipe {
-            inputPipe.fileHandleForWriting.write(input)
-            try? inputPipe.fileHandleForWriting.close()
+        if let input, let inputChannel {
+            inputChannel.send(input)
+            inputChannel.close()
         }
         let output = outputPipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
@@ -63,3 +64,54 @@ enum Subprocess {
         return (user, password)
     }
 }
+
+/// The standard input of a helper program: a socket pair instead of a pipe.
+///
+/// A program may exit without reading its input (ssh-keygen given a key file that does not
+/// exist does). Writing the rest to a pipe then raises SIGPIPE, whose default action ends the
+/// whole process: the editor using DocverKit, or the CLI without its error message. A socket
+/// written with `send(MSG_NOSIGNAL)` reports EPIPE instead, on this thread only, without
+/// touching the process's signal dispositions.
+private final class InputChannel {
+    let childEnd: FileHandle
+    private let parentEnd: Int32
+
+    init() throws(SystemError) {
+        var ends: [Int32] = [0, 0]
+        // Close-on-exec: no other program started meanwhile inherits an end (and keeps the
+        // child from seeing the end of its input); Process dup2s the child's end to fd 0.
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            throw .errno("create a socket pair", "")
+        }
+        parentEnd = ends[0]
+        childEnd = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
+        // The child reads, the parent writes: neither direction needs the other half.
+        _ = shutdown(ends[0], Int32(SHUT_RD))
+        _ = shutdown(ends[1], Int32(SHUT_WR))
+    }
+
+    /// Sends `data` until it is all written or the reader has gone (which is not an error:
+    /// the program's exit status tells what happened).
+    func send(_ data: Data) {
+        // The parent's copy of the child's end goes first, or a reader that exited would
+        // leave it open and a full socket would block this send for ever.
+        try? childEnd.close()
+        data.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var offset = 0
+            while offset < buffer.count {
+                let sent = Foundation.send(parentEnd, base + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+                if sent < 0 && errno == EINTR { continue }
+                guard sent > 0 else { return }
+                offset += sent
+            }
+        }
+    }
+
+    /// Closes both ends: the child reads the end of its input.
+    func close() {
+        try? childEnd.close()
+        _ = Foundation.close(parentEnd)
+    }
+}
+
