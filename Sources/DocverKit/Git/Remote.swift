@@ -251,7 +251,8 @@ final class Remote {
         self.repository = repository
     }
 
-    deinit { git_remote_free(pointer) }
+    // Freeing closes a connection libgit2 may have kept (TLS writes its close_notify then).
+    deinit { withoutPipeSignal { git_remote_free(pointer) } }
 
     static func lookup(_ name: String, in repository: Repository) throws -> Remote? {
         var handle: OpaquePointer?
@@ -333,6 +334,13 @@ final class Remote {
     /// nothing moves for the stall time-out. Errors become one line.
     private func bounded(_ state: UnsafeMutablePointer<TransferState>, _ body: () throws -> Void) throws {
         let settings = state.pointee.settings
+        // A server that goes away mid-push makes libgit2's next write raise SIGPIPE, which
+        // would kill the whole process: the write must fail with EPIPE instead.
+        try withoutPipeSignal { try transfer(state, settings: settings, body) }
+    }
+
+    private func transfer(_ state: UnsafeMutablePointer<TransferState>, settings: TransferSettings,
+                          _ body: () throws -> Void) throws {
         let endpoint = NetworkEndpoint(url: url)
         if let endpoint, let problem = endpoint.probe(timeout: settings.connectTimeout) {
             throw GitError(code: .other(-1), message: problem, function: "connect")
@@ -341,6 +349,8 @@ final class Remote {
         let watchdog = endpoint.map { StallWatchdog(endpoint: $0, limit: settings.stallTimeout) }
         state.pointee.watchdog = watchdog
         defer {
+            // Close the connection while the watchdog still guards it.
+            git_remote_disconnect(pointer)
             watchdog?.stop()
             state.pointee.watchdog = nil
         }
@@ -360,6 +370,27 @@ final class Remote {
         message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }.joined(separator: "; ")
     }
+}
+
+/// Runs `body` with SIGPIPE blocked on this thread, so that writing to a connection the peer
+/// closed fails with EPIPE rather than killing the process; a SIGPIPE left pending is
+/// discarded before the thread's mask is restored.
+func withoutPipeSignal<T>(_ body: () throws -> T) rethrows -> T {
+    var pipeSignal = sigset_t()
+    sigemptyset(&pipeSignal)
+    sigaddset(&pipeSignal, SIGPIPE)
+    var previousMask = sigset_t()
+    pthread_sigmask(SIG_BLOCK, &pipeSignal, &previousMask)
+    defer {
+        var pending = sigset_t()
+        sigpending(&pending)
+        if sigismember(&pending, SIGPIPE) == 1 {
+            var immediately = timespec()
+            _ = sigtimedwait(&pipeSignal, nil, &immediately)
+        }
+        pthread_sigmask(SIG_SETMASK, &previousMask, nil)
+    }
+    return try body()
 }
 
 /// Lends a `git_strarray` view of Swift strings for the duration of `body`.
