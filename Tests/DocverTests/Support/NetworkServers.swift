@@ -82,6 +82,11 @@ final class ServerProcess: @unchecked Sendable {
         }
     }
 
+    /// Stops the server and everything it started (SIGSTOP): connections stay open and silent.
+    func pause() {
+        for member in processTree(pid) { Glibc.kill(member, SIGSTOP) }
+    }
+
     /// Kills the server and everything it started (SIGKILL), and reaps it.
     func kill() {
         guard isRunning else { return }
@@ -200,6 +205,8 @@ final class SSHServer {
 
     func stop() { killServer(process, port: port) }
 
+    func pause() { process.pause() }
+
     deinit { stop() }
 }
 
@@ -272,6 +279,8 @@ final class HTTPGitServer {
 
     func stop() { killServer(process, port: port) }
 
+    func pause() { process.pause() }
+
     deinit { stop() }
 }
 
@@ -294,6 +303,8 @@ final class GitDaemonServer {
     func url(_ repository: String) -> String { "git://127.0.0.1:\(port)/\(repository)" }
 
     func stop() { killServer(process, port: port) }
+
+    func pause() { process.pause() }
 
     deinit { stop() }
 }

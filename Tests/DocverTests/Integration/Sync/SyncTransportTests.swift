@@ -19,6 +19,15 @@ import DocverTestSupport
             case .git: true
             }
         }
+
+        /// False, with a message saying why, when this transport's server is not installed
+        /// here (never on CI, where a missing server fails the test).
+        var serverAvailable: Bool {
+            guard !usable else { return true }
+            let package = self == .ssh ? "openssh-server" : "lighttpd lighttpd-mod-openssl"
+            print("SyncTransportTests: skipped over \(rawValue): its server is not installed (apt-get install \(package); .ci/run installs it)")
+            return false
+        }
     }
 
     /// A server of one transport serving `served/remote.git`.
@@ -70,6 +79,13 @@ import DocverTestSupport
 
         var log: String { ssh?.log ?? http?.log ?? "" }
 
+        /// Freezes the server and its children mid-transfer (SIGSTOP).
+        func pause() {
+            ssh?.pause()
+            http?.pause()
+            daemon?.pause()
+        }
+
         func stop() {
             ssh?.stop()
             http?.stop()
@@ -113,8 +129,8 @@ import DocverTestSupport
 
     /// Every transport whose server is installed (all on CI).
     /// DOCVER_TEST_TRANSPORTS=ssh,https narrows them, to debug one.
-    static let transports = Transport.allCases.filter { $0.usable && chosen($0) }
-    static let authenticated = [Transport.ssh, .https].filter { $0.usable && chosen($0) }
+    static let transports = Transport.allCases.filter(chosen)
+    static let authenticated = [Transport.ssh, .https].filter(chosen)
     static func chosen(_ transport: Transport) -> Bool {
         guard let list = ProcessInfo.processInfo.environment["DOCVER_TEST_TRANSPORTS"] else { return true }
         return list.split(separator: ",").contains { $0 == transport.rawValue }
@@ -124,6 +140,7 @@ import DocverTestSupport
 
     @Test(arguments: transports)
     func cloneAndSyncRoundTrip(_ transport: Transport) throws {
+        guard transport.serverAvailable else { return }
         let scratch = try Scratch()
         let server = try Server(transport, scratch: scratch)
         let alice = try scratch.device("alice")
@@ -158,6 +175,7 @@ import DocverTestSupport
 
     @Test(arguments: authenticated)
     func wrongCredentialsFailInOneLineWithoutPrompting(_ transport: Transport) throws {
+        guard transport.serverAvailable else { return }
         let scratch = try Scratch()
         let server = try Server(transport, scratch: scratch)
         let alice = try scratch.device("alice")
@@ -182,6 +200,7 @@ import DocverTestSupport
 
     @Test(arguments: authenticated)
     func anUnknownServerIdentityIsRefused(_ transport: Transport) throws {
+        guard transport.serverAvailable else { return }
         let scratch = try Scratch()
         let server = try Server(transport, scratch: scratch)
         let alice = try scratch.device("alice")
@@ -304,6 +323,7 @@ import DocverTestSupport
 
     @Test(arguments: transports)
     func aServerKilledMidPushLeavesBothSidesConsistent(_ transport: Transport) throws {
+        guard transport.serverAvailable else { return }
         let scratch = try Scratch()
         var server = try Server(transport, scratch: scratch)
         let alice = try scratch.device("alice")
@@ -354,6 +374,7 @@ import DocverTestSupport
 
     @Test(arguments: transports)
     func aServerKilledMidFetchLeavesTheDeviceUnchanged(_ transport: Transport) throws {
+        guard transport.serverAvailable else { return }
         let scratch = try Scratch()
         var server = try Server(transport, scratch: scratch)
         // alice pushes a big save straight into the served repository.
@@ -408,10 +429,58 @@ import DocverTestSupport
         try expectFsckClean(bob.root)
     }
 
+    @Test(arguments: transports)
+    func aServerFrozenMidFetchIsAbandonedAfterTheStallTimeout(_ transport: Transport) throws {
+        guard transport.serverAvailable else { return }
+        let scratch = try Scratch()
+        var server = try Server(transport, scratch: scratch)
+        let alice = try scratch.device("alice", remote: server.remote)
+        try Self.bigDocument().write(to: alice.root.appendingPathComponent("big.bin"))
+        try alice.save([DocumentPath("big.bin")])
+        try alice.sync()
+        let bob = try scratch.device("bob")
+        try server.configure(bob)
+        try bob.git(["config", "docver.network.stallTimeout", "2"])
+        try bob.addRemote("origin", url: server.url)
+        let before = try refSnapshot(bob.root)
+
+        nonisolated(unsafe) var frozenAt: Date?
+        let serverToFreeze = server
+        var caught: Error?
+        do {
+            try bob.sync(progress: { progress in
+                if progress.direction == .fetch, progress.bytes > 2 << 20, frozenAt == nil {
+                    frozenAt = Date()
+                    serverToFreeze.pause()
+                }
+            })
+        } catch { caught = error }
+        let elapsed = frozenAt.map { -$0.timeIntervalSinceNow } ?? -1
+        #expect(frozenAt != nil, "the fetch finished before the server could be frozen")
+        guard case let .remote(name, message)? = caught as? DocverError else {
+            Issue.record("expected a remote error, got \(String(describing: caught))")
+            return
+        }
+        #expect(name == "origin" && message.contains("for 2 seconds (docver.network.stallTimeout)"), "\(message)")
+        #expect(elapsed >= 1.9 && elapsed < 8, "error \(elapsed) s after the freeze")
+        print("[figure] server frozen mid-fetch over \(transport), stallTimeout 2 s: error \(String(format: "%.2f", elapsed)) s after the freeze")
+        #expect(try refSnapshot(bob.root) == before)
+        try expectFsckClean(bob.root)
+        server.stop()
+
+        // The same short bound does not cut a transfer that keeps moving.
+        server = try Server(transport, scratch: scratch, served: server.served)
+        try server.configure(bob)
+        _ = try bob.git(["remote", "set-url", "origin", server.url])
+        try bob.sync()
+        #expect(FileManager.default.contents(atPath: bob.root.appendingPathComponent("big.bin").path)?.count == 20 << 20)
+    }
+
     // MARK: A server that refuses
 
     @Test(arguments: transports)
     func aPushRefusedByAHookIsReportedAndTheNextSyncSucceeds(_ transport: Transport) throws {
+        guard transport.serverAvailable else { return }
         let scratch = try Scratch()
         let server = try Server(transport, scratch: scratch)
         let hook = server.remote.appendingPathComponent("hooks/pre-receive")
