@@ -21,12 +21,20 @@ struct NetworkEndpoint: Equatable, CustomStringConvertible {
             guard let (host, port) = Self.split(authority, defaultPort: defaultPort) else { return nil }
             self.init(scheme: scheme, host: host, port: port)
         } else {
-            // scp-like ssh: [user@]host:path, where no slash comes before the colon.
-            guard let colon = url.firstIndex(of: ":"), !url[..<colon].contains("/") else { return nil }
-            var host = String(url[..<colon])
-            if let at = host.lastIndex(of: "@") { host = String(host[host.index(after: at)...]) }
-            if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-            guard !host.isEmpty else { return nil }
+            // scp-like ssh: [user@]host:path or [user@][ipv6]:path, no slash before the colon.
+            var rest = Substring(url)
+            if let at = rest.firstIndex(of: "@"), !rest[..<at].contains(where: { $0 == "/" || $0 == ":" }) {
+                rest = rest[rest.index(after: at)...]
+            }
+            let host: String
+            if rest.hasPrefix("[") {
+                guard let close = rest.firstIndex(of: "]"), rest[rest.index(after: close)...].hasPrefix(":") else { return nil }
+                host = String(rest[rest.index(after: rest.startIndex)..<close])
+            } else {
+                guard let colon = rest.firstIndex(of: ":"), !rest[..<colon].contains("/") else { return nil }
+                host = String(rest[..<colon])
+            }
+            guard !host.isEmpty, !host.contains("/") else { return nil }
             self.init(scheme: "ssh", host: host, port: 22)
         }
     }
