@@ -188,8 +188,9 @@ import DocverTestSupport
         let result = try docver("sync", in: alice.root)
         let elapsed = -started.timeIntervalSinceNow
         #expect(result.status == 1)
-        #expect(result.stderrLines.count <= 2 && result.stderrLines.first?.hasPrefix("docver: error: remote 'origin': authentication failed") == true,
+        #expect(result.stderrLines.count == 2 && result.stderrLines.first?.hasPrefix("docver: error: remote 'origin': authentication failed") == true,
                 "\(result.stderr)")
+        #expect(result.stderrLines.last?.hasPrefix("hint: for ssh, set the key with") == true, "\(result.stderr)")
         #expect(elapsed < 15, "took \(elapsed) s")
         #expect(try refSnapshot(alice.root) == before)
         #expect(try alice.status().changed.isEmpty)
