@@ -133,8 +133,8 @@ struct NetworkEndpoint: Equatable, CustomStringConvertible {
 /// returns and the transfer fails (``fired`` tells why).
 ///
 /// libgit2 1.5.1 neither exposes its sockets nor has a time-out option, so the watchdog finds
-/// them in `/proc/self/fd`: TCP sockets opened since the transfer began whose peer is one of
-/// the endpoint's addresses and port (and sockets still connecting, which have no peer yet).
+/// them in `/proc/self/fd`: TCP sockets whose peer is one of the endpoint's addresses and port
+/// (and sockets opened since the transfer began that are still connecting, with no peer yet).
 /// Activity is read from the kernel (`TCP_INFO`: milliseconds since data was last sent and
 /// received), so a long transfer that keeps moving is never cut. On systems without `/proc`
 /// only the callbacks count and stalled sockets cannot be closed.
@@ -179,12 +179,15 @@ final class StallWatchdog: @unchecked Sendable {
             if isStopped { return }
             var matched: [Int32] = []
             var socketIdle = Double.infinity
-            for (descriptor, inode) in Self.sockets() where !baseline.contains(inode) {
+            for (descriptor, inode) in Self.sockets() {
                 guard let info = Self.tcpInfo(descriptor) else { continue }
                 if info.state == 2 /* TCP_SYN_SENT: no peer yet */ {
+                    guard !baseline.contains(inode) else { continue }
                     matched.append(descriptor)
                     socketIdle = min(socketIdle, sinceSign)
                 } else if isPeer(descriptor) {
+                    // Also a connection opened before this transfer: libgit2 keeps an HTTP
+                    // connection from the fetch alive for the push.
                     matched.append(descriptor)
                     socketIdle = min(socketIdle, Double(min(info.sinceSent, info.sinceReceived)) / 1000)
                 }

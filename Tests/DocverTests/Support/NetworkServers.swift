@@ -83,8 +83,12 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// Stops the server and everything it started (SIGSTOP): connections stay open and silent.
+    /// Several passes catch a child forked while the tree was read.
     func pause() {
-        for member in processTree(pid) { Glibc.kill(member, SIGSTOP) }
+        for _ in 0..<3 {
+            for member in processTree(pid) { Glibc.kill(member, SIGSTOP) }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
     }
 
     /// Kills the server and everything it started (SIGKILL), and reaps it.

@@ -322,6 +322,9 @@ import DocverTestSupport
         return Data(bytes)
     }
 
+    // libgit2 reports a push's progress at most every half second, but at once for its first
+    // bytes: the server is stopped then, with most of the 20 MB still to come (on loopback a
+    // push of 20 MB can end within the first half second).
     @Test(arguments: transports)
     func aServerKilledMidPushLeavesBothSidesConsistent(_ transport: Transport) throws {
         guard transport.serverAvailable else { return }
@@ -342,7 +345,7 @@ import DocverTestSupport
         var caught: Error?
         do {
             try alice.sync(progress: { progress in
-                if progress.direction == .push, progress.bytes > 2 << 20, killedAt == nil {
+                if progress.direction == .push, progress.bytes > 0, killedAt == nil {
                     killedAt = Date()
                     serverToKill.stop()
                 }
@@ -475,6 +478,72 @@ import DocverTestSupport
         _ = try bob.git(["remote", "set-url", "origin", server.url])
         try bob.sync()
         #expect(FileManager.default.contents(atPath: bob.root.appendingPathComponent("big.bin").path)?.count == 20 << 20)
+    }
+
+    @Test(arguments: transports)
+    func aServerFrozenMidPushIsAbandonedAfterTheStallTimeout(_ transport: Transport) throws {
+        guard transport.serverAvailable else { return }
+        let scratch = try Scratch()
+        var server = try Server(transport, scratch: scratch)
+        let alice = try scratch.device("alice")
+        try server.configure(alice)
+        try alice.git(["config", "docver.network.stallTimeout", "2"])
+        try alice.addRemote("origin", url: server.url)
+        try alice.saveText("small\n", to: "note.txt")
+        try alice.sync()
+        let remoteBefore = try refSnapshot(server.remote)
+        try Self.bigDocument().write(to: alice.root.appendingPathComponent("big.bin"))
+        try alice.save([DocumentPath("big.bin")])
+        let before = try refSnapshot(alice.root)
+
+        nonisolated(unsafe) var frozenAt: Date?
+        let serverToFreeze = server
+        var caught: Error?
+        do {
+            try alice.sync(progress: { progress in
+                if progress.direction == .push, progress.bytes > 0, frozenAt == nil {
+                    frozenAt = Date()
+                    serverToFreeze.pause()
+                }
+            })
+        } catch { caught = error }
+        let elapsed = frozenAt.map { -$0.timeIntervalSinceNow } ?? -1
+        #expect(frozenAt != nil, "the push finished before the server could be frozen")
+        guard case let .remote(name, message)? = caught as? DocverError else {
+            Issue.record("expected a remote error, got \(String(describing: caught))")
+            return
+        }
+        #expect(name == "origin" && message.contains("for 2 seconds (docver.network.stallTimeout)"), "\(message)")
+        #expect(elapsed >= 1.9 && elapsed < 8, "error \(elapsed) s after the freeze")
+        print("[figure] server frozen mid-push over \(transport), stallTimeout 2 s: error \(String(format: "%.2f", elapsed)) s after the freeze")
+        #expect(try refSnapshot(alice.root) == before)
+        try expectFsckClean(alice.root)
+        server.stop()
+        #expect(try refSnapshot(server.remote) == remoteBefore)
+        try expectFsckClean(server.remote)
+
+        server = try Server(transport, scratch: scratch, served: server.served)
+        try server.configure(alice)
+        _ = try alice.git(["remote", "set-url", "origin", server.url])
+        #expect(try alice.sync().pushed == ["origin"])
+    }
+
+    @Test func aCloneFromAStalledServerLeavesNothingBehind() throws {
+        let scratch = try Scratch()
+        let listener = try SilentListener()
+        defer { listener.stop() }
+        let home = scratch.path("home")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        try "[docver \"network\"]\n\tstallTimeout = 1\n".write(to: home.appendingPathComponent(".gitconfig"), atomically: true, encoding: .utf8)
+        let destination = scratch.path("phone")
+        let started = Date()
+        let result = try Self.cli(["clone", listener.url, destination.path, "--device", "phone"], home: home)
+        let elapsed = -started.timeIntervalSinceNow
+        #expect(result.status == 1)
+        #expect(result.stderrLines.first == "docver: error: remote 'origin': no progress from 127.0.0.1:\(listener.port) for 1 seconds (docver.network.stallTimeout): the transfer was abandoned",
+                "\(result.stderr)")
+        #expect(elapsed < 6, "took \(elapsed) s")
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
     }
 
     // MARK: A server that refuses
