@@ -5,16 +5,22 @@ import DocverKit
 /// The library's errors describe what went wrong; advice that names commands and flags belongs
 /// to the CLI, so it lives here. Printed as the `hint:` line under `docver: error: ...`.
 enum Advice {
+    /// The hint for a library error. A hint names what the error knows (the remote, the path,
+    /// a version) and is otherwise phrased without placeholders: `-C PATH` reads as something
+    /// to type.
     static func hint(for error: DocverError) -> String? {
         switch error {
-        case .notAContainer: "create one with 'docver init', or pass -C PATH"
+        case .notAContainer: "create one with 'docver init', or name a container's folder with -C"
         case .alreadyAContainer: "run init with the same device id and name to check it, or use the container as it is"
         case .ambiguousVersion: "give more digits of the version id"
+        case .unreadable: "make the folder readable (chmod) for the user running docver, or move it out of the container"
         case .noSuchVersion: "'docver versions' with the document's name lists its versions, 'docver log' every save"
         case .versionNeedsDocument: "name the document first, then the version; 'docver log --json' lists the documents each save changed"
-        case .noRemotes: "add one with 'docver remote add NAME URL'"
+        case .noRemotes: "add one with 'docver remote add origin' followed by the path or address of a repository (--create makes one at a path)"
         case .noRepositoryAt: "pass --create to make an empty bare repository there"
-        case .remoteInsideContainer: "put the remote repository outside the container, e.g. next to it: ../NAME.git"
+        case .remoteInsideContainer: "put the remote repository outside the container, next to it for example"
+        case let .repositoryHasWorkingTree(path):
+            "sync through a bare repository; 'git clone --bare \(Terminal.shellWord(path)) \(Terminal.shellWord(bareSibling(of: path)))' makes one from it"
         case .noSuchRemote: "list remotes with 'docver remote list'"
         case let .remote(_, message) where message.hasPrefix("authentication failed"):
             "for ssh, set the key with 'git config docver.network.sshKey PATH' or load it into ssh-agent; for https, configure a git credential helper (git config credential.helper store)"
@@ -25,8 +31,12 @@ enum Advice {
         case let .remote(_, message) where message.contains("(docver.network.stallTimeout)") || message.contains("(docver.network.connectTimeout)"):
             "the server did not answer in time; saves stay here: sync again later, or allow longer with 'git config docver.network.stallTimeout SECONDS'"
         case let .remote(name, _):
-            "check its URL with 'docver remote list' (fix it with 'docver remote set-url \(Terminal.shellWord(name)) URL'); saves stay here until a sync reaches it"
-        case .choiceRequired: "pass --keep ID, or run on a terminal to choose interactively"
+            "check where it points with 'docver remote list' (change that with 'docver remote set-url \(Terminal.shellWord(name))' and the right address); saves stay here until a sync reaches it"
+        case let .remoteUnusable(name, problem): remoteHint(name, problem)
+        case let .syncIncomplete(report): incompleteSyncHint(report)
+        case let .choiceRequired(document, versions):
+            // Each listed version starts with its short id; the first is the current version.
+            "pass --keep with the id of the version to keep (docver resolve \(Terminal.shellWord(document)) --keep \(versions.first?.split(separator: " ").first ?? "@")), or run on a terminal to choose interactively"
         case .mergeFailed: "resolve with --strategy choose, or save the merge with --markers"
         case .conflictChanged: "run the command again to see the new versions"
         case let .editsInTheWay(_, blocking):
@@ -38,6 +48,45 @@ enum Advice {
         case .indexLocked: "if no git command is running, remove .git/index.lock; 'docver status' then shows the true state"
         default: nil
         }
+    }
+
+    /// A configured remote whose local repository went missing, or is no bare repository.
+    private static func remoteHint(_ name: String, _ problem: DocverError) -> String? {
+        let remote = Terminal.shellWord(name)
+        switch problem {
+        case let .noRepositoryAt(path):
+            return "if it moved, point '\(name)' at it with 'docver remote set-url \(remote)' and its new path; "
+                + "to start again with an empty one: docver remote set-url \(remote) \(Terminal.shellWord(path)) --create"
+        case let .repositoryHasWorkingTree(path):
+            let bare = bareSibling(of: path)
+            return "sync through a bare repository: git clone --bare \(Terminal.shellWord(path)) \(Terminal.shellWord(bare))"
+                + " && docver remote set-url \(remote) \(Terminal.shellWord(bare))"
+        case .fileNotRepository:
+            return "point '\(name)' at a bare git repository with 'docver remote set-url \(remote)', or remove it with 'docver remote remove \(remote)'"
+        default:
+            return hint(for: problem)
+        }
+    }
+
+    /// After a sync that reached some remotes and not others.
+    private static func incompleteSyncHint(_ report: SyncReport) -> String? {
+        if report.unreachable.count == 1, let failure = report.unreachable.first {
+            switch failure.error {
+            case .remoteUnusable: return hint(for: failure.error)
+            default: break
+            }
+        }
+        let names = report.unreachable.map { Terminal.shellWord($0.remote) }
+        let they = names.count == 1 ? "it" : "they"
+        return "check where \(they) point\(names.count == 1 ? "s" : "") with 'docver remote list'; saves stay here until a sync reaches "
+            + (names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1])
+    }
+
+    /// Where a bare copy of a repository with a working tree would go: beside it, with `.git`
+    /// (`/home/alice/notes` → `/home/alice/notes.git`; its `.git` folder counts as it).
+    static func bareSibling(of path: String) -> String {
+        let worktree = path.hasSuffix("/.git") ? String(path.dropLast("/.git".count)) : path
+        return worktree + ".git"
     }
 
     /// The next step when documents are in conflict: how to resolve them, naming the document

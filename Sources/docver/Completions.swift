@@ -20,6 +20,21 @@ enum Completions {
             .filter { $0.hasPrefix(prefix) && (!$0.hasPrefix("../") || prefix.hasPrefix("..")) }
     }
 
+    /// What `save` takes: the saved documents, and the files and folders of the working tree
+    /// in the folder being typed (new documents, packages), from one directory listing.
+    static let documentsAndFiles: Completer = { words, position, prefix in
+        let saved = documents(words, position, prefix)
+        let typedFolder = prefix.contains("/") ? String(prefix[...prefix.lastIndex(of: "/")!]) : ""
+        var directory = FileManager.default.currentDirectoryPath
+        for (index, word) in words.enumerated() where word == "-C" && index + 1 < words.count {
+            directory = URL(fileURLWithPath: words[index + 1], relativeTo: URL(fileURLWithPath: directory, isDirectory: true)).path
+        }
+        let folder = URL(fileURLWithPath: typedFolder.isEmpty ? "." : typedFolder, relativeTo: URL(fileURLWithPath: directory, isDirectory: true))
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        let files = names.filter { !$0.hasPrefix(".") }.map { typedFolder + $0 }.filter { $0.hasPrefix(prefix) }
+        return Array(Set(saved + files)).sorted()
+    }
+
     /// Version ids (12 digits) of the document named on the command line, or of recent saves.
     static let versions: Completer = { words, _, prefix in
         guard let (container, directory) = container(named: words) else { return [] }
@@ -27,6 +42,20 @@ enum Completions {
         let documents = Set((try? container.documentPaths()) ?? [])
         let document = words.lazy.compactMap { try? arguments.path($0) }.first(where: documents.contains)
         let ids = (try? container.recentVersionIDs(of: document)) ?? []
+        return ids.map { String($0.prefix(12)) }.filter { $0.hasPrefix(prefix.lowercased()) }
+    }
+
+    /// The unresolved conflict versions of the document named on the command line (12
+    /// digits), as `mark-resolved` takes them; its recent versions when the conflicts are not
+    /// known without walking history (``Container/cachedConflictVersionIDs(of:)``).
+    static let conflictVersions: Completer = { words, position, prefix in
+        guard let (container, directory) = container(named: words) else { return [] }
+        let arguments = DocumentArguments(container, directory: directory)
+        let documents = Set((try? container.documentPaths()) ?? [])
+        guard let document = words.lazy.compactMap({ try? arguments.path($0) }).first(where: documents.contains),
+              let ids = (try? container.cachedConflictVersionIDs(of: document)) ?? nil else {
+            return versions(words, position, prefix)
+        }
         return ids.map { String($0.prefix(12)) }.filter { $0.hasPrefix(prefix.lowercased()) }
     }
 

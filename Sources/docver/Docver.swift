@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct Docver: AsyncParsableCommand {
@@ -22,7 +23,11 @@ struct Docver: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     static func main() async {
-        await main(LogCount.expanding(Array(CommandLine.arguments.dropFirst())))
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        // `docver status` and `docver conflicts` answered by the agent, before the argument
+        // parser and libgit2 start (Shortcut.swift); anything else, or any doubt, goes on here.
+        if Shortcut.run(arguments) { Foundation.exit(0) }
+        await main(Resolve.rewritingOldKeepSpelling(LogCount.expanding(arguments)))
     }
 }
 

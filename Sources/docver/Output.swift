@@ -290,8 +290,15 @@ struct SyncOutput: Encodable {
     let changes: [Change]
     let newConflicts: [String: [String]]
     let warnings: [String]
+    /// Remotes a sync could not complete with (it then exits 1), and why.
+    let unreachable: [Unreachable]
     var container: String?
     var device: String?
+
+    struct Unreachable: Encodable {
+        let remote: String
+        let error: String
+    }
 
     init(_ report: SyncReport, container: Container? = nil) {
         savedBeforeSync = report.savedBeforeSync.map(SaveOutput.init)
@@ -300,6 +307,7 @@ struct SyncOutput: Encodable {
         changes = report.documentChanges.map(Change.init)
         newConflicts = Dictionary(uniqueKeysWithValues: report.newConflicts.map { ($0.key.path, $0.value) })
         warnings = report.warnings
+        unreachable = report.unreachable.map { Unreachable(remote: $0.remote, error: $0.reason) }
         self.container = container?.root.path
         device = container?.device.id
     }
@@ -312,11 +320,14 @@ struct SyncOutput: Encodable {
         try keyed.encode(changes, forKey: .changes)
         try keyed.encode(newConflicts, forKey: .newConflicts)
         try keyed.encode(warnings, forKey: .warnings)
+        try keyed.encode(unreachable, forKey: .unreachable)
         try keyed.encodeIfPresent(container, forKey: .container)
         try keyed.encodeIfPresent(device, forKey: .device)
     }
 
-    enum CodingKeys: String, CodingKey { case savedBeforeSync, integrated, pushed, changes, newConflicts, warnings, container, device }
+    enum CodingKeys: String, CodingKey {
+        case savedBeforeSync, integrated, pushed, changes, newConflicts, warnings, unreachable, container, device
+    }
 }
 
 /// `restore`, `replace`, `mark-resolved` and `remove-other-versions` with `--json`: the

@@ -45,6 +45,14 @@ extension Docver.Clone: GlobalOptionsCommand {}
 extension GlobalOptions {
     /// Decides this run's ``OutputSettings`` and starts the `-v` diagnostics.
     func apply() {
+        OutputSettings.apply(color: color, quiet: quiet, verbose: verbose, noPager: noPager)
+    }
+}
+
+extension OutputSettings {
+    /// Decides this run's settings from the global options' values (``GlobalOptions/apply()``,
+    /// and the shortcut, which runs without the argument parser with the defaults).
+    static func apply(color: ColorChoice, quiet: Bool, verbose: Int, noPager: Bool) {
         let environment = ProcessInfo.processInfo.environment
         let stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
         let stderrIsTerminal = isatty(STDERR_FILENO) == 1

@@ -81,6 +81,7 @@ struct DocumentArguments {
     /// not a document, the second an existing document and not a version): it is followed,
     /// with a hint that gives the documented order.
     func version(of document: String, _ version: String?, at date: String?, command: String) throws -> (DocumentPath, VersionSpecifier?) {
+        // Commands refuse both in validate() (AtOption.refuse(alongside:)); this is the backstop.
         if version != nil, date != nil { throw ValidationError("give a version or --at, not both") }
         if let date {
             guard let parsed = DateInput.parse(date) else { throw DocverError.invalidDate(date) }
@@ -191,5 +192,12 @@ struct AtOption: ParsableArguments {
     // A date that does not parse is a usage error (exit 64), as for `ls --modified-since`.
     func validate() throws {
         if let at, DateInput.parse(at) == nil { throw ValidationError(DocverError.invalidDate(at).description) }
+    }
+
+    /// A version and `--at` together are a usage error. Called from the command's own
+    /// `validate()`, so that the error shows that command's usage, not the top level's (an
+    /// error thrown from `run()` is reported against the root command).
+    func refuse(alongside version: String?) throws {
+        if version != nil, at != nil { throw ValidationError("give a version or --at, not both") }
     }
 }

@@ -97,6 +97,8 @@ final class ProgressRenderer: Sendable {
         if progress.direction == .fetch, progress.objects == total, progress.indexedObjects < total {
             text += ", indexing \(Terminal.grouped(progress.indexedObjects))/\(Terminal.grouped(total))"
         }
+        // A push to a local repository has no byte count until it is done (TransferProgress.bytes).
+        guard progress.direction == .fetch || progress.bytes > 0 else { return final ? text + ", done." : text }
         text += ", \(Terminal.size(Int64(progress.bytes)))"
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         if seconds > 0.05 {

@@ -53,17 +53,23 @@ extension Agent {
 }
 
 extension Agent {
+    // A client waits 20 ms for a served answer (connecting included) before it works
+    // directly: the agent answers from memory in well under a millisecond (docs/AGENT.md).
+
     /// The container's status as its running agent keeps it, or nil when no agent runs, it
     /// does not answer within `timeout`, or it cannot vouch that nothing changed since it
     /// computed it: then call ``Container/status()``. When not nil, it is what
-    /// ``Container/status()`` returns, without reading the working tree.
-    public static func cachedStatus(of container: Container, timeout: Duration = .milliseconds(50)) -> ContainerStatus? {
-        guard !container.hasInterruptedCheckout else { return nil }
+    /// ``Container/status()`` returns, without reading the working tree. An agent that does
+    /// not answer in time is not asked again by this process for a few seconds (neither for
+    /// the status nor for the conflicts ``Container/status()`` then lists).
+    public static func cachedStatus(of container: Container, timeout: Duration = .milliseconds(20)) -> ContainerStatus? {
+        guard container.asksAgent, !container.hasInterruptedCheckout,
+              FileStat(path: container.files.agentSocket) != nil else { return nil }
         let head: ObjectID?
         do { head = try container.withRepository { try container.headCommit($0) } } catch { return nil }
         let milliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         guard let answer = AgentSocketClient.request("container-status \(head?.hex ?? "none")", path: container.files.agentSocket,
-                                                     timeout: max(1, milliseconds)),
+                                                     timeout: max(1, milliseconds), rememberingSilence: true),
               let served = try? JSONDecoder().decode(ServedStatus.self, from: Data(answer.utf8)) else { return nil }
         return served.status
     }

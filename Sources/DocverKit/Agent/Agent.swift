@@ -94,6 +94,8 @@ public final class Agent: Sendable {
     static let staleLockAge: TimeInterval = 5
     /// How long the working tree must be quiet before the agent computes the status it serves.
     static let statusSettleDelay: Duration = .milliseconds(200)
+    /// How soon after another device's branch moved in a remote on this machine the sync starts.
+    static let remoteMoveDelay: Duration = .milliseconds(150)
     /// When a document whose autosave failed is tried again.
     static let retryDelay: Duration = .seconds(10)
 
@@ -120,12 +122,32 @@ public final class Agent: Sendable {
     private let subscribers = AgentSubscribers()
     /// The documents and conflicts kept for `ls`, `conflicts` and the metadata query.
     private let servedAnswers = ServedAnswers()
+    /// Computes the answers clients missed, on a thread of its own: a large container's
+    /// documents take seconds, and autosaves and syncs must not wait for them.
+    private let answerQueue = DispatchQueue(label: "docver agent answers", qos: .utility)
+    /// True while a computation is queued or running on `answerQueue`.
+    private let answering = Atomic<Bool>(false)
+    /// Milliseconds each served answer's computation is held back (tests: a slow container).
+    let answerDelayForTesting = Atomic<Int>(0)
+    /// Where events go: the loop's, the answer thread's and repairs', one at a time.
+    private let events: AgentEventSink
     private let referencesWatched = Atomic<Bool>(false)
+    /// The git config's fingerprint under which the agent answers the CLI's shortcut
+    /// (``AgentShortcut``), or nil when it never does.
+    private let shortcutSignature: String?
 
-    /// An agent for `container`; ``run(onEvent:)`` starts it.
+    /// An agent for `container`; ``run(onEvent:)`` starts it. What the agent repairs (an
+    /// interrupted save it finishes, a stale lock file it removes) is reported as a `warning`
+    /// event, not to the container's ``Container/onRepair``.
     public init(container: Container, configuration: Configuration = Configuration()) throws {
-        self.container = container
+        let events = AgentEventSink()
+        self.events = events
+        var own = container
+        own.asksAgent = false
+        own.onRepair = { events.deliver(AgentEvent(.warning($0))) }
+        self.container = own
         self.configuration = configuration
+        shortcutSignature = AgentShortcut.vouchedSignature(for: own)
         wakePipe = try DocverError.wrapping { try WakePipe() }
         currentStatus = Mutex(AgentStatus(pid: getpid(), container: container.root.path, device: container.device.id,
                                           started: Date(), online: true, pendingDocuments: 0, watchedFolders: 0, saves: 0))
@@ -148,7 +170,7 @@ public final class Agent: Sendable {
     /// Runs the agent until ``stop()``: takes the container's agent lock (throws
     /// ``AgentError/alreadyRunning(pid:)`` when another agent holds it), listens on the
     /// socket, watches, autosaves and syncs, reporting each step to `onEvent` (called on the
-    /// agent's own thread, one event at a time).
+    /// agent's threads, one event at a time).
     public func run(onEvent: @escaping @Sendable (AgentEvent) -> Void) async throws {
         try await offCooperativePool { try self.runBlocking(onEvent: onEvent) }
     }
@@ -158,6 +180,8 @@ public final class Agent: Sendable {
     private var isStopping: Bool { stopRequested.load(ordering: .sequentiallyConsistent) }
 
     private func runBlocking(onEvent: @escaping @Sendable (AgentEvent) -> Void) throws {
+        events.handler.withLock { $0 = onEvent }
+        defer { events.handler.withLock { $0 = nil } }
         let files = container.files
         let lock = try DocverError.wrapping { try AgentLock(path: files.agentPID) }
         defer { lock.release() }
@@ -188,13 +212,16 @@ public final class Agent: Sendable {
                 watchDescriptor.store(-1, ordering: .sequentiallyConsistent)
                 cachedStatus.withLock { $0 = nil }
             }
-            var loop = Loop(agent: self, watcher: watcher, references: references, onEvent: onEvent)
+            var loop = Loop(agent: self, watcher: watcher, references: references)
             loop.emit(.started(pid: getpid(), folders: watcher.watchCount))
             if let referenceProblem { loop.emit(.warning(referenceProblem)) }
             loop.scan(.start)
             while !isStopping {
                 loop.step()
             }
+            // An answer being computed only reads; it ends before the agent reports it stopped.
+            answerQueue.sync {}
+            servedAnswers.removeAll()
             loop.emit(.stopped)
         }
     }
@@ -234,10 +261,22 @@ public final class Agent: Sendable {
             guard let status = servableStatus(head: head) else { return unavailable }
             return (try? JSONEncoder().encode(ServedStatus(status))).map(AgentSocketAnswer.line) ?? unavailable
         }
+        if words.first == "shortcut-status" || words.first == "shortcut-conflicts" {
+            // `<request> <device> <head> <signature>`: the CLI's shortcut (AgentShortcut).
+            guard words.count == 4, words[1] == container.device.id, let shortcutSignature, words[3] == shortcutSignature else { return unavailable }
+            if words[0] == "shortcut-conflicts" {
+                if let data = servedAnswers.answer(.conflicts, key: words[2]) { return .line(data) }
+                computeWantedAnswers()
+                return unavailable
+            }
+            guard let status = servableStatus(head: words[2] == "none" ? nil : words[2]) else { return unavailable }
+            let answer = AgentShortcut.ShortcutStatus(device: container.device.id, deviceName: container.device.name, status: ServedStatus(status))
+            return (try? JSONEncoder().encode(answer)).map(AgentSocketAnswer.line) ?? unavailable
+        }
         if let first = words.first, let question = ServedQuestion(rawValue: first), words.count >= 2 {
             let key = words.dropFirst().joined(separator: " ")
             if let data = servedAnswers.answer(question, key: key) { return .line(data) }
-            wakePipe.wake() // the loop computes it for the next request
+            computeWantedAnswers() // for the next request
             return unavailable
         }
         switch request.trimmingCharacters(in: .whitespaces) {
@@ -253,6 +292,34 @@ public final class Agent: Sendable {
         }
     }
 
+    /// Computes the answers clients missed, off the loop (on `answerQueue`), for the
+    /// references as they are now. An answer is kept only if the references did not move
+    /// while it was computed. Called by the socket's thread after a miss.
+    private func computeWantedAnswers() {
+        guard !isStopping, answering.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged else { return }
+        answerQueue.async { [self] in
+            while true {
+                for question in servedAnswers.takeWanted().sorted(by: { $0.rawValue < $1.rawValue }) {
+                    if isStopping { break }
+                    do {
+                        guard let key = try question.key(of: container) else { continue }
+                        let delay = answerDelayForTesting.load(ordering: .relaxed)
+                        if delay > 0 { usleep(UInt32(delay) * 1000) }
+                        let data = try question.compute(in: container)
+                        guard try question.key(of: container) == key else { continue }
+                        servedAnswers.store(question, key: key, data: data)
+                    } catch {
+                        events.deliver(AgentEvent(.warning("cannot compute the \(question.rawValue) to serve (the next request tries again): \(error)")))
+                    }
+                }
+                answering.store(false, ordering: .sequentiallyConsistent)
+                // A miss after the last `takeWanted` found `answering` still set: take it now.
+                guard !isStopping, servedAnswers.hasWanted,
+                      answering.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged else { return }
+            }
+        }
+    }
+
     /// The loop's state; it lives on the agent's thread only.
     private struct Loop {
         typealias Instant = ContinuousClock.Instant
@@ -260,7 +327,9 @@ public final class Agent: Sendable {
         let watcher: TreeWatcher
         /// Nil when the references cannot be watched (nobody subscribes then).
         var references: ReferenceWatcher?
-        let onEvent: @Sendable (AgentEvent) -> Void
+        /// The device branches of the remotes on this machine (nil when they cannot be
+        /// watched: the poll finds their changes).
+        var remoteReferences: RemoteReferenceWatcher?
         let clock = ContinuousClock()
         var queue: AutosaveQueue
         var nextSync: Instant
@@ -280,11 +349,11 @@ public final class Agent: Sendable {
         var configuration: Configuration { agent.configuration }
         var container: Container { agent.container }
 
-        init(agent: Agent, watcher: TreeWatcher, references: ReferenceWatcher?, onEvent: @escaping @Sendable (AgentEvent) -> Void) {
+        init(agent: Agent, watcher: TreeWatcher, references: ReferenceWatcher?) {
             self.agent = agent
             self.watcher = watcher
             self.references = references
-            self.onEvent = onEvent
+            remoteReferences = try? RemoteReferenceWatcher(ownBranch: agent.container.device.branch)
             queue = AutosaveQueue(quietDelay: agent.configuration.quietDelay)
             nextSync = clock.now
             lastChange = clock.now
@@ -303,7 +372,7 @@ public final class Agent: Sendable {
                 status.pendingDocuments = queue.count
                 status.watchedFolders = watcher.watchCount
             }
-            onEvent(event)
+            agent.events.deliver(event)
         }
 
         /// One turn: wait for changes or the next deadline, then autosave what is quiet and
@@ -316,8 +385,9 @@ public final class Agent: Sendable {
             if let nextScan { deadline = min(deadline, nextScan) }
             if statusStale, needsServedStatus { deadline = min(deadline, lastChange + Agent.statusSettleDelay) }
             watcher.wait(timeout: max(.zero, min(deadline - clock.now, .seconds(60))), waking: agent.wakePipe,
-                         others: references.map { [$0.descriptor] } ?? [])
+                         others: [references?.descriptor, remoteReferences?.descriptor].compactMap { $0 })
             tellSubscribers()
+            noticeRemoteMoves()
             agent.readings.add(1, ordering: .sequentiallyConsistent)
             if collectChanges() {
                 agent.cachedStatus.withLock { $0 = nil }
@@ -343,23 +413,6 @@ public final class Agent: Sendable {
                 if writersMayGoAhead() { sync() } else { nextSync = clock.now + .seconds(1) }
             }
             refreshServedStatus()
-            refreshServedAnswers()
-        }
-
-        /// Computes the answers clients missed, for the references as they are now. An answer
-        /// is kept only if the references did not move while it was computed.
-        func refreshServedAnswers() {
-            for question in agent.servedAnswers.takeWanted().sorted(by: { $0.rawValue < $1.rawValue }) {
-                if agent.isStopping { return }
-                do {
-                    guard let key = try question.key(of: container) else { continue }
-                    let data = try question.compute(in: container)
-                    guard try question.key(of: container) == key else { continue }
-                    agent.servedAnswers.store(question, key: key, data: data)
-                } catch {
-                    emit(.warning("cannot compute the \(question.rawValue) to serve (the next request tries again): \(error)"))
-                }
-            }
         }
 
         /// Tells the subscribers when a reference moved. If the references can no longer be
@@ -374,6 +427,36 @@ public final class Agent: Sendable {
                 agent.subscribers.closeAll()
                 emit(.warning("cannot watch the references (\(error)); live queries and editors poll instead"))
             }
+        }
+
+        /// Syncs soon when another device's branch moved in a remote on this machine. The
+        /// short delay lets a push that moves several references finish first; the sync
+        /// still waits for the documents being written, as every sync does.
+        mutating func noticeRemoteMoves() {
+            guard let watching = remoteReferences else { return }
+            do {
+                guard try !watching.movedRemotes().isEmpty else { return }
+                nextSync = min(nextSync, clock.now + Agent.remoteMoveDelay)
+            } catch {
+                stopWatchingRemotes(error)
+            }
+        }
+
+        /// Watches the device branches of the remotes in `urls` that are on this machine.
+        mutating func watchLocalRemotes(_ names: [String], urls: [String: String]) {
+            guard let watching = remoteReferences else { return }
+            var directories: [String: String] = [:]
+            for name in names {
+                guard let url = urls[name], case let .local(path) = RemoteLocation(url, relativeTo: container.root),
+                      let directory = RemoteReferenceWatcher.gitDirectory(at: path) else { continue }
+                directories[name] = directory
+            }
+            do { try watching.watch(directories) } catch { stopWatchingRemotes(error) }
+        }
+
+        mutating func stopWatchingRemotes(_ error: any Error) {
+            remoteReferences = nil
+            emit(.warning("cannot watch the remotes on this machine (\(error)); their changes are found by polling every \(configuration.pollInterval.secondsText)"))
         }
 
         /// True when no status is cached and one can be.
@@ -499,13 +582,17 @@ public final class Agent: Sendable {
 
         mutating func sync() {
             let names: [String]
+            let urls: [String: String]
             do {
-                names = try configuration.remotes ?? container.remotes().map(\.name)
+                let remotes = try container.remotes()
+                urls = Dictionary(remotes.map { ($0.name, $0.url) }, uniquingKeysWith: { first, _ in first })
+                names = configuration.remotes ?? remotes.map(\.name)
             } catch {
                 emit(.warning("cannot read the remotes: \(error)"))
                 nextSync = clock.now + configuration.pollInterval
                 return
             }
+            watchLocalRemotes(names, urls: urls)
             guard !names.isEmpty else {
                 nextSync = clock.now + configuration.pollInterval
                 return
@@ -514,6 +601,10 @@ public final class Agent: Sendable {
             let pushing = unpushedSaves
             for name in names {
                 if agent.isStopping { return }
+                if let url = urls[name], let problem = Agent.localRemoteProblem(url: url, relativeTo: container.root) {
+                    failure = "\(name): \(problem)"
+                    continue
+                }
                 do {
                     let report = try container.sync([name], savingFirst: [])
                     announce(report, pushedSaves: pushing)
@@ -551,6 +642,32 @@ public final class Agent: Sendable {
                                yoursLost: lost.contains(document)))
             }
         }
+    }
+}
+
+extension Agent {
+    /// Why a remote on this machine cannot be synced with now (its path is gone, or holds no
+    /// repository), or nil (a network remote, or one that is there). libgit2 only says
+    /// "unsupported URL protocol" for a local path that does not exist.
+    static func localRemoteProblem(url: String, relativeTo root: URL) -> String? {
+        guard case let .local(path) = RemoteLocation(url, relativeTo: root) else { return nil }
+        if FileStat(path: path) == nil { return "the remote's path \(path) does not exist" }
+        do {
+            try Container.checkRemoteRepository(at: path)
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+}
+
+/// Hands the agent's events to the `run` caller's closure, one at a time, whichever thread
+/// reports them (the loop, the answer thread, a repair inside a save).
+final class AgentEventSink: Sendable {
+    let handler = Mutex<(@Sendable (AgentEvent) -> Void)?>(nil)
+
+    func deliver(_ event: AgentEvent) {
+        handler.withLock { $0?(event) }
     }
 }
 

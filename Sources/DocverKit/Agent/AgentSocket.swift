@@ -5,10 +5,11 @@ import Glibc
 #endif
 
 // The agent's Unix socket (.git/docver/agent.sock, mode 0600): a client connects, writes one
-// request line, reads one JSON answer line, and the agent closes the connection. Requests:
-// `status` (answer: ``AgentStatus``), `container-status <head>`, and `subscribe`, which keeps
-// the connection: one line `{"subscribed":true}`, then one line per event until the agent
-// stops. docs/AGENT.md documents them.
+// request line, reads the answer, and the agent closes the connection. Requests: `status`
+// (answer: ``AgentStatus``, one JSON line), `container-status <head>` (one JSON line),
+// `documents <references>` and `conflicts <head>` (tab-separated lines, ``ListingText``), and
+// `subscribe`, which keeps the connection: one line `{"subscribed":true}`, then one line per
+// event until the agent stops. docs/AGENT.md documents them.
 
 /// What the server does with a request.
 enum AgentSocketAnswer {
@@ -111,6 +112,10 @@ final class AgentSocketServer: Sendable {
             throw error
         }
         let listening = descriptor
+        // Each client is served on a thread of its own (a dispatch queue would run only as
+        // many at once as there are cores): one that sends nothing, or reads a large answer
+        // slowly, holds up nobody else. Beyond `maximumClients` at once, clients wait their turn.
+        let serving = Atomic<Int>(0)
         let thread = Thread {
             while true {
                 let client = accept(listening, nil, nil)
@@ -119,7 +124,17 @@ final class AgentSocketServer: Sendable {
                     return // shut down
                 }
                 _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-                Self.serve(client, subscribers: subscribers, answer: answer)
+                guard serving.add(1, ordering: .sequentiallyConsistent).newValue <= Self.maximumClients else {
+                    Self.serve(client, subscribers: subscribers, answer: answer)
+                    serving.subtract(1, ordering: .sequentiallyConsistent)
+                    continue
+                }
+                let worker = Thread {
+                    Self.serve(client, subscribers: subscribers, answer: answer)
+                    serving.subtract(1, ordering: .sequentiallyConsistent)
+                }
+                worker.name = "docver agent client"
+                worker.start()
             }
         }
         thread.name = "docver agent socket"
@@ -133,8 +148,15 @@ final class AgentSocketServer: Sendable {
         Glibc.close(descriptor)
     }
 
+    /// Clients served at once, each on its thread.
+    static let maximumClients = 32
+    /// How long a client has to send its request line (clients send it at once).
+    static let requestTimeout = 100
+    /// How long a client may pause while reading its answer before the agent gives up on it.
+    static let answerTimeout = 1000
+
     private static func serve(_ client: Int32, subscribers: AgentSubscribers, answer: (String) -> AgentSocketAnswer) {
-        setTimeout(client, milliseconds: 1000)
+        setTimeout(client, milliseconds: requestTimeout)
         guard let request = readLine(client) else {
             Glibc.close(client)
             return
@@ -148,6 +170,7 @@ final class AgentSocketServer: Sendable {
             data = line
         }
         defer { Glibc.close(client) }
+        setTimeout(client, milliseconds: answerTimeout)
         data.append(0x0A)
         // Large answers (the documents of a big container) take several sends.
         data.withUnsafeBytes { bytes in
@@ -197,33 +220,77 @@ final class AgentSocketServer: Sendable {
 
 /// The client side: one request, one answer.
 enum AgentSocketClient {
+    /// How long a process takes an agent that did not answer for gone: its later requests
+    /// for served answers do not ask it again meanwhile (one wait per command, not one per
+    /// question).
+    static let silenceMemory: Duration = .seconds(5)
+    /// Sockets whose agent did not answer in time, and when.
+    private static let silent = Mutex<[String: ContinuousClock.Instant]>([:])
+    /// Connection attempts by socket path (tests count them).
+    static let attempts = Mutex<[String: Int]>([:])
+
+    /// True when the agent at `path` did not answer a request of this process lately.
+    static func isRememberedSilent(_ path: String) -> Bool {
+        silent.withLock { list in
+            guard let since = list[path] else { return false }
+            if ContinuousClock.now - since < silenceMemory { return true }
+            list[path] = nil
+            return false
+        }
+    }
+
     /// Sends `request` and returns the answer line, or nil when nobody listens at `path` (no
     /// socket, a stale one, or no answer within `timeout`).
+    ///
+    /// `timeout` bounds connecting, sending and the answer's first bytes together; a long
+    /// answer may then take longer while it keeps coming (each pause at most `timeout`).
+    /// With `rememberingSilence`, an agent that does not answer in time is remembered
+    /// (``silenceMemory``) and not asked again meanwhile: nil at once.
     /// With `limit`, the answer may span lines: everything up to the end of the connection
     /// (at most `limit` bytes, else nil), without its final newline.
-    static func request(_ request: String, path: String, timeout milliseconds: Int, limit: Int? = nil) -> String? {
+    static func request(_ request: String, path: String, timeout milliseconds: Int, limit: Int? = nil,
+                        rememberingSilence: Bool = false) -> String? {
+        if rememberingSilence, isRememberedSilent(path) { return nil }
         guard let short = try? ShortPath(path), var address = try? AgentSocketServer.address(short.path) else { return nil }
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
+        attempts.withLock { $0[path, default: 0] += 1 }
+        let clock = ContinuousClock()
+        let deadline = clock.now + .milliseconds(milliseconds)
+        func timedOut() -> String? {
+            if rememberingSilence { silent.withLock { $0[path] = clock.now } }
+            return nil
+        }
+        // Connecting waits only when the agent's backlog is full (it does not accept).
         AgentSocketServer.setTimeout(descriptor, milliseconds: milliseconds)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard connected == 0 else { return nil }
+        guard connected == 0 else { return errno == EAGAIN || errno == EWOULDBLOCK ? timedOut() : nil }
         let line = Array((request + "\n").utf8)
         guard send(descriptor, line, line.count, Int32(MSG_NOSIGNAL)) == line.count else { return nil }
-        guard let limit else { return AgentSocketServer.readLine(descriptor) }
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let count = recv(descriptor, &buffer, buffer.count, 0)
-            if count < 0, errno == EINTR { continue }
-            guard count >= 0 else { return nil } // a timeout or an error: no whole answer
+            // Until the first bytes: what is left of the budget; then a whole budget per pause.
+            let wait = data.isEmpty ? deadline - clock.now : .milliseconds(milliseconds)
+            let waitMilliseconds = max(0, Int(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000))
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, Int32(waitMilliseconds))
+            if ready < 0, errno == EINTR { continue }
+            guard ready > 0 else { return data.isEmpty ? timedOut() : nil }
+            let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            if count < 0, errno == EINTR || errno == EAGAIN { continue }
+            guard count >= 0 else { return nil }
             if count == 0 { break }
             data.append(contentsOf: buffer[..<count])
-            guard data.count <= limit else { return nil }
+            if limit == nil, let newline = data.firstIndex(of: 0x0A) {
+                return String(decoding: data[..<newline], as: UTF8.self)
+            }
+            if let limit, data.count > limit { return nil }
         }
+        guard limit != nil else { return data.isEmpty ? nil : String(decoding: data, as: UTF8.self) }
         guard data.last == 0x0A else { return nil } // cut short
         return String(decoding: data.dropLast(), as: UTF8.self)
     }

@@ -23,6 +23,11 @@ enum ConfigKey {
     static let networkSSHKey = "docver.network.sshKey"
     static let networkKnownHosts = "docver.network.knownHosts"
     static let networkTrustedCertificates = "docver.network.trustedCertificates"
+    /// Signed saves (docs/SECURITY.md): the SSH key this device signs its commits with, and
+    /// the allowed-signers file (git's `gpg.ssh.allowedSignersFile` format, principals are
+    /// device ids) that, when set, decides whose decisions count.
+    static let signingKey = "docver.signingKey"
+    static let allowedSigners = "docver.allowedSigners"
     /// The format version this build writes.
     static let currentFormatVersion = "1"
 }

@@ -19,7 +19,9 @@ struct MetadataFiles: Sendable {
     /// Cache: the conflict records reachable from one head (``ConflictState``).
     var conflictState: String { directory + "/conflicts.json" }
     /// Cache: the conflict listing of one head.
-    var conflictListing: String { directory + "/conflict-listing.json" }
+    var conflictListing: String { directory + "/conflict-listing" }
+    /// Where builds before the text listing kept it (removed when the listing is stored).
+    var formerConflictListing: String { directory + "/conflict-listing.json" }
     /// Cache: which commit introduced a document's state, by (commit, path) (``VersionMemo``).
     var versionMemo: String { directory + "/versions.json" }
     /// Derived data: per commit, the documents it changed against each parent (``VersionIndex``).

@@ -79,11 +79,14 @@ struct RecordTrust {
 
     /// Reads once what the commit with these trailers is (so judging each of its records is
     /// constant time, however many it holds).
-    init(_ trailers: [(key: String, value: String)]) {
+    /// `decisionsSigned`: false when the container requires signed decisions and the commit's
+    /// signature does not verify (see ``SigningPolicy``).
+    init(_ trailers: [(key: String, value: String)], decisionsSigned: Bool = true) {
         isIntegration = trailers.contains { $0.key == Trailer.integration }
         // A plain `git commit` marked by the commit hook names its device too: a save of that
         // device, but its decision records were typed by hand, not made by a resolution.
-        isDocverSave = trailers.contains { $0.key == Trailer.device } && !trailers.contains { $0.key == Trailer.plainCommit }
+        isDocverSave = decisionsSigned && trailers.contains { $0.key == Trailer.device }
+            && !trailers.contains { $0.key == Trailer.plainCommit }
     }
 
     func honours(_ key: String) -> Bool {

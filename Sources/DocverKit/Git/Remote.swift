@@ -303,11 +303,28 @@ final class Remote {
     /// Pushes with explicit refspecs, reporting objects and bytes sent to `progress`; returns
     /// the references the remote refused, with reasons, and the lines the remote printed
     /// (its hooks' output).
+    ///
+    /// To a local repository the byte count is measured here, since libgit2's local transport
+    /// does not count bytes (1.5 passes the byte field of indexer statistics that
+    /// `git_packbuilder_write` never fills in): the reports carry 0 bytes while the push runs,
+    /// and the last one, sent once the push is done, the size of the pack it wrote.
     func push(_ refspecs: [String], settings: TransferSettings = TransferSettings(),
               progress: ((TransferCounts) -> Void)? = nil) throws -> (rejected: [String: String], messages: [String]) {
         var options = git_push_options()
         try check(git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)))
-        var state = TransferState(keyFiles: defaultKeyFiles(), settings: settings, progress: progress)
+        let packFolder = progress == nil ? nil : localPackFolder
+        let packsBefore = packFolder.map { Self.packSizes(in: $0) } ?? [:]
+        var lastReport: TransferCounts?
+        var reported = progress
+        if packFolder != nil, let progress {
+            reported = { counts in
+                var counts = counts
+                counts.bytes = 0
+                // The report of the whole push waits for the size of the pack.
+                if counts.totalObjects > 0 && counts.objects >= counts.totalObjects { lastReport = counts } else { progress(counts) }
+            }
+        }
+        var state = TransferState(keyFiles: defaultKeyFiles(), settings: settings, progress: reported)
         try withUnsafeMutablePointer(to: &state) { statePointer in
             Self.setCallbacks(&options.callbacks, state: statePointer)
             options.callbacks.push_transfer_progress = pushProgressCallback
@@ -318,6 +335,10 @@ final class Remote {
                     _ = try check(git_remote_push(pointer, &array, &options))
                 }
             }
+        }
+        if let packFolder, var counts = lastReport {
+            counts.bytes = Self.packSizes(in: packFolder).filter { packsBefore[$0.key] == nil }.values.reduce(0, +)
+            progress?(counts)
         }
         return (state.rejected, state.remoteMessages)
     }
@@ -391,6 +412,27 @@ func withoutPipeSignal<T>(_ body: () throws -> T) rethrows -> T {
         pthread_sigmask(SIG_SETMASK, &previousMask, nil)
     }
     return try body()
+}
+
+extension Remote {
+    /// Where libgit2's local transport writes the pack a push sends: the `objects/pack` folder
+    /// of a remote that is a path or `file://` URL (a bare repository); nil for a network remote.
+    fileprivate var localPackFolder: String? {
+        let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        guard case let .local(path) = RemoteLocation(url, relativeTo: here) else { return nil }
+        return path + "/objects/pack"
+    }
+
+    /// The pack files in a pack folder, with their sizes in bytes.
+    fileprivate static func packSizes(in folder: String) -> [String: Int] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        var sizes: [String: Int] = [:]
+        for name in names where name.hasSuffix(".pack") {
+            let size = (try? FileManager.default.attributesOfItem(atPath: folder + "/" + name))?[.size] as? Int
+            sizes[name] = size ?? 0
+        }
+        return sizes
+    }
 }
 
 /// Lends a `git_strarray` view of Swift strings for the duration of `body`.

@@ -219,8 +219,10 @@ extension Repository {
     }
 
     /// Creates a commit object without moving any reference (the caller does a CAS update).
+    /// With `sign`, the commit carries the signature `sign` returns for its contents in its
+    /// `gpgsig` header, where git looks for it (`git log --show-signature`).
     func createCommit(tree treeID: ObjectID, parents: [ObjectID], author: Identity, committer: Identity,
-                      message: String) throws -> ObjectID {
+                      message: String, sign: ((Data) throws -> String)? = nil) throws -> ObjectID {
         let authorSignature = try Signature(author)
         let committerSignature = try Signature(committer)
         let treeObject = try tree(treeID)
@@ -228,10 +230,37 @@ extension Repository {
         var parentPointers: [OpaquePointer?] = parentCommits.map { $0.pointer }
         var oid = git_oid()
         try withExtendedLifetime((authorSignature, committerSignature, treeObject, parentCommits)) {
-            _ = try check(git_commit_create(&oid, pointer, nil, authorSignature.pointer, committerSignature.pointer,
-                                            "UTF-8", message, treeObject.pointer, parentPointers.count, &parentPointers))
+            guard let sign else {
+                _ = try check(git_commit_create(&oid, pointer, nil, authorSignature.pointer, committerSignature.pointer,
+                                                "UTF-8", message, treeObject.pointer, parentPointers.count, &parentPointers))
+                return
+            }
+            var buffer = git_buf()
+            defer { git_buf_dispose(&buffer) }
+            try parentPointers.withUnsafeMutableBufferPointer { parents in
+                try parents.baseAddress!.withMemoryRebound(to: Optional<OpaquePointer>.self, capacity: parents.count) { base in
+                    _ = try check(git_commit_create_buffer(&buffer, pointer, authorSignature.pointer, committerSignature.pointer,
+                                                           "UTF-8", message, treeObject.pointer, parents.count, base))
+                }
+            }
+            let content = Data(bytes: buffer.ptr, count: buffer.size)
+            let signature = try sign(content)
+            _ = try check(git_commit_create_with_signature(&oid, pointer, buffer.ptr, signature, nil))
         }
         return ObjectID(oid)
+    }
+
+    /// A commit's signature (its `gpgsig` header) and the contents it signs; nil for an
+    /// unsigned commit.
+    func commitSignature(_ id: ObjectID) throws -> (signature: String, signedData: Data)? {
+        var signature = git_buf(), signed = git_buf()
+        defer { git_buf_dispose(&signature); git_buf_dispose(&signed) }
+        var raw = id.raw
+        let status = git_commit_extract_signature(&signature, &signed, pointer, &raw, nil)
+        if status == GIT_ENOTFOUND.rawValue { return nil }
+        _ = try check(status)
+        return (String(decoding: Data(bytes: signature.ptr, count: signature.size), as: UTF8.self),
+                Data(bytes: signed.ptr, count: signed.size))
     }
 
     /// True when two trees hold the same entry (id and mode, or absence) at a path.

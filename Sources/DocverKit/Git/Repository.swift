@@ -57,6 +57,16 @@ final class Repository {
         return true
     }
 
+    /// Whether `path` itself is a bare repository (true), a repository with a working tree
+    /// (false, also for its `.git` folder), or no repository (nil).
+    static func isBare(at path: String) -> Bool? {
+        _ = libgit2Initialised
+        var handle: OpaquePointer?
+        guard git_repository_open_ext(&handle, path, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil) == 0 else { return nil }
+        defer { git_repository_free(handle) }
+        return git_repository_is_bare(handle) == 1
+    }
+
     var isBare: Bool { git_repository_is_bare(pointer) == 1 }
 
     /// The working directory, with a trailing slash.

@@ -83,6 +83,25 @@ extension Container {
 
     /// Throws ``DocverError/noSuchDocument(_:)`` for a document with neither a current version
     /// nor conflict versions: one never saved here.
+    /// Whether `document` existed in the save `id` names (a unique prefix of any save, not
+    /// only one that changed the document): false before its first save and after its
+    /// deletion. Throws as ``version(_:of:)-(String,_)`` for an id that names no save.
+    public func documentExists(_ document: DocumentPath, inSave id: String) throws -> Bool {
+        try withRepository { repository in
+            let lowered = id.lowercased()
+            guard (4...40).contains(lowered.count), lowered.allSatisfy(\.isHexDigit) else { throw DocverError.noSuchVersion(id) }
+            let commitID: ObjectID
+            do {
+                commitID = try repository.resolveCommitPrefix(lowered)
+            } catch let error as GitError where error.code == .ambiguous {
+                throw DocverError.ambiguousVersion(id)
+            } catch let error as GitError where error.code == .notFound || error.code == .invalid {
+                throw DocverError.noSuchVersion(id)
+            }
+            return try repository.tree(repository.commit(commitID).treeID).documentEntry(atPath: document.path) != nil
+        }
+    }
+
     func refuseMissing(_ document: DocumentPath, in repository: Repository) throws {
         guard try currentVersion(of: document, in: repository) == nil else { return }
         let state = try conflictState(in: repository)

@@ -97,7 +97,8 @@ extension Container {
                 let message = CommitMessage.keyValueSave(sets: sets, removals: removals, device: device).render()
                 let identity = CommitIdentity.device(device)
                 let commit = try repository.createCommit(tree: newTree, parents: head.map { [$0] } ?? [],
-                                                         author: identity, committer: identity, message: message)
+                                                         author: identity, committer: identity, message: message,
+                                                         sign: commitSigner(in: repository))
                 do {
                     // A checkout from the old tree touches only the keys' files and updates the index,
                     // so `git status` stays clean (one checkout, not a durable write per file: the

@@ -32,6 +32,20 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
     case noRepositoryAt(String)
     /// A remote's local path lies inside the container's own working tree.
     case remoteInsideContainer(String)
+    /// A remote's local path names a file, not a git repository.
+    case fileNotRepository(String)
+    /// A remote's local path names a git repository with a working tree: a push cannot
+    /// update it (libgit2 pushes only into bare repositories).
+    case repositoryHasWorkingTree(String)
+    /// A remote URL with a scheme docver does not sync through (`ftp://`, say).
+    case unsupportedRemoteURL(String)
+    /// A configured remote's local repository cannot be used at sync time: `problem` is
+    /// ``noRepositoryAt(_:)``, ``fileNotRepository(_:)`` or ``repositoryHasWorkingTree(_:)``.
+    indirect case remoteUnusable(name: String, problem: DocverError)
+    /// A sync with several remotes completed with some and not with others. The report says
+    /// what it did with the ones it reached (``SyncReport/synced``) and why the others failed
+    /// (``SyncReport/unreachable``); what it integrated and pushed stays done.
+    indirect case syncIncomplete(SyncReport)
     /// `gc` refused or failed; the reason says which (nothing is pruned when it refuses).
     case garbageCollectionFailed(String)
     case remote(name: String, message: String)
@@ -70,6 +84,9 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
     case noVersionAtDate(document: String, date: Date)
     /// A date argument that is not an ISO 8601 date or date-time.
     case invalidDate(String)
+    /// A document docver cannot look at (a folder on its path is unreadable): whether it
+    /// changed or was deleted cannot be told, so nothing is recorded for it.
+    case unreadable(document: String, reason: String)
     case git(GitError)
     case system(SystemError)
 
@@ -103,6 +120,13 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .noRepositoryAt(path): "no git repository at \(path)"
         case let .garbageCollectionFailed(reason): "gc failed: \(reason)"
         case let .remoteInsideContainer(path): "\(path) is inside the container's working tree, where it would be saved as a document"
+        case let .fileNotRepository(path): "\(path) is a file, not a git repository"
+        case let .repositoryHasWorkingTree(path):
+            "\(path) is a git repository with a working tree; a remote must be a bare repository, which a sync can push to"
+        case let .unsupportedRemoteURL(url):
+            "unsupported remote URL '\(url)': use a local path, user@host:path, or a file://, ssh://, git://, http:// or https:// URL"
+        case let .remoteUnusable(name, problem): "remote '\(name)': \(problem.rawDescription)"
+        case let .syncIncomplete(report): Self.incompleteSync(report)
         case let .remote(name, message): "remote '\(name)': \(message)"
         case let .pushRejected(remote, message): "push to '\(remote)' was rejected: \(message)"
         case let .destinationNotEmpty(path): "destination \(path) exists and is not empty"
@@ -136,6 +160,8 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(DocumentPath.quoted(document)) had no version at \(DateInput.iso8601(date)) (its first save is later)"
         case let .invalidDate(text):
             "invalid date '\(text)': expected an ISO 8601 date such as 2026-11-01, 2026-11-01T09:30 or 2026-11-01T09:30:00+01:00"
+        case let .unreadable(document, reason):
+            "cannot look at \(DocumentPath.quoted(document)) (\(reason)): docver cannot tell whether it changed or was deleted, and records neither"
         case let .git(error): error.message
         case let .system(error): error.description
         }
@@ -143,6 +169,29 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 extension DocverError {
+    /// `could not sync with remote 'far' (failed to connect ...); synced with 'origin'`.
+    private static func incompleteSync(_ report: SyncReport) -> String {
+        let failures = report.unreachable.map { "'\($0.remote)' (\($0.reason))" }
+        let failed = "could not sync with remote\(failures.count == 1 ? "" : "s") " + listed(failures)
+        guard !report.synced.isEmpty else { return failed + "; no remote was synced" }
+        return failed + "; synced with " + listed(report.synced.map { "'\($0)'" })
+    }
+
+    /// `a`, `a and b`, `a, b and c`.
+    private static func listed(_ items: [String]) -> String {
+        guard items.count > 1 else { return items.first ?? "" }
+        return items.dropLast().joined(separator: ", ") + " and " + items[items.count - 1]
+    }
+
+    /// Whether the error concerns one remote only (it could not be reached, refused the push,
+    /// or is no repository a sync can use): a sync with several remotes goes on with the others.
+    var concernsOneRemote: Bool {
+        switch self {
+        case .remote, .pushRejected, .remoteUnusable: true
+        default: false
+        }
+    }
+
     /// Escapes control characters (names may contain them), so a description stays one line
     /// and cannot drive the terminal.
     public static func printable(_ text: String) -> String {

@@ -3,7 +3,8 @@ import Foundation
 /// Where a remote's URL points: a repository on this machine, or one reached over a network.
 ///
 /// A local path or `file://` URL can be checked (and created) before it is stored; a network
-/// URL (`git://`, `ssh://`, `https://`, scp-style `host:path`) is stored without contacting it.
+/// URL (`git://`, `ssh://`, `http://`, `https://`, scp-style `host:path`) is stored without
+/// contacting it.
 public enum RemoteLocation: Sendable, Hashable {
     /// A repository on this machine, at an absolute path.
     case local(path: String)
@@ -29,6 +30,16 @@ public enum RemoteLocation: Sendable, Hashable {
             let base = URL(fileURLWithPath: directory.path, isDirectory: true)
             self = .local(path: URL(fileURLWithPath: url, relativeTo: base).standardizedFileURL.path)
         }
+    }
+
+    /// The schemes of network URLs libgit2 syncs through (`file://` is a local path).
+    static let networkSchemes: Set<String> = ["ssh", "git", "http", "https", "ssh+git", "git+ssh"]
+
+    /// Whether a sync can go through this location: any local path, an scp-style address, or
+    /// a URL whose scheme libgit2 has a transport for (not `ftp://`, say).
+    public var isSupported: Bool {
+        guard case let .network(url) = self, let separator = url.range(of: "://") else { return true }
+        return Self.networkSchemes.contains(url[..<separator.lowerBound].lowercased())
     }
 
     /// The URL to store in the remote's configuration.

@@ -46,12 +46,49 @@ public struct SyncReport: Sendable, Hashable {
     public var newConflicts: [DocumentPath: [String]] = [:]
     /// Remotes this device's branch was pushed to.
     public var pushed: [String] = []
+    /// Remotes the sync completed with: fetched from, and pushed to when there was anything
+    /// to push.
+    public var synced: [String] = []
+    /// Remotes the sync could not complete with, and why. Always empty in a report that
+    /// ``Container/sync(_:savingFirst:progress:)`` returns; filled in the report of
+    /// ``DocverError/syncIncomplete(_:)``, which it throws when some remotes failed.
+    public var unreachable: [RemoteFailure] = []
     /// Things the user should know that did not stop the sync.
     public var warnings: [String] = []
     /// What changed for this device, document by document: other devices' versions that
     /// became current here, this device's versions that became conflict versions, conflict
     /// versions kept beside this device's, and resolutions made elsewhere. Sorted by document.
     public var documentChanges: [DocumentSyncChange] = []
+}
+
+/// A remote a sync could not complete with: it could not be reached, refused the push, or
+/// is no repository a sync can use.
+public struct RemoteFailure: Sendable, Hashable {
+    /// The remote's name.
+    public let remote: String
+    /// What went wrong (``DocverError/remote(name:message:)``,
+    /// ``DocverError/pushRejected(remote:message:)`` or ``DocverError/remoteUnusable(name:problem:)``).
+    public let error: DocverError
+
+    public init(remote: String, error: DocverError) {
+        self.remote = remote
+        self.error = error
+    }
+
+    /// Why, without the remote's name: `failed to connect to 127.0.0.1: Connection refused`.
+    public var reason: String {
+        switch error {
+        case let .remote(_, message): DocverError.printable(message)
+        case let .remoteUnusable(_, problem): problem.description
+        case let .pushRejected(_, message): "the push was rejected: " + DocverError.printable(message)
+        default: error.description
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(remote)
+        hasher.combine(error.description)
+    }
 }
 
 /// What a sync changed about one document, as seen from this device.
@@ -75,7 +112,8 @@ public struct DocumentSyncChange: Sendable, Hashable {
     public let document: DocumentPath
     /// What happened.
     public let kind: Kind
-    /// The current version after the sync (a deletion version when the document was deleted).
+    /// The current version after the sync (a deletion version when the document was deleted;
+    /// nil when the document is absent because a folder of its name won over it).
     public let current: DocumentVersion?
     /// The conflict version concerned, for the conflict kinds.
     public let version: DocumentVersion?
@@ -86,7 +124,9 @@ public struct DocumentSyncChange: Sendable, Hashable {
     /// One line for people, such as "notes.txt: your edit is now a conflict version; current
     /// is Bob's Phone's (version 1a2b3c4d5e6f)".
     public var summary: String {
-        let currentText = current.map { "\($0.device.name)'s (version \($0.shortID))" } ?? "none"
+        // (No current version: the document is absent here, a folder of its name standing in
+        // its place, docs/FORMAT.md "File against folder".)
+        let currentText = current.map { "\($0.device.name)'s (version \($0.shortID))" } ?? "none (a folder of that name stays)"
         switch kind {
         case .updated:
             if current?.isDeletion == true { return "\(document): deleted by \(current!.device.name)" }

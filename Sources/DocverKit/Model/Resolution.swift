@@ -26,16 +26,17 @@ public struct ResolutionOutcome: Sendable, Hashable {
     public let removed: [String]
     /// The save that recorded it; nil for a dry run.
     public let save: String?
-    /// One line saying what happened, for people.
+    /// One line saying what happened (`kept version …`, `saved the merge …`), or with a dry
+    /// run what would happen (`would keep version …`), for people.
     public var summary: String {
-        let verb = save == nil ? "would " : ""
+        let done = save != nil
         switch resolution {
         case let .keep(version):
-            return "\(document): \(verb)keep version \(version.shortID) from \(version.device.name) as current"
+            return "\(document): \(done ? "kept" : "would keep") version \(version.shortID) from \(version.device.name) as current"
         case .merged:
-            return "\(document): \(verb)save the merge of \(resolved.count + 1) versions as current"
+            return "\(document): \(done ? "saved" : "would save") the merge of \(resolved.count + 1) versions as current"
         case .mergedWithMarkers:
-            return "\(document): \(verb)save the merge with conflict markers; the conflict stays open"
+            return "\(document): \(done ? "saved" : "would save") the merge with conflict markers as current; the conflict stays open"
         }
     }
 }

@@ -25,7 +25,9 @@ public struct TransferProgress: Sendable, Hashable {
     public var totalObjects: Int
     /// Objects received and checked into the object database (fetch; equal to ``objects`` for a push).
     public var indexedObjects: Int
-    /// Bytes received or sent so far.
+    /// Bytes received or sent so far. A push to a local repository (a path or `file://`
+    /// remote) reports 0 while it runs and the size of the pack it wrote once it is done: its
+    /// transport does not count bytes.
     public var bytes: Int
 
     /// A report of `objects` of `totalObjects` moved (`indexedObjects` of them indexed) in `bytes`.

@@ -1,8 +1,9 @@
 import Foundation
 
-// Cheap, read-only answers for shell completion: no lock is taken and no cache under
-// .git/docver is read or written, so completing a word never changes the container and
-// costs a tree read or a bounded walk.
+// Cheap, read-only answers for shell completion: no lock is taken and nothing under
+// .git/docver is written (the conflict cache is only read, and only when it is current), so
+// completing a word never changes the container and costs a tree read, a file read or a
+// bounded walk.
 
 extension Container {
     /// The documents of the current version of this device's branch, sorted by path.
@@ -42,6 +43,17 @@ extension Container {
                 }
             }
             return result
+        }
+    }
+
+    /// Ids of the unresolved conflict versions of `document`, when docver's conflict cache
+    /// holds them for the current head (any listing of conflicts, and every sync, leave it
+    /// so); nil when it does not, since computing them would walk history and write the cache.
+    public func cachedConflictVersionIDs(of document: DocumentPath) throws -> [String]? {
+        try withRepository { repository in
+            guard let head = try headCommit(repository) else { return [] }
+            guard let state = ConflictCache(files: files, repository: repository).cachedState(at: head) else { return nil }
+            return (state.unresolvedByDocument()[document] ?? []).map(\.version)
         }
     }
 }

@@ -18,10 +18,13 @@ struct ConflictCache {
 
     /// The conflict records reachable from `head`.
     func state(at head: ObjectID) throws -> ConflictState {
+        let policy = try SigningPolicy(repository: repository)
         var state = ConflictState()
+        state.trust = policy?.key
         var hidden: [ObjectID] = []
         if let data = FileSystem.contentsIfReadable(files.conflictState),
            let cached = try? JSONDecoder().decode(ConflictState.self, from: data),
+           cached.trust == policy?.key,
            let cachedHead = cached.head.flatMap(ObjectID.init(hex:)),
            try repository.objectExists(cachedHead),
            try repository.isAncestorOrSame(cachedHead, of: head) {
@@ -33,7 +36,12 @@ struct ConflictCache {
         let plainMerges = PlainMerge(graph: VersionGraph(repository: repository))
         while let id = try walk.next() {
             let commit = try repository.commit(id)
-            try state.absorb(commit.trailers) { version, path in
+            let trailers = commit.trailers
+            // (Only commits that carry decisions have a signature worth checking.)
+            let signed = try policy.map { policy in
+                try !trailers.contains { Trailer.decisionRecords.contains($0.key) } || policy.verifies(commit, trailers: trailers, in: repository)
+            } ?? true
+            try state.absorb(trailers, decisionsSigned: signed) { version, path in
                 try Self.isVersion(version, of: path, in: repository)
             }
             if PlainMerge.isPlainMerge(commit) { state.absorb(setAside: try plainMerges.setAside(by: id)) }
@@ -41,6 +49,15 @@ struct ConflictCache {
         state.head = head.hex
         store(state, at: files.conflictState)
         return state
+    }
+
+    /// The cached conflict records when they were computed at `head`; nil otherwise. Reads
+    /// one file and writes nothing (for shell completion).
+    func cachedState(at head: ObjectID) -> ConflictState? {
+        guard let data = FileSystem.contentsIfReadable(files.conflictState),
+              let cached = try? JSONDecoder().decode(ConflictState.self, from: data),
+              cached.head == head.hex else { return nil }
+        return cached
     }
 
     /// True when `version` is a commit that holds a state of document `path` of its own: the
@@ -64,17 +81,25 @@ struct ConflictCache {
         }
     }
 
+    /// Raised whenever the rules that compute the listing change, so that a listing cached by
+    /// an older build is recomputed, not trusted (2: records are validated, plain folders are
+    /// no versions of files; 3: a resolution descends from the versions it decided, which
+    /// changes bases; 4: stored as text, not JSON).
+    static let listingFormat = 4
+
     /// The conflict listing cached for `head`, if there is one.
     func listing(at head: ObjectID) -> [Conflict]? {
-        guard let data = FileSystem.contentsIfReadable(files.conflictListing),
-              let listing = try? JSONDecoder().decode(ConflictListing.self, from: data),
-              listing.format == ConflictListing.currentFormat, listing.head == head.hex else { return nil }
-        return listing.conflicts.compactMap(\.conflict)
+        guard let data = FileSystem.contentsIfReadable(files.conflictListing) else { return nil }
+        return ListingText.decodeListing(data, format: Self.listingFormat, head: head.hex,
+                                         trust: (try? SigningPolicy(repository: repository))??.key)
     }
 
     func storeListing(_ conflicts: [Conflict], at head: ObjectID) {
-        store(ConflictListing(format: ConflictListing.currentFormat, head: head.hex, conflicts: conflicts.map(ConflictListing.Item.init)),
-              at: files.conflictListing)
+        let data = ListingText.encodeListing(format: Self.listingFormat, head: head.hex,
+                                             trust: (try? SigningPolicy(repository: repository))??.key, conflicts: conflicts)
+        try? FileSystem.createDirectory(files.directory)
+        try? AtomicFile.write(data, to: files.conflictListing)
+        try? FileSystem.remove(files.formerConflictListing)
     }
 
     private func store(_ value: some Encodable, at path: String) {
@@ -82,57 +107,4 @@ struct ConflictCache {
         try? FileSystem.createDirectory(files.directory)
         try? AtomicFile.write(data, to: path)
     }
-}
-
-/// The conflict listing of one head, as cached in `.git/docver/conflict-listing.json`.
-struct ConflictListing: Codable {
-    struct Version: Codable {
-        var id: String, document: String, device: String, deviceName: String
-        var modified: Double, size: Int64, kind: String, deletion: Bool, entry: String?
-
-        init(_ version: DocumentVersion) {
-            id = version.id
-            document = version.document.path
-            device = version.device.id
-            deviceName = version.device.name
-            modified = version.modified.timeIntervalSince1970
-            size = version.size
-            kind = version.kind.rawValue
-            deletion = version.isDeletion
-            entry = version.entryID?.hex
-        }
-
-        var version: DocumentVersion? {
-            guard let commit = ObjectID(hex: id), let kind = DocumentKind(rawValue: kind) else { return nil }
-            return DocumentVersion(id: id, document: DocumentPath(trusted: document), device: Device(unchecked: device, name: deviceName),
-                                   modified: Date(timeIntervalSince1970: modified), size: size, kind: kind, isDeletion: deletion,
-                                   commitID: commit, entryID: entry.flatMap(ObjectID.init(hex:)))
-        }
-    }
-
-    struct Item: Codable {
-        var document: String, current: Version, conflicts: [Version], bases: [String: Version]
-
-        init(_ conflict: Conflict) {
-            document = conflict.document.path
-            current = Version(conflict.current)
-            conflicts = conflict.conflicts.map(Version.init)
-            bases = conflict.bases.mapValues(Version.init)
-        }
-
-        var conflict: Conflict? {
-            guard let current = current.version else { return nil }
-            return Conflict(document: DocumentPath(trusted: document), current: current,
-                            conflicts: conflicts.compactMap(\.version), bases: bases.compactMapValues(\.version))
-        }
-    }
-
-    /// Raised whenever the rules that compute the listing change, so that a listing cached by
-    /// an older build is recomputed, not trusted (2: records are validated, plain folders are
-    /// no versions of files; 3: a resolution descends from the versions it decided, which
-    /// changes bases).
-    static let currentFormat = 3
-    var format: Int
-    var head: String
-    var conflicts: [Item]
 }

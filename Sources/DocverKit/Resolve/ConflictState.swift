@@ -24,8 +24,9 @@ struct ConflictState: Codable, Equatable {
     /// Adds the records among one commit's trailers. Malformed records, records in a commit
     /// that may not carry them, and records naming a version of a document that `exists`
     /// denies are ignored.
-    mutating func absorb(_ trailers: [(key: String, value: String)], exists: (_ version: String, _ path: String) throws -> Bool) rethrows {
-        let trust = RecordTrust(trailers)
+    mutating func absorb(_ trailers: [(key: String, value: String)], decisionsSigned: Bool = true,
+                         exists: (_ version: String, _ path: String) throws -> Bool) rethrows {
+        let trust = RecordTrust(trailers, decisionsSigned: decisionsSigned)
         for trailer in trailers where [Trailer.conflict, Trailer.resolved, Trailer.removed].contains(trailer.key) {
             guard trust.honours(trailer.key) else { ignored.insert("\(trailer.key): \(trailer.value)"); continue }
             switch trailer.key {
@@ -81,7 +82,10 @@ struct ConflictState: Codable, Equatable {
         }, by: { DocumentPath(trusted: $0.path) })
     }
 
-    private enum CodingKeys: String, CodingKey { case format, head, conflicts, resolved, removed, ignored, setAside }
+    /// The signing rule the state was computed under (``SigningPolicy/key``; nil: none).
+    var trust: String?
+
+    private enum CodingKeys: String, CodingKey { case format, head, conflicts, resolved, removed, ignored, setAside, trust }
 
     /// The cache's format: a cache of another format is rebuilt from history, not extended.
     /// 2: plain merges set aside a side's explicit decision (a resolution that kept a state).
@@ -114,6 +118,7 @@ struct ConflictState: Codable, Equatable {
         ignored = try container.decode(Set<String>.self, forKey: .ignored)
         // Required too: a cache written before set-aside versions were told apart is rebuilt.
         setAside = try container.decode(Set<VersionRecord>.self, forKey: .setAside)
+        trust = try container.decodeIfPresent(String.self, forKey: .trust)
     }
 
     /// The same sets, ignoring the head the state was read at.

@@ -69,8 +69,11 @@ extension Container {
     /// Conflict versions of a document that were marked resolved but not removed.
     public func resolvedConflictVersions(of document: DocumentPath) throws -> [DocumentVersion] {
         try withRepository { repository in
-            try (conflictState(in: repository).resolvedByDocument()[document] ?? []).compactMap { record in
-                try ObjectID(hex: record.version).map { try VersionGraph(repository: repository).version(of: document, at: $0) }
+            // A version is listed once, though several records name it (crossed integrations
+            // record it with their own bases; a plain merge may set aside a recorded one).
+            let ids = Set(try (conflictState(in: repository).resolvedByDocument()[document] ?? []).map(\.version))
+            return try ids.compactMap { id in
+                try ObjectID(hex: id).map { try VersionGraph(repository: repository).version(of: document, at: $0) }
             }.sorted(by: Self.newestFirst)
         }
     }

@@ -88,16 +88,15 @@ extension Container {
         // Refused before anything is written: a document not in conflict keeps its unsaved edits unsaved.
         _ = try await offCooperativePool { try container.withRepository { try container.openConflict(document, in: $0) } }
         // The resolution writes the document: an unsaved edit in its way is refused before
-        // anything is saved.
-        try await offCooperativePool { try container.refuseEditsInTheWay(of: document) }
-        if !dryRun {
-            try await offCooperativePool {
-                if try container.status().changed.contains(where: { $0.document == document }) {
-                    _ = try container.save([document], message: "Save before resolving")
-                }
-            }
+        // anything is saved. (Only the paths around the document are read, so resolving many
+        // documents costs what they cost, not the container's size each time.)
+        let nearby = try await offCooperativePool { try container.withRepository { try container.unsavedChanges(around: document, in: $0) } }
+        try container.refuseEditsInTheWay(of: document, changes: nearby)
+        if !dryRun, nearby.contains(where: { $0.document == document }) {
+            try await offCooperativePool { _ = try container.save([document], message: "Save before resolving") }
         }
-        guard let conflict = try await offCooperativePool({ try container.conflicts(document).first }) else {
+        // This document's conflict alone (the listing of all of them changes with every resolution).
+        guard let conflict = try await offCooperativePool({ try container.withRepository { try container.conflicts(document, in: $0).first } }) else {
             if try await offCooperativePool({ try container.currentVersion(of: document) }) == nil {
                 throw DocverError.noSuchDocument(document.path)
             }

@@ -71,7 +71,8 @@ extension Container {
                                              changes: changes, device: device, records: records).render()
             let identity = CommitIdentity.device(device)
             let commit = try repository.createCommit(tree: tree, parents: parent.map { [$0] } ?? [],
-                                                     author: identity, committer: identity, message: message)
+                                                     author: identity, committer: identity, message: message,
+                                                     sign: commitSigner(in: repository))
             // Recorded before the branch moves, so that a crash before the index (or the
             // caller's working-tree update) follows is finished by the next command.
             if let intent {

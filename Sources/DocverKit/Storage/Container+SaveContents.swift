@@ -42,7 +42,8 @@ extension Container {
                                              changes: [DocumentChange(document: document, change: change)], device: device)
             let identity = CommitIdentity.device(device)
             let saved = try repository.createCommit(tree: tree, parents: parent.map { [$0] } ?? [], author: identity,
-                                                    committer: identity, message: message.render())
+                                                    committer: identity, message: message.render(),
+                                                    sign: commitSigner(in: repository))
             var newHead = saved
             if parent != head, let head {
                 newHead = try integrate([saved], into: head, in: repository).head ?? saved

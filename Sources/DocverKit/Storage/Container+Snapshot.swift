@@ -27,7 +27,7 @@ extension Container {
         if let stat = FileStat(path: fullPath), stat.isDirectory, !DocumentPath.isPackageName(document.name) {
             return try changedDocuments(since: headTree, in: repository, under: document.path).map(\.document)
         }
-        if FileStat(path: fullPath) != nil { return [document] }
+        if try workingTreeStat(of: document) != nil { return [document] }
         // Not in the working tree: a deletion of a saved document, or of a folder's documents.
         if let headTree, let entry = try repository.tree(headTree).entry(atPath: document.path) {
             if entry.mode.isTree && !DocumentPath.isPackageName(document.name) {
@@ -69,7 +69,7 @@ extension Container {
     /// Hashes a document's working-tree state into the object database.
     func snapshot(_ document: DocumentPath, in repository: Repository) throws -> DocumentSnapshot {
         let fullPath = root.path + "/" + document.path
-        guard let stat = FileStat(path: fullPath) else {
+        guard let stat = try workingTreeStat(of: document) else {
             return DocumentSnapshot(document: document, state: nil, files: [])
         }
         try Self.refuseSpecialFile(stat, at: document.path)
@@ -94,7 +94,7 @@ extension Container {
                 throw .wrapping("read", path, error)
             }
         }
-        guard let stat = FileStat(path: fullPath) else { return .deleted }
+        guard let stat = try workingTreeStat(of: document) else { return .deleted }
         if stat.isRegularFile { return .flat(try read(fullPath)) }
         guard stat.isDirectory else { return .flat(Data(try FileSystem.linkTarget(fullPath).utf8)) } // a link, as git stores it
         var files: [String: Data] = [:]
@@ -160,8 +160,8 @@ extension Container {
 
     /// Documents whose working-tree state differs from `tree`.
     func changedDocuments(since tree: ObjectID?, in repository: Repository, under folder: String? = nil,
-                          refreshIndex: Bool = false) throws -> [DocumentChange] {
-        let fileChanges = try repository.changesFromTreeToWorkdir(tree, paths: folder.map { [$0 + "/"] } ?? [],
+                          paths: [String] = [], refreshIndex: Bool = false) throws -> [DocumentChange] {
+        let fileChanges = try repository.changesFromTreeToWorkdir(tree, paths: folder.map { [$0 + "/"] } ?? paths,
                                                                   refreshIndex: refreshIndex)
         var byDocument: [DocumentPath: Set<Repository.WorkdirChange.Kind>] = [:]
         for change in fileChanges {
@@ -175,12 +175,43 @@ extension Container {
             byDocument[document, default: []].insert(change.kind)
         }
         let baseTree = try tree.map { try repository.tree($0) }
-        return try byDocument.keys.sorted().compactMap { document in
+        return try byDocument.keys.sorted().compactMap { document -> DocumentChange? in
             let existedBefore = try baseTree?.documentEntry(atPath: document.path) != nil
-            let existsNow = FileStat(path: root.path + "/" + document.path) != nil
+            // (libgit2 takes the files of a folder it cannot open for deleted.)
+            let existsNow = try workingTreeStat(of: document) != nil
             // A change where no document existed before is an addition (as git sees it).
             return ChangeKind(existedBefore: existedBefore, existsAfter: existsNow || !existedBefore)
                 .map { DocumentChange(document: document, change: $0) }
         }
+    }
+
+    /// Unsaved changes that concern `document`: its own, and those of the documents that
+    /// stand in its way (a file where one of its folders belongs, documents in a folder at its
+    /// name). Reads only those paths of the working tree, so its cost does not grow with the
+    /// container (``status()`` reads everything).
+    func unsavedChanges(around document: DocumentPath, in repository: Repository) throws -> [DocumentChange] {
+        let components = document.path.split(separator: "/")
+        // A pathspec also matches what is below a folder of that name; a name with pathspec
+        // wildcards may match more, which the filter below drops.
+        let paths = (1...components.count).map { components.prefix($0).joined(separator: "/") }
+        let headTree = try headCommit(repository).map { try repository.commit($0).treeID }
+        let below = document.path + "/"
+        return try changedDocuments(since: headTree, in: repository, paths: paths).filter { change in
+            let other = change.document.path
+            return other == document.path || below.hasPrefix(other + "/") || other.hasPrefix(below)
+        }
+    }
+
+    /// The document's entry in the working tree; nil only when it is certainly not there
+    /// (`ENOENT`, or a file where a folder of its path should be). A name docver cannot look
+    /// at (a folder on its path it may not open) throws ``DocverError/unreadable(document:reason:)``:
+    /// taking it for absent would save a deletion nobody made.
+    func workingTreeStat(of document: DocumentPath) throws -> FileStat? {
+        let fullPath = root.path + "/" + document.path
+        if let stat = FileStat(path: fullPath) { return stat }
+        if let code = FileStat.failure(path: fullPath), code != ENOENT, code != ENOTDIR {
+            throw DocverError.unreadable(document: document.path, reason: String(cString: strerror(code)))
+        }
+        return nil
     }
 }

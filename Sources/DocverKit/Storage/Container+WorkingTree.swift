@@ -162,13 +162,17 @@ extension Container {
             }
             guard matches(working, file.old), parentFoldersAllow(file.path) else { continue } // edited: left alone
             try FileSystem.createDirectory((fullPath as NSString).deletingLastPathComponent)
+            // Each file atomically (temporary file and rename), flushed all at once below: a
+            // checkout of 10,000 files made 20,000 fsyncs, a minute on a busy disk.
             if new.mode == .link {
-                try AtomicFile.writeLink(String(decoding: repository.blob(new.id).data, as: UTF8.self), to: fullPath)
+                try AtomicFile.writeLink(String(decoding: repository.blob(new.id).data, as: UTF8.self), to: fullPath, flush: false)
             } else {
-                try AtomicFile.write(repository.blob(new.id).data, to: fullPath, executable: new.mode == .executable)
+                try AtomicFile.write(repository.blob(new.id).data, to: fullPath, executable: new.mode == .executable, flush: false)
             }
             done[file.path] = FileStat(path: fullPath)
         }
+        // Durable before the intent that would repair them is removed.
+        if !done.isEmpty { AtomicFile.syncFileSystem(containing: root.path) }
         return done
     }
 

@@ -21,7 +21,7 @@ extension Container {
     /// in the working tree. Unsaved edits of the document are saved first.
     func writeDocumentState(_ state: EntryState?, of document: DocumentPath, subject: String,
                             records: [(key: String, value: String)], in repository: Repository) throws -> SaveResult {
-        if state != nil { try refuseEditsInTheWay(of: document) }
+        if state != nil { try refuseEditsInTheWay(of: document, changes: unsavedChanges(around: document, in: repository)) }
         do {
             _ = try save([document], message: nil, in: repository)
         } catch DocverError.noSuchDocument {
@@ -62,8 +62,13 @@ extension Container {
     /// the edit's document would be recorded as gone while the edit is still there. Nothing
     /// is written before the check.
     func refuseEditsInTheWay(of document: DocumentPath) throws {
+        try refuseEditsInTheWay(of: document, changes: withRepository { try unsavedChanges(around: document, in: $0) })
+    }
+
+    /// ``refuseEditsInTheWay(of:)`` with the unsaved changes around the document known.
+    func refuseEditsInTheWay(of document: DocumentPath, changes: [DocumentChange]) throws {
         let below = document.path + "/"
-        for change in try status().changed where change.change != .deleted && change.document != document {
+        for change in changes where change.change != .deleted && change.document != document {
             let other = change.document.path
             if below.hasPrefix(other + "/") || other.hasPrefix(below) {
                 throw DocverError.editsInTheWay(document: document.path, blocking: other)

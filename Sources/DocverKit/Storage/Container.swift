@@ -16,6 +16,8 @@ public struct Container: Sendable {
     /// Receives one line each time docver repairs what a killed process left behind (a stale
     /// lock file, an interrupted write it finished or rolled back). nil: repairs are silent.
     public var onRepair: (@Sendable (String) -> Void)?
+    /// False for the agent's own container: it never asks itself over its socket.
+    var asksAgent = true
 
     /// Opens the container at `url`, or the nearest one above it (like git).
     public init(at url: URL) throws {

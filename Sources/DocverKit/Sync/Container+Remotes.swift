@@ -4,9 +4,11 @@ import Foundation
 // meanings (`git remote add|rename|set-url|remove`).
 
 extension Container {
-    /// Adds a remote after checking where it points: a local repository must exist (or is
-    /// created as an empty bare repository when `creatingRepository`); a network URL is stored
-    /// without contacting it. Nothing is created or changed when this throws.
+    /// Adds a remote after checking where it points: a local repository must be a bare
+    /// repository (or is created as an empty one when `creatingRepository`; see
+    /// ``checkRemoteRepository(at:)``); a network URL must have a scheme libgit2 syncs through
+    /// (``RemoteLocation/isSupported``) and is stored without contacting it. Nothing is created
+    /// or changed when this throws.
     ///
     /// - Returns: whether a bare repository was created.
     @discardableResult
@@ -74,24 +76,42 @@ extension Container {
         }
     }
 
-    /// Whether `path` itself is a git repository (bare or not): what a local remote must be.
-    public static func repositoryExists(at path: String) -> Bool { Repository.exists(at: path) }
+    /// Checks that a local path can be a remote, as ``addRemote(_:location:creatingRepository:)``,
+    /// ``clone(from:to:device:progress:)`` and a sync check it: a bare git repository. Throws
+    /// ``DocverError/noRepositoryAt(_:)`` (nothing there, or a folder that is no repository),
+    /// ``DocverError/fileNotRepository(_:)`` or ``DocverError/repositoryHasWorkingTree(_:)``.
+    public static func checkRemoteRepository(at path: String) throws {
+        switch Repository.isBare(at: path) {
+        case true?: return
+        // libgit2's local transport pushes only into bare repositories ("local push doesn't
+        // (yet) support pushing to non-bare repos"), and a sync pushes.
+        case false?: throw DocverError.repositoryHasWorkingTree(path)
+        case nil:
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                throw DocverError.fileNotRepository(path)
+            }
+            throw DocverError.noRepositoryAt(path)
+        }
+    }
 
     /// Checks a location before it is stored; creates the bare repository when asked.
     private func prepare(_ location: RemoteLocation, creating: Bool) throws -> Bool {
-        guard case let .local(path) = location else { return false }
+        guard case let .local(path) = location else {
+            guard location.isSupported else { throw DocverError.unsupportedRemoteURL(location.url) }
+            return false
+        }
         // A repository in the working tree would be saved as a document (a folder with an
         // extension is a package): refuse it, whether it exists or not.
         let rootPath = root.standardizedFileURL.path
         if path == rootPath || path.hasPrefix(rootPath + "/") { throw DocverError.remoteInsideContainer(path) }
-        if Repository.exists(at: path) { return false }
-        guard creating else { throw DocverError.noRepositoryAt(path) }
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue, (try? FileSystem.contentsOfDirectory(path))?.isEmpty == true else {
-                throw DocverError.destinationNotEmpty(path)
-            }
+        do {
+            try Self.checkRemoteRepository(at: path)
+            return false
+        } catch DocverError.noRepositoryAt where creating {
+            // Nothing there, or a folder: made into an empty bare repository if it is empty.
         }
+        if (try? FileSystem.contentsOfDirectory(path))?.isEmpty == false { throw DocverError.destinationNotEmpty(path) }
         try DocverError.wrapping { try Repository.createBare(at: path) }
         return true
     }

@@ -22,11 +22,20 @@ extension Container {
     /// A new device joins: creates a container at `destination` for `device` from the remote
     /// at `url` (named `origin`) and brings in every device's saves.
     ///
+    /// A local `url` must be a bare repository (``checkRemoteRepository(at:)``) and a network
+    /// one must have a supported scheme; both are checked before anything is created.
+    ///
     /// `progress` receives the transfer's progress (objects and bytes received) while it runs.
     @discardableResult
     public static func clone(from url: String, to destination: URL, device: Device,
                              progress: TransferProgressHandler? = nil) throws -> (Container, SyncReport) {
         let path = destination.standardizedFileURL.path
+        // What the sync would find wrong with the remote, found before anything is created.
+        let location = RemoteLocation(url, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+        switch location {
+        case let .local(repository): try checkRemoteRepository(at: repository)
+        case .network: if !location.isSupported { throw DocverError.unsupportedRemoteURL(url) }
+        }
         if let contents = try? FileSystem.contentsOfDirectory(path), !contents.isEmpty {
             throw DocverError.destinationNotEmpty(path)
         }
@@ -51,6 +60,13 @@ extension Container {
     /// Only this device's branch is ever pushed, and never forced: if the remote refuses it,
     /// docver fetches again, integrates and retries.
     ///
+    /// A remote that cannot be reached, refuses the push or is no bare repository any more
+    /// does not stop the sync with the others. With one remote its error is thrown
+    /// (``DocverError/remote(name:message:)``, ``DocverError/pushRejected(remote:message:)``,
+    /// ``DocverError/remoteUnusable(name:problem:)``); with several, once every remote was
+    /// tried, ``DocverError/syncIncomplete(_:)`` with the report of what was done. Either way
+    /// the saves stay here, and what was integrated stays integrated.
+    ///
     /// `savingFirst` names the documents saved first (nil: every changed document). The agent
     /// passes the ones it knows to be quiet, so a file still being written is not saved
     /// half-written; files with unsaved edits are never overwritten by the update either way.
@@ -70,17 +86,49 @@ extension Container {
             }
             if documents != [] { report.savedBeforeSync = try save(documents, message: "Save before sync", in: repository) }
             let before = try headCommit(repository)
+            // A remote that fails is left out, and the sync goes on with the others: one
+            // unreachable remote does not keep this device's saves from the reachable ones.
+            var reached: [(String, Remote)] = []
             for (name, remote) in remotes {
-                try fetch(remote, named: name, report: &report, progress: progress, in: repository)
+                do {
+                    try checkLocalRepository(of: remote, named: name)
+                    try fetch(remote, named: name, report: &report, progress: progress, in: repository)
+                    reached.append((name, remote))
+                } catch let error as DocverError where error.concernsOneRemote {
+                    report.unreachable.append(RemoteFailure(remote: name, error: error))
+                }
             }
-            try integrateFetched(report: &report, in: repository)
-            for (name, remote) in remotes {
-                try push(remote, named: name, report: &report, progress: progress, in: repository)
+            if !reached.isEmpty {
+                try integrateFetched(report: &report, in: repository)
+                for (name, remote) in reached {
+                    do {
+                        try push(remote, named: name, report: &report, progress: progress, in: repository)
+                        report.synced.append(name)
+                    } catch let error as DocverError where error.concernsOneRemote {
+                        report.unreachable.append(RemoteFailure(remote: name, error: error))
+                    }
+                }
+                if let after = try headCommit(repository) {
+                    try describeChanges(from: before, to: after, in: repository, into: &report)
+                }
             }
-            if let after = try headCommit(repository) {
-                try describeChanges(from: before, to: after, in: repository, into: &report)
+            if let failure = report.unreachable.first {
+                // With one remote its own error says it all, as it did before syncs went on past a failure.
+                throw remotes.count == 1 ? failure.error : DocverError.syncIncomplete(report)
             }
             return report
+        }
+    }
+
+    /// A local remote must still be a bare repository when the sync starts: libgit2 would say
+    /// "unsupported URL protocol" for a path that has gone, and refuse to push into a working
+    /// tree only after the fetch.
+    private func checkLocalRepository(of remote: Remote, named name: String) throws {
+        guard case let .local(path) = RemoteLocation(remote.url, relativeTo: root) else { return }
+        do {
+            try Self.checkRemoteRepository(at: path)
+        } catch let problem as DocverError {
+            throw DocverError.remoteUnusable(name: name, problem: problem)
         }
     }
 

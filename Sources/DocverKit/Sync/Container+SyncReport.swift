@@ -46,8 +46,10 @@ extension Container {
             let document = DocumentPath(trusted: record.path)
             guard !openBefore.contains(record.versionRecord),
                   !after.resolved.contains(record.versionRecord), !after.removed.contains(record.versionRecord),
-                  let loser = try version(record.version, of: document),
-                  let current = try current(document), current.id != loser.id else { continue }
+                  let loser = try version(record.version, of: document) else { continue }
+            // (No current version: a folder of the document's name won over it.)
+            let current = try current(document)
+            guard current?.id != loser.id else { continue }
             let kind: DocumentSyncChange.Kind = loser.device.id == device.id ? .yoursIsConflictVersion : .conflictVersionKept
             if listed.insert(document.path + "\u{0}" + loser.id).inserted {
                 changes.append(DocumentSyncChange(document: document, kind: kind, current: current, version: loser))
@@ -79,8 +81,18 @@ extension Container {
         let oldTree = try old.map { try repository.commit($0).treeID }
         let documents = Set(try repository.changedPaths(from: oldTree, to: repository.commit(new).treeID)
             .map { DocumentPath.document(containingFile: $0) })
+        let openAfter = after.unresolvedByDocument()
         for document in documents.subtracting(explained) where !DocumentPath.isReserved(document.path) {
             guard let current = try current(document), current.device.id != device.id else { continue }
+            // The version current here before may be named by a record that was open all along
+            // (it lost once, then won again): now that another is current, it is a listed
+            // conflict version again, and that is what happened to it, not a plain update.
+            if let old, let previous = try graph.currentVersion(of: document, at: old), previous.id != current.id,
+               openAfter[document]?.contains(where: { $0.version == previous.id }) == true {
+                let kind: DocumentSyncChange.Kind = previous.device.id == device.id ? .yoursIsConflictVersion : .conflictVersionKept
+                changes.append(DocumentSyncChange(document: document, kind: kind, current: current, version: previous))
+                continue
+            }
             var change = DocumentSyncChange(document: document, kind: .updated, current: current, version: nil)
             // (Every text file of a package is looked at, as mark-resolved does.)
             if current.entryID != nil {

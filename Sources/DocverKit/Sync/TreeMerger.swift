@@ -190,6 +190,9 @@ struct TreeMerger {
                 // An ordinary edit made on top of the state a decision kept supersedes the
                 // decision; another decision never does: two decisions that disagree conflict.
                 guard decisionIDs.contains(id), !decisionIDs.contains(other) else { return false }
+                // The state the decision kept, or any version it was made after, is no edit
+                // on top of it (else each would drop the other and no version would be left).
+                if try graph.isDescendant(id, of: other) { return false }
                 return try isEdit(other, onTopOf: graph.introducingCommit(of: path, from: id), path: path)
             }
         }

@@ -48,7 +48,7 @@ enum AtomicFile {
     }
 
     /// Replaces `path` with a symbolic link to `target`, atomically (link beside it, rename).
-    static func writeLink(_ target: String, to path: String) throws(SystemError) {
+    static func writeLink(_ target: String, to path: String, flush: Bool = true) throws(SystemError) {
         let temporary = temporaryPath(beside: path)
         guard symlink(target, temporary) == 0 else { throw .errno("create the link", temporary) }
         guard rename(temporary, path) == 0 else {
@@ -56,7 +56,16 @@ enum AtomicFile {
             unlink(temporary)
             throw error
         }
-        syncFolder(of: path)
+        if flush { syncFolder(of: path) }
+    }
+
+    /// Flushes everything written to the file system holding `path` (one `syncfs`): after many
+    /// unflushed writes, as durable as flushing each, for one call instead of two per file.
+    static func syncFileSystem(containing path: String) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        _ = linuxSyncFS(descriptor)
+        close(descriptor)
     }
 
     /// Replaces `path` with `text` in UTF-8.
@@ -73,3 +82,8 @@ enum AtomicFile {
         close(folder)
     }
 }
+
+/// glibc's `syncfs(2)`, which the Glibc module does not export (it is declared only under
+/// `_GNU_SOURCE`); a plain C function taking and returning an `int`.
+@_silgen_name("syncfs")
+private func linuxSyncFS(_ descriptor: Int32) -> Int32

@@ -13,6 +13,12 @@ struct FileStat {
     var size: Int64
     var mode: UInt32
 
+    /// Why `lstat` fails for `path` (an `errno` value); nil when it succeeds.
+    static func failure(path: String) -> Int32? {
+        var info = stat()
+        return lstat(path, &info) == 0 ? nil : errno
+    }
+
     init?(path: String) {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }

@@ -2,6 +2,12 @@ import Foundation
 
 /// Foundation's file operations, with failures turned into ``SystemError``.
 enum FileSystem {
+    /// `~/x` as a path in the user's home folder (git config values may be written so).
+    static func expandingTilde(_ path: String) -> String {
+        guard path == "~" || path.hasPrefix("~/") else { return path }
+        return NSHomeDirectory() + path.dropFirst()
+    }
+
     static func createDirectory(_ path: String) throws(SystemError) {
         if let existing = FileStat(path: path), !existing.isDirectory, !existing.isSymbolicLink {
             throw SystemError("create the folder", path, reason: "a file (not a folder) is in its place")

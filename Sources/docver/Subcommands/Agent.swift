@@ -69,7 +69,10 @@ extension Docver.AgentCommand {
     struct Run: ContainerCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run the agent in the foreground until SIGTERM or Ctrl-C.",
-            discussion: "With --json, one event per line (schema in docs/AGENT.md).")
+            discussion: """
+            With --json, one event per line (schema in docs/AGENT.md). Exits 3 when another agent \
+            already serves the container (systemd's unit does not restart it then).
+            """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
@@ -77,8 +80,22 @@ extension Docver.AgentCommand {
         /// Set by `agent start` for the background process: leave the terminal's session.
         @Flag(help: .hidden) var detached = false
 
+        /// The exit status when another agent already serves the container: distinct, so that
+        /// a service manager does not restart the agent in a loop (the unit's
+        /// `RestartPreventExitStatus=`).
+        static let alreadyRunningStatus = ExitCode(3)
+
         func run(in container: Container) async throws {
             if detached { setsid() }
+            do {
+                try await runAgent(in: container)
+            } catch let error as AgentError {
+                guard case .alreadyRunning = error else { throw error }
+                throw HintedFailure(error.description, hint: nil, code: Self.alreadyRunningStatus)
+            }
+        }
+
+        private func runAgent(in container: Container) async throws {
             let agent = try Agent(container: container, configuration: settings.configuration(for: container))
             // SIGTERM (systemd, `agent stop`) and Ctrl-C finish the save in progress, then exit.
             var sources: [any DispatchSourceSignal] = []

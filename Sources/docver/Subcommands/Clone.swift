@@ -19,13 +19,6 @@ extension Docver {
         func run() async throws {
             try await reportingErrors {
                 let destination = global.url(of: path)
-                // A local URL is checked first, as `remote add` checks it: libgit2 would only
-                // say "unsupported URL protocol" once the sync starts.
-                if case let .local(repository) = RemoteLocation(url, relativeTo: global.url), !Container.repositoryExists(at: repository) {
-                    Terminal.error(DocverError.noRepositoryAt(repository).description,
-                                   hint: "clone needs an existing repository; 'docver init' starts a new container")
-                    throw ExitCode.failure
-                }
                 let progress = ProgressRenderer()
                 defer { progress.finish() }
                 Diagnostics.logger.debug("cloning from \(global.remoteURL(url))")
@@ -36,10 +29,9 @@ extension Docver {
                                             device: device.device(forContainerAt: destination), progress: progress.handler)
                     }
                 } catch let error as DocverError {
-                    guard case .remote = error else { throw error }
-                    // The sync advice (set-url) does not apply: the new container was removed.
-                    Terminal.error(error.description, hint: "check the URL and run clone again; nothing was created")
-                    throw ExitCode.failure
+                    guard let hint = hint(for: error) else { throw error }
+                    // The sync's own advice (set-url) does not apply: there is no container.
+                    throw HintedFailure(error.description, hint: hint)
                 }
                 progress.finish()
                 let (container, report) = cloned
@@ -48,6 +40,29 @@ extension Docver {
                 print("cloned into \(container.root.path) as device '\(container.device.id)'")
                 Terminal.printDocumentChanges(report, conflictsOnly: true)
             }
+        }
+
+        /// Advice for a clone that failed before or while it synced: nothing was created.
+        private func hint(for error: DocverError) -> String? {
+            switch error {
+            case .noRepositoryAt, .fileNotRepository: return "clone needs an existing bare repository; 'docver init' starts a new container"
+            case let .repositoryHasWorkingTree(source): return adviceForWorkingTree(source)
+            case .remote: return "check the address and run clone again; nothing was created"
+            default: return nil
+            }
+        }
+
+        /// Cloning from another container: from the repository it syncs through, or from one
+        /// it is given first.
+        private func adviceForWorkingTree(_ source: String) -> String {
+            let destination = Terminal.shellWord(path)
+            if let remote = ((try? Container(at: URL(fileURLWithPath: source)).remotes()) ?? nil)?.first {
+                return "clone from the repository it syncs through: docver clone \(Terminal.shellWord(remote.url)) \(destination)"
+            }
+            let bare = Terminal.shellWord(Advice.bareSibling(of: source))
+            let other = Terminal.shellWord(source)
+            return "give it a bare repository to sync through, then clone from that: docver -C \(other) remote add origin \(bare) --create"
+                + " && docver -C \(other) sync && docver clone \(bare) \(destination)"
         }
     }
 }

@@ -13,10 +13,17 @@ extension Docver {
         func run(in container: Container) async throws {
             let path = try document.map(DocumentArguments(container, global).path)
             let conflicts = try container.conflicts(path)
-            if output.json { return try Terminal.printJSON(conflicts.map(ConflictOutput.init)) }
+            if output.json { return try Self.render(conflicts, of: path, json: true) }
             if let path, conflicts.isEmpty, try container.currentVersion(of: path) == nil {
                 throw DocverError.noSuchDocument(path.path)
             }
+            try Self.render(conflicts, of: path, json: false)
+        }
+
+        /// Prints `conflicts` (every one, or those of the document at `path`; also the
+        /// shortcut's output: Shortcut.swift).
+        static func render(_ conflicts: [Conflict], of path: DocumentPath?, json: Bool) throws {
+            if json { return try Terminal.printJSON(conflicts.map(ConflictOutput.init)) }
             if conflicts.isEmpty {
                 print(path.map { "\($0) is not in conflict" } ?? "no conflicts")
                 return

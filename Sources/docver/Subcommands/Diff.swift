@@ -17,9 +17,12 @@ extension Docver {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The document (default: every document with unsaved edits).") var document: String?
-        @Argument(help: "The first version (default: the current version).") var first: String?
-        @Argument(help: "The second version (default: the working copy).") var second: String?
+        @Argument(help: "The document (default: every document with unsaved edits).", completion: .custom(Completions.documents))
+        var document: String?
+        @Argument(help: "The first version (default: the current version).", completion: .custom(Completions.versions))
+        var first: String?
+        @Argument(help: "The second version (default: the working copy).", completion: .custom(Completions.versions))
+        var second: String?
         @OptionGroup var date: AtOption
         @Flag(help: "Compare the base of the document's conflict with the version.") var base = false
 
@@ -37,7 +40,9 @@ extension Docver {
                 let edits = try container.unsavedEdits().filter { folder?.isEmpty != false || $0.document.path.hasPrefix(folder! + "/") }
                 return try render(edits, labelled: false)
             }
-            let (path, specifier) = try arguments.version(of: document, first, at: date.at, command: "diff")
+            // With --at the date is the first version, and a version after it the second.
+            let (firstWord, secondWord) = date.at == nil ? (first, second) : (nil, first)
+            let (path, specifier) = try arguments.version(of: document, firstWord, at: date.at, command: "diff")
             let named = specifier != nil || base
             let from: DiffSide, to: DiffSide
             if base {
@@ -49,13 +54,13 @@ extension Docver {
                 }
                 (from, to) = (.version(conflictBase), .version(version))
             } else if let specifier {
-                from = .version(try arguments.find(specifier, of: path))
-                if let second {
+                from = try side(specifier, of: path, arguments)
+                if let secondWord {
                     let parsed: VersionSpecifier
-                    do { parsed = try VersionSpecifier(second) } catch let error as DocverError {
+                    do { parsed = try VersionSpecifier(secondWord) } catch let error as DocverError {
                         throw HintedFailure(error.description, hint: "list the versions of \(path) with 'docver versions \(arguments.typed(path)) --all'")
                     }
-                    to = .version(try arguments.find(parsed, of: path))
+                    to = try side(parsed, of: path, arguments)
                 } else {
                     to = .workingTree
                 }
@@ -66,6 +71,21 @@ extension Docver {
                 (from, to) = (current.map(DiffSide.version) ?? .absent, .workingTree)
             }
             try render([try container.diff(path, from: from, to: to)], labelled: named)
+        }
+
+        /// A version as one side of the diff, or nothing where the document did not exist: at a
+        /// date before its first save, or in a save (of other documents) made before it was
+        /// created or after it was deleted. The patch then creates or deletes it, as git's does.
+        private func side(_ specifier: VersionSpecifier, of path: DocumentPath, _ arguments: DocumentArguments) throws -> DiffSide {
+            do {
+                return .version(try arguments.container.version(specifier, of: path))
+            } catch DocverError.noVersionAtDate {
+                return .absent
+            } catch DocverError.versionOfAnotherDocument {
+                if case let .id(id) = specifier, try !arguments.container.documentExists(path, inSave: id) { return .absent }
+            } catch {}
+            // Anything else fails as it does elsewhere, with the hint naming the versions.
+            return .version(try arguments.find(specifier, of: path))
         }
 
         private func render(_ diffs: [DocumentDiff], labelled: Bool) throws {

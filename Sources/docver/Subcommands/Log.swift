@@ -9,7 +9,8 @@ extension Docver {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "Only entries that changed or concern this document.") var document: String?
+        @Argument(help: "Only entries that changed or concern this document.", completion: .custom(Completions.documents))
+        var document: String?
         @Option(name: [.customShort("n"), .long], help: "Show at most this many entries.") var limit: Int?
 
         struct JSON: Encodable {
@@ -44,11 +45,29 @@ extension Docver {
                 throw DocverError.noSuchDocument(path.path)
             }
             if output.json { return try Terminal.printJSON(container.log(of: path, limit: limit).map(JSON.init)) }
-            // Each line as soon as its entry is found: `docver log | head -1` costs one entry.
-            try container.log(of: path, limit: limit) { entry in
-                print("\(Terminal.shortID(entry.id))  \(Terminal.date(entry.date))  \(entry.device.name)  \(entry.subject)")
-                fflush(nil)
+            guard OutputSettings.current.relativeDates else {
+                // In a pipe, each line as soon as its entry is found: `docver log | head -1`
+                // costs one entry (dates are ISO 8601 there, all of one width).
+                try container.log(of: path, limit: limit) { entry in
+                    print(Self.line(entry, dateWidth: 0, deviceWidth: 0))
+                    fflush(nil)
+                }
+                return
             }
+            // On a terminal the date and device columns line up, as in versions and conflicts:
+            // relative dates and device names differ in width, so the widths are taken first.
+            let entries = try container.log(of: path, limit: limit)
+            let dateWidth = entries.map { Terminal.date($0.date).count }.max() ?? 0
+            let deviceWidth = entries.map(\.device.name.count).max() ?? 0
+            for entry in entries { print(Self.line(entry, dateWidth: dateWidth, deviceWidth: deviceWidth)) }
+        }
+
+        /// `d698bf6d4880  2026-11-22T03:58:01+00:00  Alice's Laptop  Save list.txt`, the date and
+        /// device padded to the widths given.
+        static func line(_ entry: LogEntry, dateWidth: Int, deviceWidth: Int) -> String {
+            let date = Terminal.date(entry.date), device = entry.device.name
+            return "\(Terminal.shortID(entry.id))  \(date.padded(to: max(dateWidth, date.count)))  "
+                + "\(device.padded(to: max(deviceWidth, device.count)))  \(entry.subject)"
         }
     }
 }

@@ -13,7 +13,8 @@ extension Docver {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "The document.", completion: .custom(Completions.documents)) var document: String
-        @Argument(help: "Conflict versions to mark resolved.", completion: .custom(Completions.versions)) var versions: [String] = []
+        @Argument(help: "Conflict versions to mark resolved.", completion: .custom(Completions.conflictVersions))
+        var versions: [String] = []
         @Flag(help: "Mark resolved even if the document still contains conflict markers.") var force = false
 
         func run(in container: Container) async throws {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DocverKit
+import Foundation
 
 extension Docver {
     struct RemoteCommand: ContainerCommand {
@@ -19,9 +20,9 @@ extension Docver {
 
         struct Add: ContainerCommand {
             static let configuration = CommandConfiguration(
-                abstract: "Add a remote: a path, file://, git://, ssh:// or https:// URL.",
+                abstract: "Add a remote: a path, file://, ssh://, git://, http:// or https:// URL, or user@host:path.",
                 discussion: """
-                A local path or file:// URL must be a git repository (--create makes an empty bare one there);
+                A local path or file:// URL must be a bare git repository (--create makes an empty one there);
                 a network URL is stored without contacting it: the next sync reaches it.
                 """)
             @OptionGroup var global: GlobalOptions
@@ -32,7 +33,9 @@ extension Docver {
 
             func run(in container: Container) async throws {
                 let location = RemoteLocation(url, relativeTo: global.url)
-                let created = try container.addRemote(name, location: location, creatingRepository: create)
+                let created = try RemoteCommand.advising("add", name, create: create, container, global) {
+                    try container.addRemote(name, location: location, creatingRepository: create)
+                }
                 if output.json { return try Terminal.printJSON(RemoteChangeOutput(name: name, location: location, created: created)) }
                 RemoteCommand.report("added remote '\(name)' (\(location.url))", location, created: created)
             }
@@ -82,7 +85,9 @@ extension Docver {
 
             func run(in container: Container) async throws {
                 let location = RemoteLocation(url, relativeTo: global.url)
-                let created = try container.setRemoteURL(name, location: location, creatingRepository: create)
+                let created = try RemoteCommand.advising("set-url", name, create: create, container, global) {
+                    try container.setRemoteURL(name, location: location, creatingRepository: create)
+                }
                 if output.json { return try Terminal.printJSON(RemoteChangeOutput(name: name, location: location, created: created)) }
                 RemoteCommand.report("remote '\(name)' now points at \(location.url)", location, created: created)
             }
@@ -102,6 +107,42 @@ extension Docver {
                 if json { return try Terminal.printJSON(remotes) }
                 for remote in remotes { print("\(remote.name)\t\(remote.url)") }
             }
+        }
+
+        /// Runs add or set-url, turning a refused location into advice that names this remote
+        /// and a path that would do: `docver remote add inside ../inside.git --create`.
+        static func advising(_ command: String, _ name: String, create: Bool, _ container: Container, _ global: GlobalOptions,
+                             _ body: () throws -> Bool) throws -> Bool {
+            do {
+                return try body()
+            } catch let error as DocverError {
+                let again = "docver remote \(command) \(Terminal.shellWord(name))"
+                let hint: String
+                switch error {
+                case let .remoteInsideContainer(path):
+                    let beside = container.root.deletingLastPathComponent().appendingPathComponent((path as NSString).lastPathComponent)
+                    hint = "put it outside the container, next to it for example: \(again) \(Terminal.shellWord(typed(beside, global)))\(create ? " --create" : "")"
+                case let .repositoryHasWorkingTree(path):
+                    let bare = Advice.bareSibling(of: path)
+                    hint = "sync through a bare repository: git clone --bare \(Terminal.shellWord(path)) \(Terminal.shellWord(bare)) && \(again) \(Terminal.shellWord(bare))"
+                case let .fileNotRepository(path):
+                    let file = path as NSString
+                    let beside = (file.deletingLastPathComponent as NSString)
+                        .appendingPathComponent((file.lastPathComponent as NSString).deletingPathExtension + ".git")
+                    hint = "a remote is a bare git repository; to make an empty one beside the file: \(again) \(Terminal.shellWord(beside)) --create"
+                default:
+                    throw error
+                }
+                throw HintedFailure(error.description, hint: hint)
+            }
+        }
+
+        /// A path as short as it can be typed from the directory docver runs in: `../x.git`
+        /// beside that directory, else absolute.
+        private static func typed(_ url: URL, _ global: GlobalOptions) -> String {
+            let here = global.url.standardizedFileURL.resolvingSymlinksInPath().path
+            let parent = url.deletingLastPathComponent().standardizedFileURL.resolvingSymlinksInPath().path
+            return parent == (here as NSString).deletingLastPathComponent ? "../" + url.lastPathComponent : url.path
         }
 
         /// What add and set-url did: a created repository, the URL, and for a network URL

@@ -8,12 +8,14 @@ extension Docver {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The document.") var document: String
-        @Argument(help: "The version whose contents become current: an id prefix, @-N (docs/CLI.md, \"Versions\").")
+        @Argument(help: "The document.", completion: .custom(Completions.documents)) var document: String
+        @Argument(help: "The version whose contents become current: an id prefix, @-N (docs/CLI.md, \"Versions\").",
+                  completion: .custom(Completions.versions))
         var version: String?
         @OptionGroup var date: AtOption
 
         func validate() throws {
+            try date.refuse(alongside: version)
             if version == nil && date.at == nil { throw ValidationError("name the version, or pass --at DATE") }
         }
 

@@ -29,9 +29,12 @@ extension Docver {
         @Option(name: .customLong("keep"), help: ArgumentHelp("With --strategy choose: the version to keep (implies choose).", valueName: "id"),
                 completion: .custom(Completions.versions))
         var keep: String?
-        // The option's first spelling, still accepted; hidden so that help shows one --version
-        // (the program's).
-        @Option(name: .customLong("version"), help: .hidden) var keepByOldName: String?
+        /// `--version ID`, the option's first spelling, still accepted: rewritten to this name
+        /// before parsing (``rewritingOldKeepSpelling(_:)``), so that a bare `--version` stays
+        /// the program's, which the help lists. Hidden; kept apart from `keep` so that giving
+        /// both is refused.
+        @Option(name: .customLong(Self.oldKeepSpelling), help: .hidden) var keepByOldName: String?
+        static let oldKeepSpelling = "version-as-keep"
         /// The version to keep, under either spelling.
         var version: String? { keep ?? keepByOldName }
         @Flag(help: "Mark the other versions resolved but keep them readable.") var keepVersions = false
@@ -117,6 +120,34 @@ extension Docver {
             }
             if output.json { try Terminal.printJSON(results) }
             if failed { throw ExitCode.failure }
+        }
+
+        /// `--version ID` (and `--version=ID`), the first spelling of `--keep`, rewritten to
+        /// the hidden `--version-as-keep ID` before parsing, for `resolve` only. A bare `--version` (no value follows,
+        /// or an option does) is left alone: it prints the program's version, as the help says.
+        /// An option cannot be declared to take a value only sometimes, hence the rewrite.
+        static func rewritingOldKeepSpelling(_ arguments: [String]) -> [String] {
+            var index = 0
+            // Up to the subcommand: global options (`-C <path>` and `--color <when>` take a value).
+            while index < arguments.count, arguments[index].hasPrefix("-") {
+                if ["-C", "--color"].contains(arguments[index]) { index += 1 }
+                index += 1
+            }
+            guard index < arguments.count, arguments[index] == "resolve" else { return arguments }
+            var result = Array(arguments[...index])
+            index += 1
+            while index < arguments.count {
+                let argument = arguments[index]
+                if argument == "--" { result += arguments[index...]; break }
+                if argument == "--version", index + 1 < arguments.count, !arguments[index + 1].hasPrefix("-") {
+                    result += ["--" + oldKeepSpelling, arguments[index + 1]]
+                    index += 2
+                    continue
+                }
+                result.append(argument.hasPrefix("--version=") ? "--\(oldKeepSpelling)=" + argument.dropFirst("--version=".count) : argument)
+                index += 1
+            }
+            return result
         }
 
         /// Whether the chooser can ask: standard input and output are a terminal.

@@ -8,7 +8,8 @@ extension Docver {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "Documents to save, relative to the current directory.") var documents: [String] = []
+        @Argument(help: "Documents to save, relative to the current directory.", completion: .custom(Completions.documentsAndFiles))
+        var documents: [String] = []
         @Option(name: .shortAndLong, help: "A message describing the save.") var message: String?
 
         func run(in container: Container) async throws {

@@ -13,9 +13,13 @@ extension Docver {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Argument(help: "The document (relative to the current directory).") var document: String
-        @Argument(help: "The version (default: @, the current version).") var version: String?
+        @Argument(help: "The document (relative to the current directory).", completion: .custom(Completions.documents))
+        var document: String
+        @Argument(help: "The version (default: @, the current version).", completion: .custom(Completions.versions))
+        var version: String?
         @OptionGroup var date: AtOption
+
+        func validate() throws { try date.refuse(alongside: version) }
 
         func run(in container: Container) async throws {
             let arguments = DocumentArguments(container, global)

@@ -19,12 +19,17 @@ extension Docver {
 
         func run(in container: Container) async throws {
             let status = try Agent.cachedStatus(of: container) ?? container.status()
-            if output.json {
+            try Self.render(status, device: container.device, json: output.json)
+        }
+
+        /// Prints `status` of `device`'s container (also the shortcut's output: Shortcut.swift).
+        static func render(_ status: ContainerStatus, device: Device, json: Bool) throws {
+            if json {
                 return try Terminal.printJSON(JSON(changed: status.changed.map(ChangeOutput.init),
                                                    inConflict: status.inConflict.map { .init(document: $0.document.path, conflicts: $0.conflicts) },
-                                                   device: container.device.id, deviceName: container.device.name))
+                                                   device: device.id, deviceName: device.name))
             }
-            print("on device \(container.device.id) (\(DocverError.printable(container.device.name)))")
+            print("on device \(device.id) (\(DocverError.printable(device.name)))")
             if status.changed.isEmpty && status.inConflict.isEmpty {
                 print("nothing changed since the last save; no conflicts")
                 return

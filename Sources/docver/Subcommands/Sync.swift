@@ -5,7 +5,10 @@ extension Docver {
     struct Sync: ContainerCommand {
         static let configuration = CommandConfiguration(
             abstract: "Save unsaved edits, bring in other devices' saves, and push this device's saves.",
-            discussion: "Documents with unsaved edits are saved first (message 'Save before sync'), so a sync never overwrites an edit.")
+            discussion: """
+            Documents with unsaved edits are saved first (message 'Save before sync'), so a sync never overwrites an edit. \
+            A remote that cannot be reached does not stop the sync with the others; the sync then fails (exit 1), naming it.
+            """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
@@ -19,15 +22,29 @@ extension Docver {
                     Diagnostics.logger.debug("syncing with remote '\(remote.name)' at \(remote.url)")
                 }
             }
-            let report = try Diagnostics.timed("sync") {
-                try container.sync(remotes.isEmpty ? nil : remotes, progress: progress.handler)
+            do {
+                let report = try Diagnostics.timed("sync") {
+                    try container.sync(remotes.isEmpty ? nil : remotes, progress: progress.handler)
+                }
+                progress.finish()
+                try show(report)
+            } catch DocverError.syncIncomplete(let report) {
+                // Some remotes were synced: what was done there is shown as for a whole sync,
+                // then the error names the others (exit 1).
+                progress.finish()
+                try show(report)
+                throw DocverError.syncIncomplete(report)
             }
-            progress.finish()
+        }
+
+        private func show(_ report: SyncReport) throws {
             report.warnings.forEach(Terminal.warning)
             if output.json { return try Terminal.printJSON(SyncOutput(report)) }
             if let saved = report.savedBeforeSync {
                 print("saved \(Terminal.count(saved.changes.count, "changed document")) before syncing")
             }
+            // Nothing was fetched when no remote was reached.
+            guard report.unreachable.isEmpty || !report.synced.isEmpty else { return }
             print(report.integrated ? "integrated saves from other devices" : "already up to date")
             Terminal.printDocumentChanges(report)
             if !report.pushed.isEmpty { print("pushed to \(report.pushed.joined(separator: ", "))") }

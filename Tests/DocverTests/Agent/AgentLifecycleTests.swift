@@ -29,9 +29,10 @@ import Testing
         let again = try docver("agent", "start", in: alice.root)
         #expect(again.status == 0 && again.stdout.contains("already running") && again.stdout.contains("pid \(pid)"), "\(again.stdout)")
         #expect(Agent.runningPID(for: alice) == pid)
-        // So does a foreground agent, as an error.
+        // So does a foreground agent, as an error with a status of its own (systemd's unit
+        // does not restart it then).
         let foreground = try docver("agent", in: alice.root)
-        #expect(foreground.status == 1 && foreground.stderrLines == ["docver: error: an agent is already running for this container (pid \(pid))"],
+        #expect(foreground.status == 3 && foreground.stderrLines == ["docver: error: an agent is already running for this container (pid \(pid))"],
                 "\(foreground.stderr)")
 
         // The background agent autosaves.
@@ -101,6 +102,23 @@ import Testing
         try expectFsckClean(alice.root)
     }
 
+    /// What the agent repairs (here: a record of an interrupted write it cannot read) is a
+    /// `warning` event like any other with --json, never a plain `docver: warning:` line.
+    @Test func repairsAreWarningEvents() async throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("first\n", to: "note.txt")
+        try Data("not a record".utf8).write(to: alice.root.appendingPathComponent(".git/docver/intent"))
+        let agent = try await AgentProcess.start(alice, quietDelay: 0.05)
+        try alice.write("second\n", to: "note.txt")
+        try await waitFor("the autosave") { !agent.events("saved").isEmpty }
+        #expect(agent.terminate() == 0)
+        #expect(agent.events("warning").contains { ($0["message"] as? String)?.contains("interrupted write") == true }, "\(agent.output)")
+        let lines = agent.output.split(separator: "\n")
+        #expect(lines.allSatisfy { $0.hasPrefix("{") }, "\(agent.output)")
+        #expect(!FileManager.default.fileExists(atPath: alice.root.path + "/.git/docver/intent"))
+    }
+
     /// While documents wait for their quiet delay and a sync is due, the agent sleeps: the
     /// overdue sync once made its wait a busy loop.
     @Test func anAgentWaitingForTheQuietDelaySleeps() async throws {
@@ -143,6 +161,12 @@ import Testing
     /// SIGKILL while the agent autosaves and syncs, at random moments: every edit ends up
     /// saved, on both devices, and git fsck stays clean. DOCVER_AGENT_KILLS sets the number
     /// of kills (default 5; 50 for the long profile).
+    ///
+    /// Each kill is counted by where it landed: the agent is stopped (SIGSTOP) first, then the
+    /// test looks whether it holds the container's writer lock (a save or a sync in progress)
+    /// and whether its start-up scan was done. Every other round aims: it waits for the agent
+    /// to take the writer lock and kills it then. With 20 kills or more, at least a third must
+    /// land mid-save or mid-sync, or the test proves little.
     @Test func sigkillAtAnyMomentLosesNothing() async throws {
         let kills = ProcessInfo.processInfo.environment["DOCVER_AGENT_KILLS"].flatMap(Int.init) ?? 5
         let seed = ProcessInfo.processInfo.environment["DOCVER_AGENT_SEED"].flatMap(UInt64.init) ?? 13
@@ -152,7 +176,12 @@ import Testing
         let alice = try scratch.device("alice", remote: remote)
         let bob = try scratch.device("bob", remote: remote)
         let names = ["a.txt", "notes/b.txt", "notes/deep/c.md", "book.pages/index.xml", "book.pages/img/d.png", "e.json"]
+        let writerLock = alice.root.path + "/.git/docver/lock"
         var model: [String: String] = [:]
+        var midWrite = 0
+        var beforeStartScan = 0
+        let clock = ContinuousClock()
+        let began = clock.now
         for round in 0..<kills {
             let agent = try await AgentProcess.start(alice, quietDelay: 0.03, pollInterval: 0.1)
             for _ in 0..<Int.random(in: 1...5, using: &random) {
@@ -167,9 +196,29 @@ import Testing
                 }
                 try await Task.sleep(for: .milliseconds(Int.random(in: 0...50, using: &random)))
             }
-            try await Task.sleep(for: .milliseconds(Int.random(in: 0...300, using: &random)))
+            let aimed = round % 2 == 1
+            if aimed {
+                // Up to 3 s for the agent to take the writer lock (its autosave comes 30 ms after the last write).
+                let deadline = clock.now + .seconds(3)
+                while clock.now < deadline {
+                    if Self.isHeld(writerLock) {
+                        kill(agent.pid, SIGSTOP)
+                        if Self.isHeld(writerLock) { break }
+                        kill(agent.pid, SIGCONT)
+                    }
+                    usleep(300)
+                }
+            } else {
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0...300, using: &random)))
+            }
+            kill(agent.pid, SIGSTOP)
+            if Self.isHeld(writerLock) { midWrite += 1 }
+            if !agent.events("scanned").contains(where: { $0["reason"] as? String == "start" }) { beforeStartScan += 1 }
             agent.kill()
         }
+        let summary = "seed \(seed): \(kills) kills in \(clock.now - began), \(midWrite) mid-save or mid-sync, \(beforeStartScan) before the start-up scan was done"
+        print(summary)
+        if kills >= 20 { #expect(midWrite * 3 >= kills, "\(summary)") }
         // The package's folder stays when its last file goes; a folder is no document.
         let expected = model
         let final = try await AgentProcess.start(alice, quietDelay: 0.03, pollInterval: 0.1)
@@ -195,6 +244,16 @@ import Testing
         #expect(Self.flatten(try bob.currentContents()) == expected, "seed \(seed)")
         try expectConverged([alice, bob])
         try expectFsckClean(remote)
+    }
+
+    /// True while some process holds the `flock` on `path` (the container's writer lock).
+    static func isHeld(_ path: String) -> Bool {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_SH | LOCK_NB) == 0 else { return true }
+        flock(descriptor, LOCK_UN)
+        return false
     }
 
     /// True while `pid` runs (a zombie waiting for a parent that never reaps it does not run).

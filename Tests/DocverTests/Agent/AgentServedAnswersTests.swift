@@ -111,4 +111,113 @@ import Testing
         agent.stop()
         try await running.value
     }
+
+    /// Working out an answer takes seconds in a large container (the documents of 3,000 took
+    /// 5 s): the agent does it off its loop, so an autosave meanwhile is not held up.
+    @Test func computingAnAnswerDoesNotHoldUpAutosaves() async throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("start\n", to: "a.txt")
+        let agent = try Agent(container: alice, configuration: Agent.Configuration(quietDelay: .milliseconds(50)))
+        // Every answer takes 4 s to compute, as in a very large container.
+        agent.answerDelayForTesting.store(4000, ordering: .relaxed)
+        let scanned = Mutex(false)
+        let saved = Mutex<ContinuousClock.Instant?>(nil)
+        let running = Task {
+            try await agent.run { event in
+                switch event.kind {
+                case .scanned: scanned.withLock { $0 = true }
+                case .saved: saved.withLock { $0 = $0 ?? .now }
+                default: break
+                }
+            }
+        }
+        try await waitFor("the agent's first scan") { scanned.withLock { $0 } }
+        #expect(Agent.servedDocuments(of: alice) == nil, "a miss: the agent starts computing the documents")
+        try await Task.sleep(for: .milliseconds(100))
+        let written = ContinuousClock.now
+        try alice.write("edited while the agent computes\n", to: "b.txt")
+        try await waitFor("the autosave") { saved.withLock { $0 } != nil }
+        let delay = try #require(saved.withLock { $0 }) - written
+        #expect(delay < .seconds(2), "the autosave came \(delay) after the write")
+        agent.stop()
+        try await running.value
+    }
+
+    /// An agent that does not answer (stopped with SIGSTOP, or too busy) costs a command one
+    /// short wait: `status` does not ask it again for the conflicts, and `ls` and `conflicts`
+    /// print the right answer at once, worked out directly.
+    @Test func anAgentThatDoesNotAnswerCostsOneShortWait() async throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        try alice.saveText("start\n", to: "a.txt")
+        try alice.sync()
+        try bob.sync()
+        try alice.saveText("alice\n", to: "a.txt")
+        try bob.saveText("bob\n", to: "a.txt")
+        try bob.sync()
+        try alice.sync()
+        try alice.write("unsaved\n", to: "notes/b.md")
+        let commands = [["status", "--json"], ["ls", "--json"], ["conflicts", "--json"]]
+        let expected = try commands.map { try docver($0, in: alice.root).stdout }
+        #expect(expected[2].contains("a.txt"))
+        let expectedStatus = try alice.status()
+
+        let agent = try await AgentProcess.start(alice, quietDelay: 86_400, pollInterval: 86_400)
+        try await waitFor("the agent serves the status, the documents and the conflicts") {
+            Agent.cachedStatus(of: alice, timeout: .seconds(1)) != nil
+                && Agent.served(.documents, of: alice, timeout: 1000) != nil && Agent.served(.conflicts, of: alice, timeout: 1000) != nil
+        }
+        #expect(kill(agent.pid, SIGSTOP) == 0)
+        defer { kill(agent.pid, SIGCONT) }
+        for (command, output) in zip(commands, expected) {
+            let clock = ContinuousClock()
+            let started = clock.now
+            let result = try docver(command, in: alice.root)
+            let took = clock.now - started
+            #expect(result.status == 0 && result.stdout == output, "\(command): \(result.stderr)")
+            #expect(took < .seconds(2), "\(command) took \(took) with a stopped agent")
+        }
+        // In this process: one attempt for the whole status, none for what follows.
+        let socket = alice.root.path + "/.git/docver/agent.sock"
+        let before = AgentSocketClient.attempts.withLock { $0[socket] ?? 0 }
+        let status = try Agent.cachedStatus(of: alice) ?? alice.status()
+        #expect(status == expectedStatus)
+        #expect(try alice.documents() == (try alice.computeQuery(DocumentQuery())))
+        #expect(try alice.conflicts() == (try alice.computeConflicts()))
+        #expect(AgentSocketClient.attempts.withLock { $0[socket] ?? 0 } == before + 1)
+        kill(agent.pid, SIGCONT)
+        #expect(agent.terminate() == 0)
+    }
+
+    /// A client that connects and sends nothing holds up no other client.
+    @Test func aSilentClientHoldsUpNobody() async throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("start\n", to: "a.txt")
+        let agent = try Agent(container: alice, configuration: Agent.Configuration(quietDelay: .seconds(86_400)))
+        let running = Task { try await agent.run { _ in } }
+        try await waitFor("a served status") { Agent.cachedStatus(of: alice, timeout: .seconds(1)) != nil }
+        var silent: [Int32] = []
+        defer { silent.forEach { close($0) } }
+        for _ in 0..<4 {
+            let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            var address = try AgentSocketServer.address(alice.root.path + "/.git/docver/agent.sock")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            #expect(connected == 0)
+            silent.append(descriptor)
+        }
+        // At once, although four clients before them send nothing.
+        var answered = 0
+        for _ in 0..<5 where Agent.cachedStatus(of: alice, timeout: .milliseconds(200)) != nil {
+            answered += 1
+        }
+        #expect(answered == 5, "with old servers the silent clients held the agent 1 s each")
+        agent.stop()
+        try await running.value
+    }
 }

@@ -61,6 +61,33 @@ import Testing
         try expectConverged([alice, bob])
     }
 
+    /// With the default settings (2 s quiet delay, 10 s poll): a remote on this machine is
+    /// watched, so the other device syncs as soon as the push lands, not at its next poll
+    /// (which alone would make the arrival take up to 12 s).
+    @Test func withDefaultSettingsADocumentArrivesWithinFiveSecondsThroughALocalRemote() async throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        let agents = [try await AgentProcess.start(alice, quietDelay: 2, pollInterval: 10, maxBackoff: 300),
+                      try await AgentProcess.start(bob, quietDelay: 2, pollInterval: 10, maxBackoff: 300)]
+        defer { agents.forEach { _ = $0.terminate() } }
+
+        try alice.write("written on alice\n", to: "first.txt")
+        try await waitFor("the note on bob") { holds(bob, "first.txt", "written on alice\n") }
+        let there = try arrival(of: "first.txt", from: alice, to: bob)
+        #expect(there < 5, "the note took \(there) s to reach bob")
+
+        // And back, once the first sync's own pushes have settled.
+        try bob.write("written on bob\n", to: "second.txt")
+        try await waitFor("the note on alice") { holds(alice, "second.txt", "written on bob\n") }
+        let back = try arrival(of: "second.txt", from: bob, to: alice)
+        #expect(back < 5, "the note took \(back) s to reach alice")
+        try await waitFor("both devices to agree") { try alice.headID() == bob.headID() }
+        for agent in agents { #expect(agent.terminate() == 0) }
+        try expectConverged([alice, bob])
+    }
+
     @Test func aDocumentTravelsThroughGitDaemon() async throws {
         let scratch = try Scratch()
         let daemon = try GitDaemon.servingEmptyRemote(in: scratch)
@@ -108,6 +135,10 @@ import Testing
         }
         let offline = try #require(agents[0].events("offline").first)
         #expect((offline["since"] as? String) != nil && (offline["retryIn"] as? Double).map { $0 > 0 } == true)
+        // The reason names what is wrong, not libgit2's "unsupported URL protocol".
+        let reason = offline["reason"] as? String ?? ""
+        #expect(reason.contains("origin: the remote's path \(remote.path) does not exist"), "\(reason)")
+        #expect(try Agent.status(of: alice)?.lastError == reason)
 
         try FileManager.default.moveItem(at: away, to: remote)
         try await waitFor("both agents to report the conflict") {

@@ -422,7 +422,7 @@ import Testing
         }
 
         try expectHint(["status"], in: scratch.url, "not a docver container",
-                       "create one with 'docver init', or pass -C PATH")
+                       "create one with 'docver init', or name a container's folder with -C")
         let root = try initContainer(scratch)
         try expectHint(["init", "notes", "--device", "bob"], in: scratch.url, "\(root.standardizedFileURL.path) is already a docver container",
                        "run init with the same device id and name to check it, or use the container as it is")
@@ -436,7 +436,7 @@ import Testing
         try expectHint(["show", "a.txt", unused], in: root, "no such version: \(unused)", "list the versions of a.txt with 'docver versions a.txt --all'")
         try expectHint(["show", both], in: root, "version \(both) saved several documents",
                        "name the document first, then the version; 'docver log --json' lists the documents each save changed")
-        try expectHint(["sync"], in: root, "no remotes configured", "add one with 'docver remote add NAME URL'")
+        try expectHint(["sync"], in: root, "no remotes configured", "add one with 'docver remote add origin' followed by the path or address of a repository (--create makes one at a path)")
         try expectHint(["diff", "a.txt", both, "--base"], in: root, "a.txt is not in conflict",
                        "list documents in conflict with 'docver conflicts'")
         try expectHint(["resolve", "a.txt", "--strategy", "latest-date"], in: root, "a.txt is not in conflict",

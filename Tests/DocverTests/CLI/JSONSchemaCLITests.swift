@@ -16,10 +16,10 @@ import Testing
     /// Runs `docver ARGS --json` in `directory`, requires exit 0 and output valid against
     /// `schema`; returns the parsed output.
     @discardableResult
-    func validated(_ arguments: [String], in directory: URL, schema: String, used: inout Set<String>,
+    func validated(_ arguments: [String], in directory: URL, schema: String, used: inout Set<String>, status: Int32 = 0,
                    sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
         let result = try docver(arguments + ["--json"], in: directory)
-        #expect(result.status == 0, "docver \(arguments.joined(separator: " ")) --json: \(result.stderr)", sourceLocation: sourceLocation)
+        #expect(result.status == status, "docver \(arguments.joined(separator: " ")) --json: \(result.stderr)", sourceLocation: sourceLocation)
         let value = try JSONValue.parse(result.stdoutData)
         let problems = try Self.validator(schema).problems(in: value)
         #expect(problems.isEmpty, "docver \(arguments.joined(separator: " ")) --json against \(schema): \(problems)\n\(result.stdout)",
@@ -141,6 +141,52 @@ import Testing
         let shipped = try FileManager.default.contentsOfDirectory(atPath: Self.schemas.path)
             .filter { $0.hasSuffix(".schema.json") }.map { String($0.dropLast(".schema.json".count)) }
         #expect(Set(shipped) == used)
+    }
+}
+
+extension JSONSchemaCLITests {
+    /// The shapes the test above does not reach: bare `remote`, every outcome of a real
+    /// `resolve` (not a dry run), `diff` of the unsaved edits, and `show` of a deletion.
+    @Test func resolveOutcomesDiffOfEditsAndShowOfADeletionMatchTheirSchemas() throws {
+        let scratch = try Scratch()
+        let clean = "a\nb\nc\nd\ne\nf\n"
+        let fixture = try ConflictFixture.make(
+            scratch, document: "keep.txt",
+            base: ["keep.txt": Data("one\n".utf8), "clean.txt": Data(clean.utf8), "markers.txt": Data("one\n".utf8),
+                   "fails.txt": Data("one\n".utf8), "gone.txt": Data("bye\n".utf8)],
+            edits: [["keep.txt": Data("alice\n".utf8), "clean.txt": Data(clean.replacingOccurrences(of: "a\n", with: "A\n").utf8),
+                     "markers.txt": Data("alice\n".utf8), "fails.txt": Data("alice\n".utf8)],
+                    ["keep.txt": Data("bob\n".utf8), "clean.txt": Data(clean.replacingOccurrences(of: "f\n", with: "F\n").utf8),
+                     "markers.txt": Data("bob\n".utf8), "fails.txt": Data("bob\n".utf8)]],
+            staggered: false)
+        let here = fixture.devices[0].root
+        var used: Set<String> = []
+
+        let remotes = try validated(["remote"], in: here, schema: "remote-list", used: &used)
+        #expect(remotes != .array([]))
+
+        func outcome(_ arguments: [String], status: Int32 = 0) throws -> JSONValue? {
+            let value = try validated(["resolve"] + arguments, in: here, schema: "resolve", used: &used, status: status)
+            guard case let .array(items) = value, items.count == 1 else { Issue.record("\(arguments): \(value)"); return nil }
+            #expect(items[0]["dryRun"] == .bool(false))
+            return items[0]["outcome"]
+        }
+        #expect(try outcome(["keep.txt", "--strategy", "latest-date"]) == .string("keep"))
+        #expect(try outcome(["clean.txt", "--strategy", "merge"]) == .string("merged"))
+        #expect(try outcome(["markers.txt", "--strategy", "merge", "--markers"], status: 1) == .string("mergedWithMarkers"))
+        #expect(try outcome(["fails.txt", "--strategy", "merge"], status: 1) == .string("failed"))
+
+        // The unsaved edits of every document.
+        try Data("edited\n".utf8).write(to: here.appendingPathComponent("keep.txt"))
+        let edits = try validated(["diff"], in: here, schema: "diff", used: &used)
+        #expect(edits != .array([]))
+
+        // A deletion, shown.
+        try FileManager.default.removeItem(at: here.appendingPathComponent("gone.txt"))
+        let deletion = try #require(try fixture.devices[0].save([DocumentPath("gone.txt")])).id
+        let shown = try validated(["show", "gone.txt", deletion], in: here, schema: "show", used: &used)
+        #expect(shown["contents"] == .string("deleted"))
+        #expect(shown["version"]?["deleted"] == .bool(true))
     }
 }
 

@@ -138,4 +138,38 @@ import Testing
         let save = try docver("save", in: alice.root)
         #expect(save.stderrLines.count == 1, "\(save.stderr)")
     }
+
+    /// Issue 16, case 14: a folder docver cannot open is not a folder whose documents were
+    /// deleted. libgit2 lists its files as deleted; status and save refuse with one line
+    /// naming the document, and record nothing, instead of saving (and syncing) deletions.
+    /// As root, docver is run as `nobody` (root reads any folder).
+    @Test func anUnreadableFolderIsNeverSavedAsDeleted() throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.write("secret\n", to: "private/a.txt")
+        try alice.write("open\n", to: "open/b.txt")
+        _ = try alice.saveAll()
+        try alice.write("open, edited\n", to: "open/b.txt")
+        let head = try alice.headID()
+        var prefix: [String] = []
+        if getuid() == 0 {
+            _ = try runProcess("/bin/chown", ["-R", "65534:65534", scratch.url.path])
+            prefix = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", "/usr/bin/env", "HOME=\(scratch.url.path)"]
+        }
+        let folder = alice.root.appendingPathComponent("private").path
+        chmod(folder, 0)
+        defer { chmod(folder, 0o755) }
+        for arguments in [["status"], ["save"], ["save", "private/a.txt"], ["save", "private"]] {
+            let command = prefix.isEmpty ? docverExecutable : prefix[0]
+            let result = try runProcess(command, Array(prefix.dropFirst()) + (prefix.isEmpty ? [] : [docverExecutable]) + arguments, in: alice.root)
+            #expect(result.status == 1, "\(arguments): \(result.stdout) \(result.stderr)")
+            #expect(result.stderrLines.first == "docver: error: cannot look at private/a.txt (Permission denied): docver cannot tell whether it changed or was deleted, and records neither",
+                    "\(arguments): \(result.stderr)")
+        }
+        chmod(folder, 0o755)
+        // (Back to root's, or libgit2 refuses a repository owned by someone else.)
+        if !prefix.isEmpty { _ = try runProcess("/bin/chown", ["-R", "0:0", scratch.url.path]) }
+        #expect(try alice.headID() == head, "nothing was saved")
+        #expect(try alice.status().changed.map(\.document.path) == ["open/b.txt"], "private/a.txt is as it was saved")
+    }
 }

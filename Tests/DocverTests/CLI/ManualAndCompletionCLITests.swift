@@ -55,7 +55,9 @@ import Testing
         for shell in ["bash", "zsh", "fish"] {
             let script = try docver("--generate-completion-script", shell)
             #expect(script.status == 0)
-            for call in ["---completion versions", "---completion sync", "---completion resolve", "---completion remote remove"] {
+            for call in ["---completion versions", "---completion sync", "---completion resolve", "---completion remote remove",
+                         "---completion show", "---completion restore", "---completion diff", "---completion replace",
+                         "---completion save", "---completion log", "---completion mark-resolved"] {
                 #expect(script.stdout.contains(call), "\(shell) script lacks \(call)")
             }
         }
@@ -109,12 +111,47 @@ import Testing
         #expect(ids == [String(second.prefix(12)), String(first.prefix(12))])
         #expect(try complete(["mark-resolved", "--", "positional@1", "3", "1", "docver", "mark-resolved", "a.txt", String(first.prefix(1))], in: alice.root)
                 .allSatisfy { $0.hasPrefix(String(first.prefix(1))) })
+        // Every command that takes a document and versions completes them alike.
+        let versionIDs = [String(second.prefix(12)), String(first.prefix(12))]
+        for command in ["show", "restore", "replace", "diff", "log"] {
+            #expect(try complete([command, "--", "positional@0", "2", "0", "docver", command, ""], in: alice.root)
+                    == ["a.txt", "notes/b.txt", "trip.pkg"], "\(command)")
+        }
+        for command in ["show", "restore", "replace", "diff"] {
+            #expect(try complete([command, "--", "positional@1", "3", "0", "docver", command, "a.txt", ""], in: alice.root) == versionIDs,
+                    "\(command)")
+        }
+        #expect(try complete(["diff", "--", "positional@2", "4", "0", "docver", "diff", "a.txt", String(first.prefix(8)), ""], in: alice.root)
+                == versionIDs)
+        // save: the saved documents and what the working tree holds besides (a new file).
+        try alice.write("new\n", to: "new.txt")
+        #expect(try complete(["save", "--", "positional@0", "2", "0", "docver", "save", ""], in: alice.root)
+                == ["a.txt", "new.txt", "notes", "notes/b.txt", "trip.pkg"])
+        #expect(try complete(["save", "--", "positional@0", "2", "1", "docver", "save", "n"], in: alice.root)
+                == ["new.txt", "notes", "notes/b.txt"])
+        try alice.remove("new.txt")
         // Remotes.
         #expect(try complete(["sync", "--", "positional@0", "2", "0", "docver", "sync", ""], in: alice.root) == ["backup", "origin"])
         #expect(try complete(["remote", "remove", "--", "positional@0", "3", "1", "docver", "remote", "remove", "b"], in: alice.root) == ["backup"])
         // Outside a container: nothing, and no error.
         #expect(try complete(["versions", "--", "positional@0", "2", "0", "docver", "versions", ""], in: scratch.url).isEmpty)
 
+        #expect(try gitDirectorySnapshot(alice.root) == before, "completion wrote to the container")
+    }
+
+    /// mark-resolved offers the document's unresolved conflict versions, which are what it
+    /// takes, not every version.
+    @Test func markResolvedCompletesTheConflictVersions() throws {
+        let scratch = try Scratch()
+        let fixture = try ConflictFixture.text(scratch, base: "base\n", edits: ["alice\n", "bob\n"])
+        let alice = fixture.devices[0]
+        #expect(try docver(["conflicts"], in: alice.root).status == 0)
+        let before = try gitDirectorySnapshot(alice.root)
+        let result = try docver(["---completion", "mark-resolved", "--", "positional@1", "3", "0", "docver", "mark-resolved", "note.txt", ""],
+                                in: alice.root)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.split(separator: "\n").map(String.init) == fixture.losers.map { String($0.prefix(12)) })
+        #expect(try alice.recentVersionIDs(of: DocumentPath("note.txt")).count > fixture.losers.count, "more versions than conflict versions")
         #expect(try gitDirectorySnapshot(alice.root) == before, "completion wrote to the container")
     }
 }

@@ -112,7 +112,7 @@ import Testing
         let result = try runProcess("/usr/bin/script", ["-qec", command, "/dev/null"], input: Data("2\n".utf8))
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("note.txt is in conflict. Versions:"), "\(result.stdout)")
-        #expect(result.stdout.contains("keep version"), "\(result.stdout)")
+        #expect(result.stdout.contains("kept version"), "\(result.stdout)")
         #expect(try alice.conflicts().isEmpty)
         #expect(try alice.read("note.txt") == "alice\n", "version 2 (alice's conflict version) was kept")
     }
@@ -144,6 +144,24 @@ import Testing
         #expect(try alice.conflicts().count == 1)
         let implied = try docver(["resolve", "note.txt", "--keep", loser], in: alice.root)
         #expect(implied.status == 0, "\(implied.stderr)")
+        #expect(try alice.read("note.txt") == "alice\n")
+    }
+
+    /// The help lists `--version  Show the version.`, so a bare --version does that, wherever
+    /// it stands; only with a value is it the old spelling of --keep (also as --version=ID).
+    @Test func resolveVersionWithoutAValueShowsTheProgramsVersion() throws {
+        let scratch = try Scratch()
+        let (alice, _, _) = try concurrentEdits(scratch)
+        try alice.sync()
+        let before = try refSnapshot(alice.root)
+        for arguments in [["resolve", "--version"], ["resolve", "note.txt", "--version"], ["resolve", "--all", "--version", "--dry-run"]] {
+            let result = try docver(arguments, in: alice.root)
+            #expect(result.status == 0 && result.stdout == "0.1.0\n" && result.stderr.isEmpty, "\(arguments): \(result.stdout)\(result.stderr)")
+        }
+        #expect(try refSnapshot(alice.root) == before)
+        let loser = try #require(try alice.conflicts().first?.conflicts.first?.id)
+        let resolved = try docver(["resolve", "note.txt", "--version=\(loser.prefix(8))"], in: alice.root)
+        #expect(resolved.status == 0, "\(resolved.stderr)")
         #expect(try alice.read("note.txt") == "alice\n")
     }
 

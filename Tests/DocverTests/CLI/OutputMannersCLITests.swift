@@ -217,6 +217,12 @@ import Testing
         try Data((0..<50_000).map { _ in UInt8(truncatingIfNeeded: random.next()) }).write(to: alice.root.appendingPathComponent("new.bin"))
         let sync = try docverWithTerminal(["sync"], in: alice.root)
         #expect(sync.status == 0 && sync.terminal.contains("sending to origin: 100%") && sync.terminal.contains("done."), "\(sync.terminal)")
+        // The bytes sent are the pack's: at least the 50 KB of random bytes (libgit2's local
+        // transport reports no byte count of its own).
+        let sent = try #require(sync.terminal.components(separatedBy: .newlines).last { $0.contains("sending to origin") }?
+            .components(separatedBy: "\r").last(where: { !$0.isEmpty }), "\(sync.terminal)")
+        let kilobytes = try #require(sent.firstMatch(of: /objects\), ([0-9.]+) KB(?: \| .*)?, done\.$/), "\(sent)").1
+        #expect(try #require(Double(kilobytes)) >= 50, "\(sent)")
         let bobSync = try docverWithTerminal(["sync"], in: scratch.path("bob"))
         #expect(bobSync.terminal.contains("receiving from origin: 100%"), "\(bobSync.terminal)")
         let pipedSync = try docver(["sync"], in: scratch.path("carol"))
@@ -247,6 +253,38 @@ import Testing
             }
             #expect(starts.count == lines.count && Set(starts).count == 1, "\(command): columns do not line up:\n\(lines.joined(separator: "\n"))")
         }
+    }
+
+    /// log's date and device columns line up on a terminal, as those of versions and
+    /// conflicts do, whatever the widths of device names and relative dates.
+    @Test func logColumnsLineUpOnATerminal() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let short = try scratch.device("al", name: "Al", remote: remote)
+        let long = try scratch.device("alice", name: "Alice's Laptop", remote: remote)
+        try short.saveText("one\n", to: "a.txt", message: "first")
+        try short.sync()
+        try long.sync()
+        try long.saveText("two\n", to: "a.txt", message: "second")
+        // A plain git commit dated long ago: an absolute date beside relative ones.
+        try long.write("three\n", to: "a.txt")
+        let old = ["GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z"]
+        let committed = try runProcess("/usr/bin/git", ["commit", "-q", "-am", "third"], in: long.root, environment: old)
+        #expect(committed.status == 0, "\(committed.stderr)")
+        let run = try docverWithTerminal(["log"], in: long.root, stderrOnTerminal: false, environment: ["DOCVER_PAGER": "cat"])
+        #expect(run.status == 0, "\(run.terminal)\(run.stderr)")
+        let lines = run.terminal.replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression)
+            .split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(lines)")
+        #expect(lines.contains { $0.contains("  Al  ") || $0.contains("  Al    ") } && lines.contains { $0.contains("Alice's Laptop") }, "\(lines)")
+        // The subject (the last column) starts at the same place on every line.
+        let starts = lines.compactMap { line in
+            line.range(of: #"(first|second|third)$"#, options: .regularExpression).map { line.distance(from: line.startIndex, to: $0.lowerBound) }
+        }
+        #expect(starts.count == 3 && Set(starts).count == 1, "log columns do not line up:\n\(lines.joined(separator: "\n"))")
+        // In a pipe each line still comes as soon as it is found, one space pair between columns.
+        let piped = try docver(["log"], in: long.root)
+        #expect(piped.stdout.contains("  Al  first\n"), "\(piped.stdout)")
     }
 
     // MARK: -q and -v

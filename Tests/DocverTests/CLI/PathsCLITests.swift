@@ -241,13 +241,117 @@ import Testing
                     "invalid version 'list.txt': expected a version id (4 or more hexadecimal digits), @, @-N or @{DATE}",
                     hint: "list the versions of recipes/cake.md with 'docver versions cake.md --all'")
 
-        // No hint anywhere still carries a placeholder such as DOC or VERSION.
+        // No hint anywhere still carries a placeholder such as DOC, VERSION, NAME, URL or PATH:
+        // no word in capitals in the text of Advice.swift's strings (interpolations left out).
         let advice = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../../Sources/docver/Advice.swift").standardizedFileURL, encoding: .utf8)
-        for placeholder in ["DOC", "VERSION"] {
-            #expect(!advice.split(separator: "\n").filter { $0.contains("\"") }.contains { $0.contains(placeholder) && !$0.contains("--device ID") },
-                    "Advice.swift has a hint with \(placeholder)")
+        for line in advice.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+            let literals = line.split(separator: "\"", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+            for literal in literals {
+                let text = literal.replacingOccurrences(of: #"\\\([^)]*\)+"#, with: "", options: .regularExpression)
+                #expect(Self.placeholders(in: text).isEmpty, "Advice.swift has a hint with a placeholder: \(line)")
+            }
         }
+    }
+
+    /// Words in capitals (two letters or more) standing alone: `PATH`, `NAME`, `ID`, `URL`.
+    static func placeholders(in text: String) -> [String] {
+        text.split(whereSeparator: { !$0.isLetter && !$0.isNumber && $0 != "_" }).map(String.init)
+            .filter { $0.count >= 2 && $0.allSatisfy { $0.isUppercase || $0 == "_" || $0.isNumber } && $0.contains(where: \.isLetter) }
+    }
+
+    /// The hints printed, for mistakes across the commands, name real things (the remote, the
+    /// path, a version) or say it in words: none carries a placeholder in capitals.
+    @Test func noHintPrintedCarriesAPlaceholder() throws {
+        let scratch = try Scratch()
+        let fixture = try ConflictFixture.text(scratch, base: "base\n", edits: ["alice\n", "bob\n"])
+        let alice = fixture.devices[0].root
+        try runGit(["init", "-q", scratch.path("plain").path], in: scratch.url)
+        try Data("x".utf8).write(to: scratch.path("file.patch"))
+        _ = try docver(["remote", "add", "gone", "../gone.git", "--create"], in: alice)
+        try? FileManager.default.removeItem(at: scratch.path("gone.git"))
+        let runs: [([String], URL)] = [
+            (["status"], scratch.url),
+            (["remote", "add", "inside", "./inside.git", "--create"], alice),
+            (["remote", "add", "plain", "../plain"], alice),
+            (["remote", "add", "z", "../file.patch", "--create"], alice),
+            (["remote", "remove", "nosuch"], alice),
+            (["sync", "gone"], alice),
+            (["sync"], alice),
+            (["clone", alice.path, "phone"], scratch.url),
+            (["clone", scratch.path("nothing.git").path, "phone"], scratch.url),
+            (["resolve", "note.txt", "--strategy", "choose"], alice),
+            (["resolve", "note.txt", "--strategy", "merge"], alice),
+            (["show", "note.txt", "zzzz"], alice),
+            (["show", "note.txt", "@-9"], alice),
+            (["versions", "nosuch.txt"], alice),
+        ]
+        var hints = 0
+        for (arguments, directory) in runs {
+            let result = try docver(arguments, in: directory, input: Data())
+            #expect(result.status != 0, "\(arguments) was meant to fail")
+            for line in result.stderrLines where line.hasPrefix("hint: ") {
+                hints += 1
+                // The scratch folder's name holds capitals of its own (a UUID): a real path.
+                let named = line.replacingOccurrences(of: scratch.url.standardizedFileURL.path, with: "/scratch")
+                    .replacingOccurrences(of: scratch.url.path, with: "/scratch")
+                #expect(Self.placeholders(in: named).isEmpty, "\(arguments): \(line)")
+            }
+        }
+        #expect(hints >= runs.count - 2, "most of these mistakes come with a hint")
+    }
+
+    /// A version and --at together is a usage error of the command named: its usage, not the
+    /// top level's, and exit 64.
+    @Test func aVersionAndAtTogetherShowTheCommandsOwnUsage() throws {
+        let scratch = try Scratch()
+        let alice = try kitchen(scratch)
+        for command in ["show", "restore", "replace"] {
+            let result = try docver([command, "list.txt", "@", "--at", "2026-11-24"], in: alice.root)
+            #expect(result.status == 64, "\(command): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("Error: give a version or --at, not both\nUsage: docver \(command) "), "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("See 'docver \(command) --help'"), "\(command): \(result.stderr)")
+        }
+    }
+
+    /// A save made before the document existed, or after it was deleted, is a side of a diff
+    /// where the document is nothing: the patch creates it (`--- /dev/null`) or deletes it
+    /// (`+++ /dev/null`), and git apply takes it.
+    @Test func diffAgainstASaveWithoutTheDocumentCreatesOrDeletesIt() throws {
+        let scratch = try Scratch()
+        let alice = try kitchen(scratch)
+        let before = try #require(try alice.currentVersion(of: DocumentPath("list.txt"))).id
+        let created = try alice.saveText("new\nlines\n", to: "new.txt")
+        try alice.remove("new.txt")
+        let deleted = try #require(try alice.save([DocumentPath("new.txt")])).id
+        let after = try alice.saveText("milk\neggs\n", to: "list.txt")
+
+        let creation = try docver(["diff", "new.txt", String(before.prefix(8)), String(created.prefix(8))], in: alice.root)
+        #expect(creation.status == 0, "\(creation.stderr)")
+        #expect(creation.stdout.hasPrefix("# new.txt: nothing -> version \(created.prefix(12)) (alice, "), "\(creation.stdout)")
+        #expect(creation.stdout.hasSuffix("diff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+new\n+lines\n"),
+                "\(creation.stdout)")
+        let deletion = try docver(["diff", "new.txt", created, after], in: alice.root)
+        #expect(deletion.status == 0, "\(deletion.stderr)")
+        #expect(deletion.stdout.hasSuffix(" -> nothing\ndiff --git a/new.txt b/new.txt\ndeleted file mode 100644\n--- a/new.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-new\n-lines\n"),
+                "\(deletion.stdout)")
+        // The deletion version itself gives the same patch.
+        #expect(try docver(["diff", "new.txt", created, deleted], in: alice.root).stdout.hasSuffix("+++ /dev/null\n@@ -1,2 +0,0 @@\n-new\n-lines\n"))
+        // git apply creates the document from the patch, in a checkout without it.
+        let checkout = scratch.path("checkout")
+        try runGit(["init", "-q", checkout.path], in: scratch.url)
+        let patch = scratch.path("new.patch")
+        try Data(creation.stdout.utf8).write(to: patch)
+        try runGit(["apply", patch.path], in: checkout)
+        #expect(try String(contentsOf: checkout.appendingPathComponent("new.txt"), encoding: .utf8) == "new\nlines\n")
+        // A date before its first save is nothing too, and --at takes a second version after it.
+        let early = try docver(["diff", "new.txt", "--at", "2000-01-01", String(created.prefix(8))], in: alice.root)
+        #expect(early.status == 0, "\(early.stderr)")
+        #expect(early.stdout == creation.stdout)
+        // A save in which the document existed but which did not change it is still refused.
+        let unrelated = try docver(["diff", "list.txt", created, after], in: alice.root)
+        #expect(unrelated.status == 1)
+        #expect(unrelated.stderrLines.first == "docver: error: version \(created) is not a version of list.txt", "\(unrelated.stderr)")
     }
 
     /// The version syntax reaches resolve --version and mark-resolved too, from a subfolder.
@@ -262,7 +366,7 @@ import Testing
         #expect(current.stderrLines.first == "docver: error: version \(fixture.winner) is not an unresolved conflict version of notes/note.txt")
         let resolve = try docver(["resolve", "note.txt", "--strategy", "choose", "--version", "@"], in: notes)
         #expect(resolve.status == 0, "\(resolve.stderr)")
-        #expect(resolve.stdout.hasPrefix("notes/note.txt: keep version \(fixture.winner.prefix(12))"), "\(resolve.stdout)")
+        #expect(resolve.stdout.hasPrefix("notes/note.txt: kept version \(fixture.winner.prefix(12))"), "\(resolve.stdout)")
         #expect(try alice.conflicts().isEmpty)
         #expect(try alice.read("notes/note.txt") == "bob\n")
     }

@@ -53,7 +53,7 @@ import Testing
         // Inside the working tree the repository would be saved as a document: refused, created or not.
         let inside = try docver("remote", "add", "origin", "srv.git", "--create", in: alice)
         expectOneErrorLine(inside, "\(alice.appendingPathComponent("srv.git").standardizedFileURL.path) is inside the container's working tree, where it would be saved as a document",
-                           hint: "put the remote repository outside the container, e.g. next to it: ../NAME.git")
+                           hint: "put it outside the container, next to it for example: docver remote add origin ../srv.git --create")
         #expect(!FileManager.default.fileExists(atPath: alice.appendingPathComponent("srv.git").path))
         #expect(try state(alice) == before)
 
@@ -98,7 +98,7 @@ import Testing
         #expect(sync.status == 1)
         #expect(sync.stderrLines.count == 2, "\(sync.stderr)")
         #expect(sync.stderrLines.first?.hasPrefix("docver: error: remote 'far': ") == true, "\(sync.stderr)")
-        #expect(sync.stderrLines.last == "hint: check its URL with 'docver remote list' (fix it with 'docver remote set-url far URL'); saves stay here until a sync reaches it")
+        #expect(sync.stderrLines.last == "hint: check where it points with 'docver remote list' (change that with 'docver remote set-url far' and the right address); saves stay here until a sync reaches it")
         #expect(try runGit(["rev-parse", "HEAD"], in: alice) == head, "the save is still there")
     }
 
@@ -146,12 +146,12 @@ import Testing
         let scratch = try Scratch()
         let missing = scratch.path("nothing.git").path
         let local = try docver("clone", missing, "phone", "--device", "phone", in: scratch.url)
-        expectOneErrorLine(local, "no git repository at \(missing)", hint: "clone needs an existing repository; 'docver init' starts a new container")
+        expectOneErrorLine(local, "no git repository at \(missing)", hint: "clone needs an existing bare repository; 'docver init' starts a new container")
         let url = "git://127.0.0.1:\(try freeLocalPort())/nothing-listens.git"
         let network = try docver("clone", url, "phone", "--device", "phone", in: scratch.url)
         #expect(network.status == 1)
         #expect(network.stderrLines.first?.hasPrefix("docver: error: remote 'origin': ") == true, "\(network.stderr)")
-        #expect(network.stderrLines.last == "hint: check the URL and run clone again; nothing was created")
+        #expect(network.stderrLines.last == "hint: check the address and run clone again; nothing was created")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("phone").path))
     }
 
@@ -252,5 +252,168 @@ import Testing
         #expect(try runGit(["config", "remote.origin.url"], in: alice) == "\(moved)\n")
         #expect(try docver("sync", in: alice).status == 0)
         #expect(try runGit(["for-each-ref", "--format=%(refname)"], in: URL(fileURLWithPath: moved)) == "refs/heads/docver/alice\n")
+    }
+
+    // MARK: What a remote may be, checked at add and at sync
+
+    /// A local remote that went away (or was replaced by a file) is named at sync, with the
+    /// path and a way to make it again: not libgit2's "unsupported URL protocol".
+    @Test func aLocalRemoteThatWentAwayIsNamedAtSyncWithTheWayBack() throws {
+        let scratch = try Scratch()
+        let alice = try container(scratch)
+        try Data("hello\n".utf8).write(to: alice.appendingPathComponent("note.txt"))
+        #expect(try docver("save", in: alice).status == 0)
+        #expect(try docver("remote", "add", "origin", "../r.git", "--create", in: alice).status == 0)
+        let path = scratch.path("r.git").path
+        try FileManager.default.removeItem(atPath: path)
+        let head = try runGit(["rev-parse", "HEAD"], in: alice)
+
+        let gone = try docver("sync", in: alice)
+        expectOneErrorLine(gone, "remote 'origin': no git repository at \(path)",
+                           hint: "if it moved, point 'origin' at it with 'docver remote set-url origin' and its new path; "
+                               + "to start again with an empty one: docver remote set-url origin \(path) --create")
+        #expect(try runGit(["rev-parse", "HEAD"], in: alice) == head, "the save is still there")
+        try Data("not a repository".utf8).write(to: URL(fileURLWithPath: path))
+        expectOneErrorLine(try docver("sync", in: alice), "remote 'origin': \(path) is a file, not a git repository",
+                           hint: "point 'origin' at a bare git repository with 'docver remote set-url origin', or remove it with 'docver remote remove origin'")
+
+        // The hint's command brings it back.
+        try FileManager.default.removeItem(atPath: path)
+        #expect(try docver("remote", "set-url", "origin", path, "--create", in: alice).status == 0)
+        let again = try docver("sync", in: alice)
+        #expect(again.status == 0, "\(again.stderr)")
+    }
+
+    /// libgit2 cannot push into a repository with a working tree, so add refuses one at once
+    /// (a sync would fail at its push), naming a bare one to use; clone from another
+    /// container says where to clone from instead. Nothing is changed or created.
+    @Test func aRepositoryWithAWorkingTreeIsRefusedWithABareOneToUse() throws {
+        let scratch = try Scratch()
+        let alice = try container(scratch)
+        let plain = scratch.path("plain")
+        try runGit(["init", "-q", plain.path], in: scratch.url)
+        let before = try state(alice)
+        expectOneErrorLine(try docver("remote", "add", "plain", "../plain", in: alice),
+                           "\(plain.path) is a git repository with a working tree; a remote must be a bare repository, which a sync can push to",
+                           hint: "sync through a bare repository: git clone --bare \(plain.path) \(plain.path).git && docver remote add plain \(plain.path).git")
+        // Its .git folder is the same repository, and --create does not make it bare.
+        expectOneErrorLine(try docver("remote", "add", "plain", plain.path + "/.git", "--create", in: alice),
+                           "\(plain.path)/.git is a git repository with a working tree; a remote must be a bare repository, which a sync can push to",
+                           hint: "sync through a bare repository: git clone --bare \(plain.path)/.git \(plain.path).git && docver remote add plain \(plain.path).git")
+        #expect(try state(alice) == before)
+
+        // Cloning from a container: from the repository it syncs through when it has one...
+        let withRemote = try scratch.bareRemote("shared.git")
+        #expect(try docver("remote", "add", "origin", withRemote.path, in: alice).status == 0)
+        let fromAlice = try docver("clone", alice.path, "phone", "--device", "phone", in: scratch.url)
+        expectOneErrorLine(fromAlice, "\(alice.path) is a git repository with a working tree; a remote must be a bare repository, which a sync can push to",
+                           hint: "clone from the repository it syncs through: docver clone \(withRemote.path) phone")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("phone").path))
+        // ... else after giving it one; the hint's commands work.
+        let bob = try container(scratch, "bob")
+        try Data("from bob\n".utf8).write(to: bob.appendingPathComponent("b.txt"))
+        #expect(try docver("save", in: bob).status == 0)
+        let fromBob = try docver("clone", bob.path, "tablet", "--device", "tablet", in: scratch.url)
+        let hint = "give it a bare repository to sync through, then clone from that: docver -C \(bob.path) remote add origin \(bob.path).git --create"
+            + " && docver -C \(bob.path) sync && docver clone \(bob.path).git tablet"
+        expectOneErrorLine(fromBob, "\(bob.path) is a git repository with a working tree; a remote must be a bare repository, which a sync can push to", hint: hint)
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("tablet").path))
+        let steps = try runProcess("/bin/sh", ["-c", String(hint.split(separator: ":", maxSplits: 1)[1]).replacingOccurrences(of: "docver ", with: "\(docverExecutable) ")],
+                                   in: scratch.url)
+        #expect(steps.status == 0, "\(steps.stderr)")
+        #expect(try String(contentsOf: scratch.path("tablet/b.txt"), encoding: .utf8) == "from bob\n")
+    }
+
+    /// add and set-url take only what a sync can go through; anything else is refused before
+    /// the configuration changes (exit 1, as for an invalid name).
+    @Test func unsupportedURLsAreRefusedAtAddAndChangeNothing() throws {
+        let scratch = try Scratch()
+        let alice = try container(scratch)
+        #expect(try docver("remote", "add", "origin", try scratch.bareRemote().path, in: alice).status == 0)
+        let before = try state(alice)
+        for url in ["ftp://x/y", "rsync://host/path.git", "mailto://a@b"] {
+            expectOneErrorLine(try docver("remote", "add", "weird", url, in: alice),
+                               "unsupported remote URL '\(url)': use a local path, user@host:path, or a file://, ssh://, git://, http:// or https:// URL")
+            expectOneErrorLine(try docver("remote", "set-url", "origin", url, in: alice),
+                               "unsupported remote URL '\(url)': use a local path, user@host:path, or a file://, ssh://, git://, http:// or https:// URL")
+        }
+        #expect(try state(alice) == before)
+        // Every supported kind is stored without contacting it.
+        for (index, url) in ["ssh://nas.invalid/n.git", "git://nas.invalid/n.git", "http://nas.invalid/n.git",
+                             "https://nas.invalid/n.git", "alice@nas.invalid:n.git", "HTTPS://nas.invalid/n.git"].enumerated() {
+            let added = try docver("remote", "add", "r\(index)", url, in: alice)
+            #expect(added.status == 0, "\(url): \(added.stderr)")
+        }
+        let cloned = try docver("clone", "ftp://x/y", "phone", in: scratch.url)
+        expectOneErrorLine(cloned, "unsupported remote URL 'ftp://x/y': use a local path, user@host:path, or a file://, ssh://, git://, http:// or https:// URL")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("phone").path))
+    }
+
+    /// A regular file is called a file, not a non-empty destination, with or without --create.
+    @Test func aFileIsNoRepository() throws {
+        let scratch = try Scratch()
+        let alice = try container(scratch)
+        let file = scratch.path("file.patch")
+        try Data("--- a\n".utf8).write(to: file)
+        let before = try state(alice)
+        for create in [["--create"], []] {
+            expectOneErrorLine(try docver(["remote", "add", "z", "../file.patch"] + create, in: alice),
+                               "\(file.path) is a file, not a git repository",
+                               hint: "a remote is a bare git repository; to make an empty one beside the file: docver remote add z \(scratch.path("file.git").path) --create")
+        }
+        #expect(try state(alice) == before)
+        #expect(try String(contentsOf: file, encoding: .utf8) == "--- a\n")
+        expectOneErrorLine(try docver("clone", file.path, "phone", in: scratch.url), "\(file.path) is a file, not a git repository",
+                           hint: "clone needs an existing bare repository; 'docver init' starts a new container")
+    }
+
+    /// One unreachable remote among several: the others are fetched from, integrated and
+    /// pushed to; then the sync fails naming the one it missed and the ones it synced.
+    @Test func syncReachesEveryRemoteItCanAndNamesTheOthers() throws {
+        let scratch = try Scratch()
+        let home = try scratch.bareRemote("home.git")
+        let alice = try container(scratch)
+        let bob = try container(scratch, "bob")
+        for root in [alice, bob] { #expect(try docver("remote", "add", "home", home.path, in: root).status == 0) }
+        try Data("from bob\n".utf8).write(to: bob.appendingPathComponent("b.txt"))
+        #expect(try docver("sync", in: bob).status == 0)
+        let far = "git://127.0.0.1:\(try freeLocalPort())/nothing-listens.git"
+        #expect(try docver("remote", "add", "far", far, in: alice).status == 0)
+        try Data("from alice\n".utf8).write(to: alice.appendingPathComponent("a.txt"))
+
+        let sync = try docver("sync", in: alice)
+        #expect(sync.status == 1)
+        #expect(sync.stdout == "saved 1 changed document before syncing\nintegrated saves from other devices\n"
+                + "b.txt: updated to bob's (version \(try runGit(["rev-parse", "--short=12", "refs/remotes/home/docver/bob"], in: alice).trimmingCharacters(in: .newlines)))\n"
+                + "pushed to home\n", "\(sync.stdout)")
+        #expect(sync.stderrLines.count == 2, "\(sync.stderr)")
+        #expect(sync.stderrLines.first?.hasPrefix("docver: error: could not sync with remote 'far' (") == true, "\(sync.stderr)")
+        #expect(sync.stderrLines.first?.hasSuffix("); synced with 'home'") == true, "\(sync.stderr)")
+        #expect(sync.stderrLines.last == "hint: check where it points with 'docver remote list'; saves stay here until a sync reaches far")
+        // The reachable remote has alice's save, and bob's arrived here.
+        #expect(try runGit(["rev-parse", "refs/heads/docver/alice"], in: home) == runGit(["rev-parse", "HEAD"], in: alice))
+        #expect(try String(contentsOf: alice.appendingPathComponent("b.txt"), encoding: .utf8) == "from bob\n")
+
+        // --json: the report, with the remote it missed; valid against the schema; exit 1.
+        let gone = scratch.path("gone.git")
+        #expect(try docver("remote", "add", "gone", gone.path, "--create", in: alice).status == 0)
+        try FileManager.default.removeItem(at: gone)
+        let json = try docver("sync", "--json", in: alice)
+        #expect(json.status == 1)
+        let value = try JSONValue.parse(json.stdoutData)
+        #expect(try JSONSchemaCLITests.validator("sync").problems(in: value) == [], "\(json.stdout)")
+        let object = try #require(try parseJSON(json.stdoutData) as? [String: Any])
+        #expect(object["pushed"] as? [String] == ["home"])
+        let unreachable = try #require(object["unreachable"] as? [[String: String]])
+        #expect(unreachable.map { $0["remote"] } == ["far", "gone"])
+        #expect(unreachable.last?["error"] == "no git repository at \(gone.path)")
+        #expect(json.stderrLines.first?.hasPrefix("docver: error: could not sync with remotes 'far' (") == true, "\(json.stderr)")
+        #expect(json.stderrLines.first?.hasSuffix("and 'gone' (no git repository at \(gone.path)); synced with 'home'") == true, "\(json.stderr)")
+        #expect(json.stderrLines.last == "hint: check where they point with 'docver remote list'; saves stay here until a sync reaches far and gone")
+
+        // Only unreachable remotes named: nothing synced, said so.
+        let none = try docver("sync", "far", "gone", in: alice)
+        #expect(none.status == 1 && none.stdout.isEmpty, "\(none.stdout)")
+        #expect(none.stderrLines.first?.hasSuffix("; no remote was synced") == true, "\(none.stderr)")
     }
 }

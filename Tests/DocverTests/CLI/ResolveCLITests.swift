@@ -28,7 +28,7 @@ import Testing
         #expect(output.contains("+++ b/note.txt"), "\(output)")
         #expect(output.contains("\n-bob's line\n"))
         #expect(output.contains("\n+alice's line\n"))
-        #expect(output.contains("note.txt: keep version \(loser.prefix(12)) from Alice's Laptop as current"))
+        #expect(output.contains("note.txt: kept version \(loser.prefix(12)) from Alice's Laptop as current"))
 
         #expect(try bob.read("note.txt") == "title\nalice's line\n")
         #expect(try currentFlatText(fixture.document, in: bob) == "title\nalice's line\n")
@@ -149,7 +149,7 @@ import Testing
         let scratch = try Scratch()
         let (fixture, result) = try Self.resolveWithMarkers(scratch)
         #expect(result.status == 1)
-        #expect(result.stdout == "note.txt: save the merge with conflict markers; the conflict stays open\n")
+        #expect(result.stdout == "note.txt: saved the merge with conflict markers as current; the conflict stays open\n")
         #expect(result.stderrLines == ["hint: edit note.txt to remove the conflict markers, then run: "
                                        + "docver save note.txt && docver mark-resolved note.txt"])
         #expect(try fixture.devices[1].read("note.txt").contains("<<<<<<< bob (current)"))
@@ -165,7 +165,7 @@ import Testing
         let dryRun = try docver(["resolve", "my notes.txt", "--strategy", "merge", "--markers", "--dry-run"],
                                 in: spaced.devices[0].root)
         #expect(dryRun.status == 1)
-        #expect(dryRun.stdout == "my notes.txt: would save the merge with conflict markers; the conflict stays open\n")
+        #expect(dryRun.stdout == "my notes.txt: would save the merge with conflict markers as current; the conflict stays open\n")
         #expect(dryRun.stderr.isEmpty, "\(dryRun.stderr)")
         let json = try docver(["resolve", "my notes.txt", "--strategy", "merge", "--markers", "--json"], in: spaced.devices[0].root)
         #expect(json.status == 1)

@@ -58,6 +58,27 @@ enum FuzzState: Hashable, CustomStringConvertible {
         String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
 
+    /// What a three-way merge moves around, as a set: the non-empty text lines (every line the
+    /// harness writes carries a token of its own, so a line is one edit) and, for a package,
+    /// each other file whole. Empty for an absence.
+    var mergeAtoms: Set<String> {
+        switch self {
+        case .absent: return []
+        case let .flat(data): return Set(FuzzState.lines(data).filter { !$0.isEmpty })
+        case let .package(files):
+            var atoms = Set((files["text.txt"].map(FuzzState.lines) ?? []).filter { !$0.isEmpty })
+            for (name, data) in files where name != "text.txt" { atoms.insert("\u{0}\(name)=\(FuzzState.fingerprint(data))") }
+            return atoms
+        }
+    }
+
+    /// True for contents that hold a conflict-marker region (`<<<<<<<` … `>>>>>>>`).
+    var hasConflictMarkers: Bool {
+        guard let lines = textLines else { return false }
+        guard let start = lines.firstIndex(where: { $0.hasPrefix("<<<<<<<") }) else { return false }
+        return lines[start...].contains { $0.hasPrefix(">>>>>>>") }
+    }
+
     /// A short, stable fingerprint for logs: `absent`, `flat#1a2b3c4d/57B`, `pkg#…`.
     var description: String {
         switch self {
@@ -95,10 +116,30 @@ struct FuzzVersion: CustomStringConvertible {
     var before: FuzzState
     var step: Int
     var operation: String
+    /// Further states the version was made from: the other parents' states of a merge made
+    /// with plain git, the conflict versions a docver merge resolution merged.
+    var alsoFrom: [FuzzState] = []
+    /// The states this version holds in full, so that they are accounted for when it is (nil:
+    /// `before`). A merge lists only the sides whose every change it holds.
+    var supersedes: [FuzzState]? = nil
 
     var description: String {
         "\(commit.short) \(document) \(state) by \(device) at step \(step) (\(operation)) on top of \(before)"
+            + (alsoFrom.isEmpty ? "" : " and \(alsoFrom)")
     }
+}
+
+/// A merge made with plain git, as the harness made it.
+struct FuzzPlainMerge: CustomStringConvertible {
+    var commit: String
+    /// How: `git merge -X theirs` in bob's checkout, in a plain clone pushed to docver/x, ...
+    var how: String
+    var step: Int
+    /// Per document with new content: the parents' states whose changes the result lacks, and
+    /// what it lacks of each (lines added since the base missing, lines removed still there).
+    var dropped: [String: [(state: FuzzState, missing: [String])]] = [:]
+
+    var description: String { "plain merge \(commit.short) at step \(step) (\(how))" }
 }
 
 /// A resolution of a conflict, as decided on one device.
@@ -113,6 +154,9 @@ struct FuzzDecision: CustomStringConvertible {
     /// The document's state the decision made current.
     var result: FuzzState
     var step: Int
+    /// For a merge resolution: the merged versions whose changes the result lacks (by the
+    /// model's own merge base, not docver's).
+    var notIncluded: [String] = []
 
     var description: String { "\(device) \(kind) of \(document) at step \(step) → \(result) (\(commit.short))" }
 }
@@ -124,7 +168,129 @@ struct FuzzModel {
     /// record-only commits): commit → "device, step, operation".
     var saves: [String: String] = [:]
     var decisions: [FuzzDecision] = []
+    /// Commits the harness made with plain git (commits and merges): commit → what.
+    var plainCommits: [String: String] = [:]
+    /// Plain commits carrying typed `Docver-` records: commit → the records (`key: value`) and
+    /// whether the commit hook marked the commit. docver honours records only in the commits it
+    /// writes them in (docs/FORMAT.md, "Records from plain git"): these are ignored, with a
+    /// warning from the sync that brings them.
+    var typedRecords: [String: (records: [String], hook: Bool)] = [:]
+    var plainMerges: [FuzzPlainMerge] = []
     var documents: Set<String> { Set(versions.map(\.document)).union(FuzzNames.all) }
+
+    /// For a finding's message: the plain commits whose typed records name one of `versions`.
+    func typedRecordNotes(naming versions: Set<String>) -> [String] {
+        typedRecords.sorted { $0.key < $1.key }.compactMap { commit, typed in
+            let named = typed.records.filter { record in versions.contains { record.contains($0) } }
+            guard !named.isEmpty else { return nil }
+            return "named by \(named.map { String($0.prefix(28)) }) typed into plain commit \(commit.short) "
+                + (typed.hook ? "marked by the commit hook" : "made without the hook")
+        }
+    }
+}
+
+// MARK: - Lineage: which saved state each version was made from
+
+/// The model's own derivation graph of document states, for merge bases computed without
+/// docver: a version's predecessors are the newest versions, on its commit's ancestry, that hold
+/// the state it was saved on top of (`before`), the states it merged (`alsoFrom`) or its own
+/// state (a revert, a copy or a chosen version saved again). Merge results are then computed as
+/// sets of atoms (lines), which is exact for clean merges because every line carries a token.
+final class FuzzLineage {
+    let versions: [FuzzVersion]
+    let graph: FuzzGraph
+    private var byState: [FuzzState: [Int]] = [:]
+    private var predecessorMemo: [Int: [Int]] = [:]
+    private var ancestorMemo: [Int: Set<Int>] = [:]
+
+    init(_ model: FuzzModel, graph: FuzzGraph) {
+        versions = model.versions
+        self.graph = graph
+        for (index, version) in versions.enumerated() where !version.state.isAbsent && graph.contains(version.commit) {
+            byState[version.state, default: []].append(index)
+        }
+    }
+
+    /// The newest versions holding `state` on the ancestry of `commit` (itself included unless
+    /// `strictly`).
+    func nodes(holding state: FuzzState, before commit: String, strictly: Bool = false) -> [Int] {
+        let candidates = (byState[state] ?? []).filter {
+            graph.isAncestorOrSelf(versions[$0].commit, of: commit) && (!strictly || versions[$0].commit != commit)
+        }
+        return candidates.filter { candidate in
+            !candidates.contains { other in
+                versions[other].commit != versions[candidate].commit
+                    && graph.isAncestorOrSelf(versions[candidate].commit, of: versions[other].commit)
+            }
+        }
+    }
+
+    /// The version of `document` at `commit` holding `state`: the model's version made there,
+    /// or the newest one holding that state before it.
+    func node(commit: String, document: String, state: FuzzState) -> [Int] {
+        if let exact = versions.indices.first(where: { versions[$0].commit == commit && versions[$0].document == document }),
+           versions[exact].state == state, graph.contains(commit) { return [exact] }
+        return nodes(holding: state, before: commit)
+    }
+
+    func predecessors(_ index: Int) -> [Int] {
+        if let known = predecessorMemo[index] { return known }
+        let version = versions[index]
+        var result: [Int] = []
+        for state in [version.before] + version.alsoFrom + [version.state] where !state.isAbsent {
+            for node in nodes(holding: state, before: version.commit, strictly: true) where !result.contains(node) { result.append(node) }
+        }
+        predecessorMemo[index] = result
+        return result
+    }
+
+    func ancestors(_ index: Int) -> Set<Int> {
+        if let known = ancestorMemo[index] { return known }
+        var seen: Set<Int> = [index]
+        var stack = [index]
+        while let next = stack.popLast() {
+            for predecessor in predecessors(next) where seen.insert(predecessor).inserted { stack.append(predecessor) }
+        }
+        ancestorMemo[index] = seen
+        return seen
+    }
+
+    func ancestors(_ nodes: [Int]) -> Set<Int> { nodes.reduce(into: Set<Int>()) { $0.formUnion(ancestors($1)) } }
+
+    /// The best common ancestors of two sides (each one or more versions).
+    func bestCommonAncestors(_ a: [Int], _ b: [Int]) -> [Int] {
+        let common = ancestors(a).intersection(ancestors(b))
+        return common.filter { node in !common.contains { $0 != node && ancestors($0).contains(node) } }.sorted()
+    }
+
+    /// The atoms of the merge base of two sides; with several best common ancestors, their own
+    /// merge (git's recursive merge), folded. Empty when they have none (created independently).
+    func baseAtoms(_ a: [Int], _ b: [Int], depth: Int = 0) -> Set<String> {
+        let best = bestCommonAncestors(a, b)
+        guard let first = best.first else { return [] }
+        var side = [first]
+        var atoms = versions[first].state.mergeAtoms
+        for next in best.dropFirst() where versions[next].state.mergeAtoms != atoms {
+            let base = depth > 4 ? atoms.intersection(versions[next].state.mergeAtoms) : baseAtoms(side, [next], depth: depth + 1)
+            atoms = Self.merge(atoms, versions[next].state.mergeAtoms, base: base)
+            side.append(next)
+        }
+        return atoms
+    }
+
+    /// A clean three-way merge, as sets: what both sides hold, and what either added.
+    static func merge(_ ours: Set<String>, _ theirs: Set<String>, base: Set<String>) -> Set<String> {
+        ours.intersection(theirs).union(ours.subtracting(base)).union(theirs.subtracting(base))
+    }
+
+    /// What `result` lacks of one side's changes against the others since their merge base:
+    /// atoms the side added that are missing, atoms it removed that are still there.
+    func lacks(_ result: Set<String>, side: [Int], atoms: Set<String>, others: [Int]) -> [String] {
+        let base = baseAtoms(side, others)
+        let missing = atoms.subtracting(base).subtracting(result).map { "missing: " + $0 }
+        let resurrected = base.subtracting(atoms).intersection(result).map { "removed but still there: " + $0 }
+        return (missing + resurrected).sorted()
+    }
 }
 
 // MARK: - What the converged devices show
@@ -165,6 +331,11 @@ struct FuzzObservation {
     var filesInFolderVersions: Set<FuzzState> = []
     /// For every integration in the history: the model's documents absent there.
     var absentAtMerges: [String: Set<String>] = [:]
+    /// Versions only a merge resolution's records set aside, though its result lacks their
+    /// changes (a "clean" merge that dropped them): not set aside.
+    var claimedByMerges: [String] = []
+    /// `resolvedConflictVersions(of:)` of documents where it lists a version more than once.
+    var resolvedListedTwice: [String: [String]] = [:]
     var graph: FuzzGraph
 
     init(head: String, graph: FuzzGraph) {
@@ -174,7 +345,8 @@ struct FuzzObservation {
 
     /// Reads the observation from `device` (which must be at `head`) through the public API,
     /// and the trailers and ancestry through git.
-    static func read(from device: Container, documents: Set<String>, trees: GitTrees) throws -> FuzzObservation {
+    static func read(from device: Container, model: FuzzModel, trees: GitTrees) throws -> FuzzObservation {
+        let documents = model.documents
         let head = try #require(try device.headID())
         var observation = FuzzObservation(head: head, graph: try FuzzGraph(head: head, in: device.root))
         for document in documents.sorted() {
@@ -195,14 +367,18 @@ struct FuzzObservation {
                        state: observation.normalized(FuzzState(try device.contents(of: $0)), of: document, id: $0.id, inConflict: true))
             }
         }
-        // The trailers, each commit's separately (docs/FORMAT.md, "With plain git").
-        let format = "%H%x1f%(trailers:key=Docver-Conflict,valueonly,separator=%x1d)%x1f"
+        // The trailers, each commit's separately (docs/FORMAT.md, "With plain git"). Records
+        // count only in the commits docver writes them in ("Records from plain git"): conflict
+        // records in integrations, decisions in docver's own saves and resolutions, never in
+        // the plain commits the harness made (typed records there are ignored).
+        let format = "%H%x1f%(trailers:key=Docver-Integration,valueonly)%x1f%(trailers:key=Docver-Conflict,valueonly,separator=%x1d)%x1f"
             + "%(trailers:key=Docver-Resolved,valueonly,separator=%x1d)%x1f%(trailers:key=Docver-Removed,valueonly,separator=%x1d)%x1e"
         var conflicts: [String: Set<String>] = [:]
-        var settled: [String: Set<String>] = [:]
+        var settledBy: [String: [String: Set<String>]] = [:]
         for record in try runGit(["log", "--format=" + format, head], in: device.root).split(separator: "\u{1e}") {
             let fields = record.split(separator: "\u{1f}", omittingEmptySubsequences: false).map(String.init)
-            guard fields.count == 4 else { continue }
+            guard fields.count == 5 else { continue }
+            let commit = fields[0].trimmingCharacters(in: .whitespacesAndNewlines)
             func records(_ field: String) -> [(version: String, path: String)] {
                 field.split(separator: "\u{1d}").compactMap { value in
                     let words = value.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").map(String.init)
@@ -210,19 +386,46 @@ struct FuzzObservation {
                     return (version, path.removingPercentEncoding ?? path)
                 }
             }
-            for (version, path) in records(fields[1]) { conflicts[path, default: []].insert(version) }
-            for (version, path) in records(fields[2]) + records(fields[3]) { settled[path, default: []].insert(version) }
+            if fields[1].trimmingCharacters(in: .whitespacesAndNewlines) == "1" {
+                for (version, path) in records(fields[2]) { conflicts[path, default: []].insert(version) }
+            }
+            if model.plainCommits[commit] == nil {
+                for (version, path) in records(fields[3]) + records(fields[4]) { settledBy[path, default: [:]][version, default: []].insert(commit) }
+            }
         }
         // Versions a merge made with plain git set aside carry no trailer: docver derives them
         // from the merge (docs/FORMAT.md, "Merges made with plain git") and lists them as
-        // resolved conflict versions (`versions --all`).
+        // resolved conflict versions (`versions --all`). (Not one that only a typed record
+        // resolved: that record is ignored.)
+        let typed = Set(model.typedRecords.values.flatMap(\.records).compactMap { record -> String? in
+            let words = record.split(separator: " ").map(String.init)
+            guard words.count >= 3, words[0] == "Docver-Resolved:" || words[0] == "Docver-Removed:" else { return nil }
+            return words[1] + " " + (words.last!.removingPercentEncoding ?? words.last!)
+        })
         for document in documents.sorted() {
-            for version in try device.resolvedConflictVersions(of: DocumentPath(document)) {
-                settled[document, default: []].insert(version.id)
+            let resolved = try device.resolvedConflictVersions(of: DocumentPath(document))
+            if Set(resolved.map(\.id)).count != resolved.count { observation.resolvedListedTwice[document] = resolved.map(\.id) }
+            for version in resolved
+            where settledBy[document]?[version.id] != nil || !typed.contains(version.id + " " + document) {
+                settledBy[document, default: [:]][version.id, default: []].insert("plain merge")
+            }
+        }
+        // A merge resolution names every version it merged in its records. A version whose
+        // changes the result lacks was not merged: such a record does not set it aside.
+        let mergeResolutions = Dictionary(model.decisions.filter { $0.kind == "resolve merge" }.map { ($0.commit, $0) }) { a, _ in a }
+        var settled: [String: Set<String>] = [:]
+        for (document, versions) in settledBy {
+            for (version, commits) in versions {
+                if commits.allSatisfy({ mergeResolutions[$0]?.notIncluded.contains(version) == true }) {
+                    observation.claimedByMerges.append("\(document): \(version.short) is named by the merge resolution\(commits.count == 1 ? "" : "s") "
+                        + "\(commits.map(\.short).sorted()), whose result lacks its changes")
+                    continue
+                }
+                settled[document, default: []].insert(version)
             }
         }
         for (document, versions) in conflicts {
-            var open = versions.subtracting(settled[document] ?? [])
+            var open = versions.subtracting(settled[document] ?? []).subtracting((settledBy[document] ?? [:]).keys)
             if let current = observation.currentID[document] { open.remove(current) }
             if !open.isEmpty { observation.unresolvedByTrailers[document] = open }
         }
@@ -295,8 +498,16 @@ enum FuzzOracle {
             }
             let expected = observation.unresolvedByTrailers[document] ?? []
             if Set(ids) != expected {
-                failures.append(FuzzFailure(document: document, message: "\(document): conflicts() lists \(ids.map(\.short).sorted()), the trailers leave \(expected.map(\.short).sorted()) unresolved"))
+                let typed = model.typedRecordNotes(naming: Set(ids).symmetricDifference(expected))
+                failures.append(FuzzFailure(document: document, message: "\(document): conflicts() lists \(ids.map(\.short).sorted()), the trailers leave \(expected.map(\.short).sorted()) unresolved"
+                    + (typed.isEmpty ? "" : " (" + typed.joined(separator: "; ") + ")")))
             }
+        }
+
+        // A conflict version is identified by its version alone (docs/FORMAT.md, "The
+        // unresolved set"): records of it from several commits list it once, resolved too.
+        for (document, ids) in observation.resolvedListedTwice.sorted(by: { $0.key < $1.key }) {
+            failures.append(FuzzFailure(document: document, message: "\(document): resolvedConflictVersions (versions --all) lists a version twice: \(ids.map(\.short))"))
         }
 
         // docs/FORMAT.md: a plain folder is no document, so never a version of one.
@@ -309,8 +520,19 @@ enum FuzzOracle {
         let lost = lostVersions(model, observation)
         for version in lost {
             let document = version.document
+            // Why nothing holds it, when the model knows: a merge that claimed it.
+            var why = observation.claimedByMerges.filter { $0.hasPrefix("\(document): \(version.commit.short) ") }
+            why += model.typedRecordNotes(naming: [version.commit])
+            for merge in model.plainMerges {
+                for (_, sides) in merge.dropped {
+                    for side in sides where side.state == version.state {
+                        why.append("\(merge) lacks its changes (\(side.missing.prefix(3).joined(separator: "; "))) and set nothing aside")
+                    }
+                }
+            }
             failures.append(FuzzFailure(document: document, version: version, message: "version lost: \(version); current \(observation.currentID[document]?.short ?? "none") \(observation.current[document] ?? .absent), "
-                + "conflict versions \(observation.listing[document] ?? []), set aside \((observation.setAside[document] ?? []).map(\.short).sorted())"))
+                + "conflict versions \(observation.listing[document] ?? []), set aside \((observation.setAside[document] ?? []).map(\.short).sorted())"
+                + (why.isEmpty ? "" : "; " + why.joined(separator: "; "))))
         }
 
         // A version that later saves replaced, on the line that leads to the current version,
@@ -409,12 +631,12 @@ enum FuzzOracle {
                         deleted.insert(deletionKey(version))
                         accountedDeletions[document, default: []].append(version.commit)
                     }
-                    // What this version was saved on top of is in its history: accounted for.
+                    // What this version was saved on top of is in its history: accounted for
+                    // (for a merge: each side whose every change it holds).
                     if version.before.isAbsent {
                         recreations[document, default: []].append(version.commit)
-                    } else {
-                        visible.insert(version.before)
                     }
+                    for state in version.supersedes ?? [version.before] where !state.isAbsent { visible.insert(state) }
                 }
             }
         }
@@ -522,7 +744,10 @@ enum FuzzOracle {
                     // The decision itself became a conflict version and was then resolved by
                     // someone who saw both: a later resolution, or a git user's plain merge that
                     // set it aside (docver records it as such, docs/FORMAT.md).
+                    // (Or an identical decision of another device, made on the same side, that
+                    // the git user's merge set aside in its place: the decided state is listed.)
                     let setAside = (observation.setAside[a.document] ?? []).contains(decision.commit)
+                        || (observation.setAsideStates[a.document] ?? []).contains(decision.result)
                     if evolved || edited || followedRename || setAside { continue }
                     failures.append(FuzzFailure(document: a.document, message: "\(a.document): the decision \(decision) was dropped in silence: \(other) is current (\(current)) and \(decision.result) is not listed"))
                 }

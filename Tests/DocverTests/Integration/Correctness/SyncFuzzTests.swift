@@ -10,20 +10,36 @@ import Testing
 /// document, sync, a crossed `git fetch` of one other device's branch followed by
 /// `integrate()`, a resolution of a document in conflict (replace, mark-resolved,
 /// remove-other-versions, latest-date, merge, choose), the same conflict resolved on several
-/// devices before they sync, a plain `git commit -am` (a save of that device through the
-/// commit hook), or a plain `git merge -s ours` of another device's branch (a resolution by a
-/// git user that drops the other side). Every step checks its own postconditions; at the end
-/// every device syncs until
-/// nothing moves and the oracle (Support/FuzzModel.swift) checks: (1) the devices converged,
-/// (2) no saved version was lost and every save is reachable, (3) the working trees hold the
-/// current versions, (4) `git fsck --strict` is clean, (5) each conflict version is listed once
-/// and the listing is the unresolved set of the trailers and of plain merges, (6) concurrent resolutions of the
-/// same conflict do not drop a decision in silence (issue 11 item 6).
+/// devices before they sync, or plain git:
+/// - `git commit -am` through the commit hook (a save of that device) or without it
+///   (`-c core.hooksPath=/dev/null`), at times with conflict markers typed into a document or
+///   with `Docver-Removed`/`Docver-Resolved`/`Docver-Conflict` records typed into the message
+///   (docver must ignore them, and the sync that brings them must say so);
+/// - `git merge` of another device's branch (as the remote has it, or as that device's
+///   checkout has it) in a device's checkout, or in a plain clone pushed to a device's branch or
+///   to `docver/git-user`, or by two git users each merging the same two branches (a
+///   criss-cross): `-s ours`, a content merge, `-X ours`, `-X theirs`; text conflicts settled
+///   by hand (one side's hunk, both, a line of the user's own, region by region, or the
+///   markers committed as they are), other conflicts given up.
+///
+/// Every step checks its own postconditions, among them (7): each sync's and integration's
+/// `SyncReport` — warnings exactly for the typed records it brought, conflict markers said, and
+/// a document whose current version was replaced by one not descending from it (an edit or a
+/// decision of the device overridden) named with more than "updated". A merge resolution's
+/// result must be the clean three-way merge computed from the model's own merge bases. At the
+/// end every device syncs until nothing moves and the oracle (Support/FuzzModel.swift) checks:
+/// (1) the devices converged, (2) no saved version was lost (a version counts as held by a
+/// merge only when the merge has every one of its changes) and every save is reachable, (3) the
+/// working trees hold the current versions, (4) `git fsck --strict` is clean, (5) each
+/// conflict version is listed once and the listing is the unresolved set of the records docver
+/// honours and of plain merges, (6) concurrent resolutions of the same conflict do not drop a
+/// decision in silence (issue 11 item 6).
 ///
 /// Profiles: 12 seeds × 40 steps by default (CI); `DOCVER_FUZZ_LONG=1` runs 300 seeds × 120
 /// steps. `DOCVER_FUZZ_SEED=<n>` runs one seed, `DOCVER_FUZZ_STEPS=<n>` and
 /// `DOCVER_FUZZ_SEEDS=<count>` scale a run, `DOCVER_FUZZ_TRACE=1` prints every seed's step log,
-/// `DOCVER_FUZZ_KEEP=<dir>` keeps the devices of a failing seed. A failure names its seed, the
+/// `DOCVER_FUZZ_KEEP=<dir>` keeps the devices of a failing seed (at its first finding, and at its
+/// end), `DOCVER_FUZZ_TRACE=live` prints each step as it runs. A failure names its seed, the
 /// command that replays it and the step log. A replay repeats the same random choices; commit
 /// dates come from the clock, so an outcome that hinges on which of two saves was later can
 /// differ, and the step log says what happened in the failing run.
@@ -48,7 +64,8 @@ import Testing
         await world.run()
     }
 
-    /// Sessions of the long profile that once failed, replayed in every run. Seed 20: a
+    /// Sessions of the long profile that once failed, run in every run (under the step mix of
+    /// the time; FuzzFindingsTests holds their deterministic reductions). Seed 20: a
     /// `replace` of a document whose current version an open conflict record named made that
     /// version a new conflict version. Seed 30: a decision keeping the file `notes`, met by a
     /// folder of that name, was dropped in silence. (Replays follow the clock for commit
@@ -108,6 +125,60 @@ import Testing
         Issue.record("none of seeds 1...12 ended with a conflict version listed")
     }
 
+    /// The merge oracle (checks 2 and 3) computes merge bases without docver: from what each
+    /// version was saved on top of. Against a small history built with git's plumbing it finds
+    /// the base of two edits, reports a merge that drops one side's line or keeps a line the
+    /// other side removed, and, for two sides with two best common ancestors (a criss-cross),
+    /// takes the merge of both as the base rather than either one.
+    @Test func theMergeOracleComputesItsOwnBases() throws {
+        let scratch = try Scratch()
+        let repository = scratch.path("repo")
+        try runGit(["init", "-q", repository.path], in: scratch.url)
+        func commit(_ text: String, _ parents: String...) throws -> String {
+            let blob = try runProcess("/usr/bin/git", ["hash-object", "-w", "--stdin"], in: repository, input: Data(text.utf8))
+                .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let tree = try runProcess("/usr/bin/git", ["mktree"], in: repository, input: Data("100644 blob \(blob)\tx.txt\n".utf8))
+                .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            return try runGit(["commit-tree", tree, "-m", "c"] + parents.flatMap { ["-p", $0] }, in: repository)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        func state(_ text: String) -> FuzzState { .flat(Data(text.utf8)) }
+        var model = FuzzModel()
+        func save(_ text: String, on before: String?, _ parents: String..., also: [String] = []) throws -> String {
+            let id = try parents.count > 1 ? commit(text, parents[0], parents[1]) : parents.isEmpty ? commit(text) : commit(text, parents[0])
+            model.versions.append(FuzzVersion(commit: id, device: "d", document: "x.txt", state: state(text),
+                                              before: before.map(state) ?? .absent, step: 0, operation: "save", alsoFrom: also.map(state)))
+            return id
+        }
+        let base = try save("a\nb\nc\n", on: nil)
+        let x = try save("a\nx\nc\n", on: "a\nb\nc\n", base)
+        let y = try save("a\nb\nc\nd\n", on: "a\nb\nc\n", base)
+        let one = try save("a\nb\nc\n1\n", on: "a\nb\nc\n", base)
+        let two = try save("0\na\nb\nc\n", on: "a\nb\nc\n", base)
+        let mergedOne = try save("0\na\nb\nc\n1\n", on: "a\nb\nc\n1\n", one, two, also: ["0\na\nb\nc\n"])
+        let mergedTwo = try save("0\na\nb\nc\n1\n", on: "0\na\nb\nc\n", two, one, also: ["a\nb\nc\n1\n"])
+        let left = try save("0\na\nB\nc\n1\n", on: "0\na\nb\nc\n1\n", mergedOne)
+        let right = try save("0\na\nb\nc\n", on: "0\na\nb\nc\n1\n", mergedTwo)
+        let head = try commit("end\n", x, try commit("end\n", y, try commit("end\n", left, right)))
+        let lineage = FuzzLineage(model, graph: try FuzzGraph(head: head, in: repository))
+        func node(_ id: String) -> [Int] { [model.versions.firstIndex { $0.commit == id }!] }
+
+        #expect(lineage.baseAtoms(node(x), node(y)) == ["a", "b", "c"])
+        #expect(FuzzLineage.merge(["a", "x", "c"], ["a", "b", "c", "d"], base: ["a", "b", "c"]) == ["a", "x", "c", "d"])
+        // A result without y's added line lacks y; one that kept the line x removed lacks x.
+        #expect(lineage.lacks(["a", "x", "c"], side: node(y), atoms: ["a", "b", "c", "d"], others: node(x)) == ["missing: d"])
+        #expect(lineage.lacks(["a", "b", "x", "c", "d"], side: node(x), atoms: ["a", "x", "c"], others: node(y))
+            == ["removed but still there: b"])
+        #expect(lineage.lacks(["a", "x", "c", "d"], side: node(x), atoms: ["a", "x", "c"], others: node(y)).isEmpty)
+        // Criss-cross: both merges are best common ancestors of left and right; the base is
+        // their merge, so right's removal of "1" and left's edit of "b" both hold.
+        #expect(Set(lineage.bestCommonAncestors(node(left), node(right))) == Set(node(mergedOne) + node(mergedTwo))
+                || Set(lineage.bestCommonAncestors(node(left), node(right))) == Set(node(one) + node(two)))
+        let base2 = lineage.baseAtoms(node(left), node(right))
+        #expect(base2 == ["0", "a", "b", "c", "1"])
+        #expect(FuzzLineage.merge(["0", "a", "B", "c", "1"], ["0", "a", "b", "c"], base: base2) == ["0", "a", "B", "c"])
+    }
+
     /// Check (6) can fail: in a real session where two devices decided the same conflict
     /// differently, a copy of what the devices showed, altered so that the document's current
     /// state is something nobody decided and nothing is listed, is reported as a decision
@@ -137,6 +208,7 @@ import Testing
             altered.current[decision.document] = .flat(Data("nobody decided this\n".utf8))
             altered.listing[decision.document] = []
             altered.setAside[decision.document] = []
+            altered.setAsideStates[decision.document] = []
             let after = FuzzOracle.droppedDecisions(model, altered)
             let named = after.contains { failure in failure.document == decision.document }
             #expect(after.count > before && named,
@@ -206,6 +278,12 @@ final class FuzzWorld {
         } catch {
             fail("step \(step) threw: \(error)")
         }
+        // A failing session is kept twice: as it was at its first finding, and at its end.
+        if issues > 0, let keep = ProcessInfo.processInfo.environment["DOCVER_FUZZ_KEEP"] {
+            let copy = URL(fileURLWithPath: keep).appendingPathComponent("seed-\(seed)-end")
+            try? FileManager.default.removeItem(at: copy)
+            try? FileManager.default.copyItem(at: scratch.url, to: copy)
+        }
         if ProcessInfo.processInfo.environment["DOCVER_FUZZ_TRACE"] != nil {
             print(header() + "\n" + log.joined(separator: "\n"))
         }
@@ -223,21 +301,20 @@ final class FuzzWorld {
         let device = devices[Int.random(in: 0..<devices.count, using: &random)]
         let roll = Int.random(in: 0..<100, using: &random)
         switch roll {
-        case 0..<24: try await edit(on: device)
-        case 24..<29: try await createStep(on: device)
-        case 29..<33: try await deleteStep(on: device)
-        case 33..<37: try await renameStep(on: device)
-        case 37..<40: try await swapStep(on: device)
-        case 40..<42: try await adoptStep(on: device)
-        case 42..<46: try await saveAll(device)
-        case 46..<49: try await saveOne(device)
-        case 49..<66: try await sync(device)
-        case 66..<72: try await crossedIntegrate(device)
-        case 72..<83: try await resolveStep(on: device)
-        case 83..<90: try await multiResolveStep()
-        case 90..<97: try await plainCommit(device)
-        case 97..<99: try await plainMerge(device)
-        default: try await sync(device)
+        case 0..<23: try await edit(on: device)
+        case 23..<28: try await createStep(on: device)
+        case 28..<32: try await deleteStep(on: device)
+        case 32..<36: try await renameStep(on: device)
+        case 36..<39: try await swapStep(on: device)
+        case 39..<41: try await adoptStep(on: device)
+        case 41..<45: try await saveAll(device)
+        case 45..<48: try await saveOne(device)
+        case 48..<62: try await sync(device)
+        case 62..<68: try await crossedIntegrate(device)
+        case 68..<79: try await resolveStep(on: device)
+        case 79..<85: try await multiResolveStep()
+        case 85..<92: try await plainCommit(device)
+        default: try await plainMergeStep(device)
         }
     }
 
@@ -298,7 +375,7 @@ final class FuzzWorld {
 
     /// A fresh multi-line text (every line carries its own token, so merges are meaningful).
     private func freshText(_ document: String, on device: Container) -> String {
-        let count = Int.random(in: 4...7, using: &random)
+        let count = Int.random(in: 6...12, using: &random)
         return (1...count).map { "\(document) line \($0): \(nextToken(device))" }.joined(separator: "\n") + "\n"
     }
 
@@ -456,13 +533,168 @@ final class FuzzWorld {
     }
 
     private func sync(_ device: Container) async throws {
+        var report: SyncReport?
+        var from: String?
         try await operate(device, "sync", saving: nil) {
-            let report = try device.sync()
-            if !report.warnings.isEmpty { self.fail("sync on \(device.device.id) warned: \(report.warnings)") }
-            return self.describe(report)
+            let before = try device.headID()
+            report = try device.sync()
+            from = report?.savedBeforeSync?.id ?? before
+            return self.describe(report!)
         }
+        if let report { try checkReport(report, of: "sync", on: device, from: from) }
         try expectClean(device, after: "sync")
         try probeFolderVersions(device)
+    }
+
+    /// Check (7): what a sync or an integration tells the device (`SyncReport`) is true.
+    ///
+    /// - Warnings: exactly the records typed into plain commits that this sync brought are
+    ///   "ignored … conflict or resolution records" (docs/FORMAT.md, "Records from plain git");
+    ///   nothing else warns.
+    /// - A document whose current state changed to another device's version is in
+    ///   `documentChanges`; one that changed to contents with conflict markers says so.
+    /// - No decision of a device overridden in silence: when the device's current version is
+    ///   replaced by one that does not descend from it (in the document's version graph, read
+    ///   with git, plus the versions docver's merge resolutions merged), the device's edit or
+    ///   decision was set aside, and the report must say so with more than "updated".
+    private func checkReport(_ report: SyncReport, of what: String, on device: Container, from old: String?) throws {
+        let id = device.device.id
+        guard let new = try device.headID() else { return }
+        var graphRead: FuzzGraph?
+        func graph() throws -> FuzzGraph {
+            if let graphRead { return graphRead }
+            graphRead = try FuzzGraph(head: new, in: device.root)
+            return graphRead!
+        }
+
+        // Warnings.
+        var typedBefore: Set<String> = [], typedNow: Set<String> = []
+        var hooked: [Bool] = []
+        for (commit, typed) in model.typedRecords.sorted(by: { $0.key < $1.key }) where try graph().contains(commit) {
+            let graph = try graph()
+            if let old, graph.isAncestorOrSelf(commit, of: old) {
+                typedBefore.formUnion(typed.records)
+            } else {
+                typedNow.formUnion(typed.records)
+                hooked.append(typed.hook)
+            }
+        }
+        let typed = typedNow.subtracting(typedBefore)
+        let ignored = report.warnings.first { $0.hasPrefix("ignored ") }
+        let others = report.warnings.filter { !$0.hasPrefix("ignored ") }
+        if !others.isEmpty { fail("\(what) on \(id) warned: \(others)") }
+        if typed.isEmpty, let ignored {
+            fail("\(what) on \(id) warned \"\(ignored)\", yet it brought no record typed into a plain commit")
+        } else if !typed.isEmpty {
+            let expected = "ignored \(typed.count) conflict or resolution record\(typed.count == 1 ? "" : "s")"
+            if ignored?.hasPrefix(expected) != true {
+                let how = Set(hooked.map { $0 ? "marked by the commit hook" : "made without the hook" }).sorted().joined(separator: " and ")
+                fail("\(what) on \(id) brought \(typed.sorted()) typed into plain commits (\(how)), which docver must ignore, "
+                    + "and warned \(ignored.map { "\"\($0)\"" } ?? "nothing") instead of \"\(expected) …\"")
+            }
+        }
+
+        guard let old, old != new else { return }
+        for document in model.documents.sorted() {
+            let was = try trees.state(of: document, at: old, in: device.root)
+            let now = try trees.state(of: document, at: new, in: device.root)
+            guard was != now else { continue }
+            let entries = report.documentChanges.filter { $0.document.path == document }
+            let kinds = entries.map(\.kind.rawValue)
+            // The folder `notes/` where the file `notes` was: the file has no version here.
+            let folderNow = document == "notes" && kind(device, "notes").directory
+            if now.hasConflictMarkers, let updated = entries.first(where: { $0.kind == .updated }), !updated.containsConflictMarkers {
+                fail("\(what) on \(id): \(document) was updated to \(now), which holds conflict markers, and the report does not say so")
+            }
+            if entries.contains(where: { $0.kind != .updated }) { continue }
+            let versionNow = try git(["rev-list", "-1", "--topo-order", new, "--", ":(literal)\(document)"], in: device.root)
+            if entries.isEmpty, !folderNow, let versionNow, try deviceOf(versionNow, in: device.root) != id {
+                fail("\(what) on \(id): \(document) changed from \(was) to \(now) (version \(versionNow.short) of \(try deviceOf(versionNow, in: device.root))), "
+                    + "and the report says nothing about it")
+            }
+            guard !was.isAbsent, let versionWas = try git(["rev-list", "-1", "--topo-order", old, "--", ":(literal)\(document)"], in: device.root)
+            else { continue }
+            // The edit followed another device's rename (docs/FORMAT.md, "Integration"): its
+            // contents are current at the new name.
+            let followed = try model.documents.contains { other in
+                guard other != document else { return false }
+                return try trees.state(of: other, at: new, in: device.root) == was
+            }
+            if followed { continue }
+            if try descends(document, from: versionWas, to: new, graph: graph(), in: device.root) { continue }
+            fail("\(what) on \(id): \(document) went from \(was) (version \(versionWas.short)) to \(now)"
+                + (versionNow.map { " (version \($0.short))" } ?? "") + ", which does not descend from it, and the report says "
+                + (kinds.isEmpty ? "nothing" : kinds.joined(separator: ", ")) + ": an edit or a decision of \(id) was overridden in silence"
+                + (report.newConflicts[try DocumentPath(document)].map { " (newConflicts lists \($0.map(\.short)))" } ?? "")
+                + model.typedRecordNotes(naming: Set([versionWas] + (versionNow.map { [$0] } ?? []))).map { " (\($0))" }.joined())
+        }
+    }
+
+    /// The first line of a git command's output, nil when empty.
+    private func git(_ arguments: [String], in directory: URL) throws -> String? {
+        let line = try runGit(arguments, in: directory).split(separator: "\n").first.map(String.init)
+        return line?.isEmpty == false ? line : nil
+    }
+
+    /// The device a commit counts for (docs/FORMAT.md, "Saves"): its `Docver-Device` trailer,
+    /// else its author's `<id>@docver`, else its author's email.
+    private func deviceOf(_ commit: String, in directory: URL) throws -> String {
+        let fields = try runGit(["log", "-1", "--format=%(trailers:key=Docver-Device,valueonly)%x1f%ae", commit], in: directory)
+            .split(separator: "\u{1f}", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        if let trailer = fields.first, !trailer.isEmpty { return trailer }
+        let email = fields.count > 1 ? fields[1] : ""
+        return email.hasSuffix("@docver") ? String(email.dropLast("@docver".count)) : email
+    }
+
+    /// True when the document's version at `head` descends from `version` in its version
+    /// graph: git's history of the path with its parents rewritten (the versions in the parents
+    /// of each version commit, docs/FORMAT.md "Versions"), plus, for each docver merge
+    /// resolution, the versions whose changes it holds. For an absence, any deletion of the
+    /// document on the head's history that descends from `version` counts.
+    private func descends(_ document: String, from version: String, to head: String, graph: FuzzGraph, in directory: URL) throws -> Bool {
+        var parents: [String: [String]] = [:]
+        var order: [String] = []
+        for line in try runGit(["rev-list", "--topo-order", "--parents", head, "--", ":(literal)\(document)"], in: directory).split(separator: "\n") {
+            let ids = line.split(separator: " ").map(String.init)
+            guard let commit = ids.first else { continue }
+            parents[commit] = Array(ids.dropFirst())
+            order.append(commit)
+        }
+        for decision in model.decisions where decision.document == document && decision.kind == "resolve merge" {
+            parents[decision.commit, default: []] += decision.conflict.filter { !decision.notIncluded.contains($0) }
+        }
+        // Identical contents saved twice are one state (docs/FORMAT.md, "Versions"): an edit
+        // made on top of either descends from both.
+        let state = try trees.state(of: document, at: version, in: directory)
+        // (Empty for an absence when git follows a line that never had the document.)
+        var seen = Set(order.prefix(1))
+        var stack = Array(order.prefix(1))
+        while let next = stack.popLast() {
+            if next == version { return true }
+            if !state.isAbsent, try trees.state(of: document, at: next, in: directory) == state { return true }
+            for parent in parents[next] ?? [] where seen.insert(parent).inserted { stack.append(parent) }
+        }
+        // A decision made after seeing this version, keeping the state now current: on a side
+        // whose decision is its newest state of the document, the decision commit stands for
+        // its version (docs/FORMAT.md, "Integration"), though it changes no tree.
+        let now = try trees.state(of: document, at: head, in: directory)
+        let pattern = "^Docver-(Resolved|Removed|Replaced): [0-9a-f]{40} \(NSRegularExpression.escapedPattern(for: document))$"
+        for commit in try runGit(["log", "--format=%H", "-E", "--grep=" + pattern, head], in: directory).split(separator: "\n").map(String.init)
+        where model.plainCommits[commit] == nil && graph.isAncestorOrSelf(version, of: commit) && commit != version {
+            if try trees.state(of: document, at: commit, in: directory) == now { return true }
+        }
+        if now.isAbsent {
+            let touching = try runGit(["rev-list", "--full-history", head, "--", ":(literal)\(document)"], in: directory).split(separator: "\n")
+            for commit in touching.map(String.init) where commit != version {
+                // A deletion saved on top of this version (or of the same state saved elsewhere);
+                // not an integration, whose absence is some side's.
+                let parents = try runGit(["rev-list", "--parents", "-n", "1", commit], in: directory).split(whereSeparator: \.isWhitespace).dropFirst()
+                guard parents.count == 1, try trees.state(of: document, at: commit, in: directory).isAbsent else { continue }
+                let before = try trees.state(of: document, at: String(parents.first!), in: directory)
+                if before == state || (!before.isAbsent && graph.isAncestorOrSelf(version, of: commit)) { return true }
+            }
+        }
+        return false
     }
 
     /// A plain folder is not a document (docs/FORMAT.md): the file `notes` in conflict must
@@ -494,26 +726,63 @@ final class FuzzWorld {
         guard let other = pick(pushed) else { return try await sync(device) }
         let branch = "docver/\(other.device.id)"
         try runGit(["fetch", "-q", "origin", "+refs/heads/\(branch):refs/remotes/origin/\(branch)"], in: device.root)
+        var report: SyncReport?
+        var from: String?
         try await operate(device, "git fetch \(other.device.id)'s branch + integrate", saving: nil) {
-            self.describe(try device.integrate())
+            let before = try device.headID()
+            report = try device.integrate()
+            from = report?.savedBeforeSync?.id ?? before
+            return self.describe(report!)
         }
+        if let report { try checkReport(report, of: "integrate", on: device, from: from) }
         try expectClean(device, after: "integrate")
         try probeFolderVersions(device)
     }
 
-    /// A plain `git commit -am` in the checkout, dated a few seconds off (the hook makes it a
-    /// save of this device; its author date is its version's date).
+    /// The identity of the git user who makes plain commits and merges.
+    private static let gitUser = ["GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "tester@example.com",
+                                  "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "tester@example.com"]
+
+    /// A plain `git commit -am` in the checkout, dated a few seconds off (its author date is its
+    /// version's date). Through the commit hook (a save of this device) or without it
+    /// (`-c core.hooksPath=/dev/null`: a commit of the git user's); at times with a document
+    /// holding conflict markers, or with `Docver-` records typed into the message, which docver
+    /// must ignore with a warning (docs/FORMAT.md, "Records from plain git").
     private func plainCommit(_ device: Container) async throws {
         let id = device.device.id
         let head = try device.headID()
+        let roll = Int.random(in: 0..<100, using: &random)
+        let hook = roll < 40 || chance(50)
+        var what = hook ? "git commit -am" : "git -c core.hooksPath=/dev/null commit -am"
+        // Conflict markers typed into a document (as left by an unfinished merge).
+        if (60..<75).contains(roll), let document = pick(present(device).filter { !FuzzNames.isPackage($0) }) {
+            var lines = try String(contentsOf: url(device, document), encoding: .utf8).split(separator: "\n").map(String.init)
+            let at = Int.random(in: 0...lines.count, using: &random)
+            if at < lines.count { lines.remove(at: at) }
+            lines.insert(contentsOf: ["<<<<<<< HEAD", "ours \(nextToken(device))", "=======", "theirs \(nextToken(device))", ">>>>>>> other"], at: min(at, lines.count))
+            try write(lines.joined(separator: "\n") + "\n", to: document, on: device)
+            try touched([document], on: device)
+            what += " (conflict markers in \(document))"
+        }
+        // Records typed by hand: a decision about a listed conflict version, or a conflict
+        // record naming an older version of a document.
+        var records: [String] = []
+        if roll >= 75 {
+            if let conflict = pick(try device.conflicts()), let version = pick(conflict.conflicts) {
+                records.append("\(chance(50) ? "Docver-Removed" : "Docver-Resolved"): \(version.id) \(conflict.document.path)")
+            } else if let document = pick(present(device)), let older = (try? device.history(of: DocumentPath(document)))?.dropFirst().first {
+                records.append("Docver-Conflict: \(older.id) - \(document)")
+            }
+            if !records.isEmpty { what += " with typed records \(records.map { $0.split(separator: " ").prefix(2).joined(separator: " ").prefix(30) })" }
+        }
         // `-a` commits changes of tracked documents only: new ones stay unsaved.
         let tracked = try Set((pending[id] ?? [:]).keys.filter { try !trees.state(of: $0, at: head, in: device.root).isAbsent })
         let date = Int(Date().timeIntervalSince1970) + Int.random(in: -4...4, using: &random)
-        try await operate(device, "git commit -am (author date \(date))", saving: tracked) {
-            let result = try runProcess("/usr/bin/git", ["commit", "-q", "-a", "-m", "Plain commit at step \(self.step)"], in: device.root,
-                                        environment: ["GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "tester@example.com",
-                                                      "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "tester@example.com",
-                                                      "GIT_AUTHOR_DATE": "@\(date) +0000"])
+        let message = "Plain commit at step \(step)" + (records.isEmpty ? "" : "\n\n" + records.joined(separator: "\n"))
+        let own = try await operate(device, "\(what) (author date \(date))", saving: tracked, plain: !hook) {
+            let result = try runProcess("/usr/bin/git", (hook ? [] : ["-c", "core.hooksPath=/dev/null"])
+                                        + ["commit", "-q", "-a", "-m", message] + (records.isEmpty ? [] : ["--allow-empty"]),
+                                        in: device.root, environment: Self.gitUser.merging(["GIT_AUTHOR_DATE": "@\(date) +0000"]) { $1 })
             if result.status != 0 {
                 let output = result.stdout + result.stderr
                 guard output.contains("nothing to commit") || output.contains("no changes added") || output.contains("nothing added") else {
@@ -523,12 +792,88 @@ final class FuzzWorld {
             }
             return ""
         }
+        stats["plain commit" + (hook ? "" : " without hook") + (records.isEmpty ? "" : " with typed records"), default: 0] += own.isEmpty ? 0 : 1
+        for commit in own {
+            model.plainCommits[commit.commit] = what
+            if !records.isEmpty { model.typedRecords[commit.commit] = (records, hook) }
+        }
     }
 
-    /// A git user merges another device's branch into this one with `git merge -s ours` (this
-    /// side's tree whole, the other side dropped) and pushes it: a resolution by a git user
-    /// (docs/FORMAT.md, "Merges made with plain git"). Every version the merge dropped must
-    /// stay listed, as a resolved conflict version, on every device.
+    /// How a git user merges.
+    enum MergeHow: String, CaseIterable {
+        case oursStrategy = "-s ours", plain = "", ours = "-X ours", theirs = "-X theirs"
+        var options: [String] { rawValue.isEmpty ? [] : rawValue.split(separator: " ").map(String.init) }
+    }
+
+    /// How a git user settles a text conflict by hand: one side's hunk, both, both with a line
+    /// of their own in place of one of ours, a mix region by region, or committing the
+    /// conflict markers as they are.
+    enum HandStyle: String, CaseIterable { case ours, theirs, both, edited, regionByRegion, markers }
+
+    /// A merge made with plain git, pushed like a device's saves (docs/FORMAT.md, "Merges made
+    /// with plain git"): in a device's checkout (pushed by its next sync), in a plain clone
+    /// pushed to a device's branch or to a branch `docver/git-user`, or two git users merging
+    /// the same two branches each their own way (a criss-cross). The git user reads branches
+    /// where they are: on the remote, or in a device's checkout with the saves it has not
+    /// pushed yet (a user with access to both), so that the sides have diverged.
+    private func plainMergeStep(_ device: Container) async throws {
+        let roll = Int.random(in: 0..<100, using: &random)
+        if roll < 40 { return try await plainMerge(device) }
+        let clone = try gitUserClone(1)
+        let sides = try branchTips(in: clone)
+        guard let (target, source) = divergedPair(sides, in: clone) else { return try await sync(device) }
+        if roll < 75 { try mergeInClone(clone, into: target, from: source) } else { try crissCross(target, source, in: clone) }
+    }
+
+    /// A branch as a git user sees it: its name on the remote (`docver/<name>`), and the ref
+    /// of its tip in the clone (the remote's, or a device checkout's own branch).
+    struct Side { var branch: String; var ref: String }
+
+    /// Fetches every device's own branch into the clone (`refs/devices/<id>`) and lists the
+    /// tips a git user can merge: each device's branch as its checkout has it (when that
+    /// contains what the remote has of it) or as the remote has it, and `docver/git-user`.
+    private func branchTips(in clone: URL) throws -> [Side] {
+        var sides: [Side] = []
+        for device in devices {
+            let id = device.device.id
+            let onRemote = "refs/remotes/origin/docver/\(id)"
+            let pushed = (try? runGit(["rev-parse", "--verify", "-q", onRemote], in: clone)) != nil
+            guard pushed else { continue }
+            try runGit(["fetch", "-q", device.root.path, "+refs/heads/docver/\(id):refs/devices/\(id)"], in: clone)
+            let local = (try? runGit(["merge-base", "--is-ancestor", onRemote, "refs/devices/\(id)"], in: clone)) != nil
+            sides.append(Side(branch: "docver/\(id)", ref: local && chance(70) ? "refs/devices/\(id)" : onRemote))
+        }
+        if (try? runGit(["rev-parse", "--verify", "-q", "refs/remotes/origin/docver/git-user"], in: clone)) != nil {
+            sides.append(Side(branch: "docver/git-user", ref: "refs/remotes/origin/docver/git-user"))
+        }
+        return sides
+    }
+
+    /// Two sides neither of which contains the other, when there are (else any two).
+    private func divergedPair(_ sides: [Side], in clone: URL) -> (Side, Side)? {
+        guard sides.count >= 2 else { return nil }
+        var pairs: [(Side, Side)] = []
+        for a in sides { for b in sides where a.branch != b.branch { pairs.append((a, b)) } }
+        pairs.shuffle(using: &random)
+        let diverged = pairs.first { a, b in
+            (try? runGit(["merge-base", "--is-ancestor", a.ref, b.ref], in: clone)) == nil
+                && (try? runGit(["merge-base", "--is-ancestor", b.ref, a.ref], in: clone)) == nil
+        }
+        return diverged ?? pairs.first
+    }
+
+    private func randomHow() -> MergeHow {
+        switch Int.random(in: 0..<100, using: &random) {
+        case 0..<15: .oursStrategy
+        case 15..<60: .plain
+        case 60..<80: .ours
+        default: .theirs
+        }
+    }
+
+    /// A git user merges another device's branch (as the remote has it, or as that device's
+    /// checkout has it) into this one in the device's checkout; the device's next sync pushes
+    /// the merge.
     private func plainMerge(_ device: Container) async throws {
         let id = device.device.id
         guard (pending[id] ?? [:]).isEmpty else { return try await sync(device) }
@@ -537,18 +882,231 @@ final class FuzzWorld {
         }
         guard let other = pick(pushed) else { return try await sync(device) }
         let branch = "docver/\(other.device.id)"
-        try runGit(["fetch", "-q", "origin", "+refs/heads/\(branch):refs/remotes/origin/\(branch)"], in: device.root)
-        let before = try device.headID()
-        let result = try runProcess("/usr/bin/git", ["merge", "-q", "--no-edit", "-s", "ours", "refs/remotes/origin/\(branch)"],
-                                    in: device.root,
-                                    environment: ["GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "tester@example.com",
-                                                  "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "tester@example.com"])
-        let after = try device.headID()
-        // The merge is no save: every device's discovery skips it.
-        if let after, after != before { known.insert(after) }
-        note("\(id): git merge -s ours \(other.device.id)'s branch" + (result.status == 0 ? (after == before ? " | already merged" : " | merged") : " | failed"))
-        if result.status != 0 { fail("git merge -s ours on \(id) failed: \(result.stderr)") }
+        let ref: String
+        if chance(60) {
+            // Read from the other checkout (a ref docver does not read, removed after).
+            ref = "refs/git-user/\(other.device.id)"
+            try runGit(["fetch", "-q", other.root.path, "+refs/heads/\(branch):\(ref)"], in: device.root)
+        } else {
+            ref = "refs/remotes/origin/\(branch)"
+            try runGit(["fetch", "-q", "origin", "+refs/heads/\(branch):\(ref)"], in: device.root)
+        }
+        let how = randomHow(), style = pick(HandStyle.allCases)!
+        let merged = try gitMerge(ref, how: how, style: style, in: device.root, noFastForward: false)
+        if ref.hasPrefix("refs/git-user/") { try runGit(["update-ref", "-d", ref], in: device.root) }
+        let whence = ref.hasPrefix("refs/git-user/") ? "\(other.device.id)'s checkout" : "the remote"
+        note("\(id): git merge \(how.rawValue) \(branch) from \(whence) in the checkout | \(merged.outcome)")
+        if let commit = merged.commit {
+            try recordPlainMerge(commit, in: device.root, how: "git merge \(how.rawValue) of \(branch) from \(whence) in \(id)'s checkout, \(merged.outcome)")
+        }
         try expectClean(device, after: "a plain merge")
+    }
+
+    /// A plain clone of the remote (no docver, no hook), fetched afresh.
+    private func gitUserClone(_ number: Int) throws -> URL {
+        let clone = scratch.path("git-user-\(number)")
+        if !FileManager.default.fileExists(atPath: clone.path) {
+            try runGit(["clone", "-q", "--no-checkout", remote.path, clone.path], in: scratch.url)
+        }
+        try runGit(["fetch", "-q", "--prune", "origin"], in: clone)
+        return clone
+    }
+
+    /// Where a merge onto `target` can be pushed: `target` itself when it is a fast-forward
+    /// there (else nowhere), or at times `docver/git-user` when that is one.
+    private func destination(for target: Side, in clone: URL) -> String? {
+        func fastForward(_ branch: String) -> Bool {
+            (try? runGit(["rev-parse", "--verify", "-q", "refs/remotes/origin/\(branch)"], in: clone)) == nil
+                || (try? runGit(["merge-base", "--is-ancestor", "refs/remotes/origin/\(branch)", "HEAD"], in: clone)) != nil
+        }
+        if target.branch != "docver/git-user", chance(40), fastForward("docver/git-user") { return "docver/git-user" }
+        return fastForward(target.branch) ? target.branch : nil
+    }
+
+    /// A git user merges `source` into `target` in a plain clone and pushes the merge.
+    private func mergeInClone(_ clone: URL, into target: Side, from source: Side) throws {
+        try runGit(["checkout", "-q", "-f", "--detach", target.ref], in: clone)
+        try runGit(["clean", "-q", "-fdx"], in: clone)
+        let how = randomHow(), style = pick(HandStyle.allCases)!
+        let merged = try gitMerge(source.ref, how: how, style: style, in: clone, noFastForward: true)
+        let what = "merge \(how.rawValue) \(source.branch) (\(source.ref.hasPrefix("refs/devices/") ? "checkout" : "remote")) into \(target.branch) "
+            + "(\(target.ref.hasPrefix("refs/devices/") ? "checkout" : "remote")) in a plain clone"
+        guard let commit = merged.commit else { return note("git user: \(what) | \(merged.outcome)") }
+        guard let destination = destination(for: target, in: clone) else {
+            return note("git user: \(what) | \(merged.outcome), not pushed (not a fast-forward)")
+        }
+        note("git user: \(what) | \(merged.outcome), pushed to \(destination)")
+        try recordPlainMerge(commit, in: clone, how: "git \(what), \(merged.outcome), pushed to \(destination)")
+        try runGit(["push", "-q", "origin", "HEAD:refs/heads/\(destination)"], in: clone)
+    }
+
+    /// Two git users each merge the same two branches, each into their own, and push: their
+    /// merges have the same parents (a criss-cross), so later merges have two best common
+    /// ancestors.
+    private func crissCross(_ first: Side, _ second: Side, in one: URL) throws {
+        let two = try gitUserClone(2)
+        let tips = try [first, second].map { try runGit(["rev-parse", $0.ref], in: one).trimmingCharacters(in: .whitespacesAndNewlines) }
+        if (try? runGit(["merge-base", "--is-ancestor", tips[0], tips[1]], in: one)) != nil
+            || (try? runGit(["merge-base", "--is-ancestor", tips[1], tips[0]], in: one)) != nil {
+            return try mergeInClone(one, into: first, from: second)
+        }
+        try runGit(["fetch", "-q", one.path, "+refs/devices/*:refs/devices/*"], in: two)
+        for (clone, ours, theirs, side) in [(one, tips[0], tips[1], first), (two, tips[1], tips[0], second)] {
+            try runGit(["checkout", "-q", "-f", "--detach", ours], in: clone)
+            try runGit(["clean", "-q", "-fdx"], in: clone)
+            let how = randomHow(), style = pick(HandStyle.allCases)!
+            let merged = try gitMerge(theirs, how: how, style: style, in: clone, noFastForward: true)
+            let what = "criss-cross merge \(how.rawValue) of \(theirs.short) into \(side.branch)"
+            guard let commit = merged.commit else {
+                note("git user \(clone.lastPathComponent): \(what) | \(merged.outcome)")
+                continue
+            }
+            guard let destination = destination(for: side, in: clone) else {
+                note("git user \(clone.lastPathComponent): \(what) | \(merged.outcome), not pushed (not a fast-forward)")
+                continue
+            }
+            note("git user \(clone.lastPathComponent): \(what) | \(merged.outcome), pushed to \(destination)")
+            try recordPlainMerge(commit, in: clone, how: "\(what), \(merged.outcome), pushed to \(destination)")
+            try runGit(["push", "-q", "origin", "HEAD:refs/heads/\(destination)"], in: clone)
+            try runGit(["fetch", "-q", "origin"], in: clone == one ? two : one)
+        }
+        stats["criss-cross", default: 0] += 1
+    }
+
+    /// Runs `git merge` in `directory` (HEAD is the side merged into). Text conflicts are settled
+    /// by hand in `style`; a conflict of another kind (modify/delete, file/folder, rename) is
+    /// given up (`git merge --abort`). Returns the merge commit (nil: nothing merged).
+    private func gitMerge(_ other: String, how: MergeHow, style: HandStyle, in directory: URL,
+                          noFastForward: Bool) throws -> (commit: String?, outcome: String) {
+        let before = try runGit(["rev-parse", "HEAD"], in: directory).trimmingCharacters(in: .whitespacesAndNewlines)
+        let result = try runProcess("/usr/bin/git", ["merge", "-q", "--no-edit"] + (noFastForward ? ["--no-ff"] : []) + how.options + [other],
+                                    in: directory, environment: Self.gitUser)
+        func head() throws -> String? {
+            let after = try runGit(["rev-parse", "HEAD"], in: directory).trimmingCharacters(in: .whitespacesAndNewlines)
+            return after == before ? nil : after
+        }
+        if result.status == 0 {
+            guard let merged = try head() else { return (nil, "already up to date") }
+            // A fast-forward makes no merge: the branch now holds the other side's commits.
+            let parents = try runGit(["rev-list", "--parents", "-n", "1", merged], in: directory).split(whereSeparator: \.isWhitespace).count - 1
+            guard parents > 1 else { return (nil, "fast-forward") }
+            stats["plain merge \(how.rawValue.isEmpty ? "(content)" : how.rawValue)", default: 0] += 1
+            return (merged, "merged cleanly")
+        }
+        guard (try? runGit(["rev-parse", "-q", "--verify", "MERGE_HEAD"], in: directory)) != nil else {
+            return (nil, "refused: \(result.stderr.prefix(200))")
+        }
+        let status = try runGit(["status", "--porcelain", "--untracked-files=all"], in: directory)
+            .split(separator: "\n").map(String.init)
+        let unmerged = status.filter { ["DD", "AU", "UD", "UA", "DU", "AA", "UU"].contains(String($0.prefix(2))) }
+        guard unmerged.allSatisfy({ $0.hasPrefix("UU ") || $0.hasPrefix("AA ") }), !status.contains(where: { $0.hasPrefix("??") }) else {
+            try abortMerge(in: directory)
+            stats["plain merge given up", default: 0] += 1
+            return (nil, "gave up on \(unmerged.map { $0.prefix(2) + " " + $0.dropFirst(3) })")
+        }
+        var settled: [String] = []
+        for line in unmerged {
+            let path = String(line.dropFirst(3))
+            let file = directory.appendingPathComponent(path)
+            let text = try String(contentsOf: file, encoding: .utf8)
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            guard lines.contains(where: { $0.hasPrefix("<<<<<<<") }) else {
+                // A binary file: one side whole.
+                try runGit(["checkout", style == .theirs ? "--theirs" : "--ours", "--", path], in: directory)
+                settled.append("\(path): \(style == .theirs ? "theirs" : "ours") whole")
+                continue
+            }
+            guard style != .markers else {
+                settled.append("\(path): markers kept")
+                continue
+            }
+            var output: [String] = []
+            var section = 0 // 0 outside, 1 ours, 2 base, 3 theirs
+            var ours: [String] = [], theirs: [String] = []
+            for line in lines {
+                if section == 0, line.hasPrefix("<<<<<<<") { section = 1; ours = []; theirs = []; continue }
+                if section == 1, line.hasPrefix("|||||||") { section = 2; continue }
+                if section >= 1, section <= 2, line.hasPrefix("=======") { section = 3; continue }
+                if section == 3, line.hasPrefix(">>>>>>>") {
+                    section = 0
+                    let region = style == .regionByRegion ? pick([HandStyle.ours, .theirs, .both])! : style
+                    switch region {
+                    case .ours: output += ours
+                    case .theirs: output += theirs
+                    case .edited:
+                        token += 1
+                        output += ["hand edit git s\(step) #\(token)"] + ours.dropFirst() + theirs
+                    default: output += ours + theirs
+                    }
+                    continue
+                }
+                switch section {
+                case 0: output.append(line)
+                case 1: ours.append(line)
+                case 3: theirs.append(line)
+                default: break
+                }
+            }
+            try Data(output.joined(separator: "\n").utf8).write(to: file)
+            settled.append("\(path): \(style.rawValue)")
+        }
+        try runGit(["add", "-A"], in: directory)
+        let commit = try runProcess("/usr/bin/git", ["commit", "-q", "--no-edit"], in: directory, environment: Self.gitUser)
+        guard commit.status == 0 else {
+            try abortMerge(in: directory)
+            return (nil, "could not commit: \(commit.stderr.prefix(200))")
+        }
+        stats["plain merge settled by hand (\(style.rawValue))", default: 0] += 1
+        return (try head(), "conflicts settled by hand: " + settled.joined(separator: ", "))
+    }
+
+    /// `git merge --abort`; when git cannot (a file/folder conflict left entries it will not
+    /// touch), what a user does next: reset to HEAD and remove what the merge left behind (the
+    /// checkout had nothing unsaved, see `plainMerge`).
+    private func abortMerge(in directory: URL) throws {
+        if (try? runGit(["merge", "--abort"], in: directory)) != nil { return }
+        try runGit(["reset", "-q", "--hard", "HEAD"], in: directory)
+        try runGit(["clean", "-q", "-fd"], in: directory)
+    }
+
+    /// Records a merge made with plain git: reachable from the end like every save, skipped by
+    /// every device's discovery, and for each document it gave new content, a version of the git
+    /// user's that holds each side whose every change it has (by the model's own merge base).
+    /// A side whose changes it lacks must be set aside (docs/FORMAT.md promises both versions
+    /// are ancestors of new content; a version whose edits are gone from it is not kept there).
+    private func recordPlainMerge(_ commit: String, in directory: URL, how: String) throws {
+        known.insert(commit)
+        model.saves[commit] = "git user at step \(step): \(how)"
+        model.plainCommits[commit] = how
+        let parents = Array(try runGit(["rev-list", "--parents", "-n", "1", commit], in: directory)
+            .split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init).dropFirst())
+        let lineage = FuzzLineage(model, graph: try FuzzGraph(head: commit, in: directory))
+        var merge = FuzzPlainMerge(commit: commit, how: how, step: step)
+        let markers = how.contains("markers")
+        for document in model.documents.sorted() {
+            let result = try trees.state(of: document, at: commit, in: directory)
+            let sides = try parents.map { try trees.state(of: document, at: $0, in: directory) }
+            guard !result.isAbsent, !sides.contains(result) else { continue }
+            let nodes = sides.enumerated().map { index, side in side.isAbsent ? [] : lineage.nodes(holding: side, before: parents[index]) }
+            var included: [FuzzState] = []
+            for (index, side) in sides.enumerated() where !side.isAbsent {
+                // Unknown to the model (a state no save made), or the conflict committed as it is.
+                if nodes[index].isEmpty || markers || result.hasConflictMarkers {
+                    included.append(side)
+                    continue
+                }
+                let others = nodes.enumerated().filter { $0.offset != index }.flatMap(\.element)
+                let lacks = lineage.lacks(result.mergeAtoms, side: nodes[index], atoms: side.mergeAtoms, others: others)
+                if lacks.isEmpty { included.append(side) } else { merge.dropped[document, default: []].append((side, lacks)) }
+            }
+            model.versions.append(FuzzVersion(commit: commit, device: "git user", document: document, state: result, before: sides[0],
+                                              step: step, operation: how, alsoFrom: Array(sides.dropFirst()), supersedes: included))
+        }
+        if !merge.dropped.isEmpty {
+            note("  \(merge) dropped changes of " + merge.dropped.sorted { $0.key < $1.key }
+                .map { "\($0.key) \($0.value.map { "\($0.state)" })" }.joined(separator: ", "))
+        }
+        model.plainMerges.append(merge)
     }
 
     /// After a sync or an integration nothing is unsaved: plain git sees a clean checkout.
@@ -670,19 +1228,23 @@ final class FuzzWorld {
         case .markResolved, .removeOtherVersions: savesDocument = []
         default: savesDocument = [document]
         }
-        let own = try await operate(device, "\(resolution) of \(document)", saving: savesDocument, target: document) {
+        // A document holding conflict markers is refused by mark-resolved and
+        // remove-other-versions unless forced (DocverKit.docc, "Resolving conflicts").
+        let force = currentBefore.hasConflictMarkers && chance(50)
+        let own = try await operate(device, "\(resolution)\(force ? " (forced)" : "") of \(document)", saving: savesDocument, target: document) {
             do {
                 switch resolution {
                 case let .replace(version): _ = try device.replace(path, with: version)
-                case let .markResolved(versions): _ = try device.markResolved(path, versions: versions)
-                case .removeOtherVersions: _ = try device.removeOtherVersions(of: path)
+                case let .markResolved(versions): _ = try device.markResolved(path, versions: versions, force: force)
+                case .removeOtherVersions: _ = try device.removeOtherVersions(of: path, force: force)
                 case .latestDate: outcome = try await device.resolve(path, using: LatestDateStrategy())
                 case let .choose(version): outcome = try await device.resolve(path, using: UserChoiceStrategy.version(version))
                 case .merge: outcome = try await device.resolve(path, using: MergeStrategy())
                 }
             } catch let error as DocverError {
                 switch (resolution, error) {
-                case (.merge, .mergeFailed), (.merge, .notMergeable), (_, .editsInTheWay):
+                case (.merge, .mergeFailed), (.merge, .notMergeable), (_, .editsInTheWay),
+                     (.markResolved, .conflictMarkersRemain), (.removeOtherVersions, .conflictMarkersRemain):
                     refused = error
                     return "refused: \(error)"
                 default:
@@ -710,6 +1272,7 @@ final class FuzzWorld {
             return
         }
 
+        var notIncluded: [String] = []
         let after = try device.conflicts(path).first
         let listedAfter = Set(after?.conflicts.map(\.id) ?? [])
         let currentAfter = try device.currentVersion(of: path).map { FuzzState(try device.contents(of: $0)) } ?? .absent
@@ -744,24 +1307,62 @@ final class FuzzWorld {
             if case let .merged(contents)? = outcome?.resolution {
                 expect(currentAfter == FuzzState(contents), "the current state \(currentAfter) is not the merge result")
             }
-            // A clean merge holds every version's changes: each line a version added to its
-            // base (every line written carries its own token) is in the result.
-            if let result = currentAfter.textLines {
-                for version in conflict.conflicts {
-                    let base = try conflict.base(of: version).map { FuzzState(try device.contents(of: $0)) }
-                    let baseLines = Set(base?.textLines ?? [])
-                    for side in [version, conflict.current] {
-                        guard let lines = states[side.id]?.textLines else { continue }
-                        let dropped = Set(lines).subtracting(baseLines).subtracting(result)
-                        expect(dropped.isEmpty, "the merge dropped \(dropped.sorted()) added by \(side.id.short) to its base \(conflict.base(of: version)?.id.short ?? "none")")
-                    }
-                }
+            if let commit = own.last?.commit {
+                notIncluded = try checkMerge(conflict, states: states, result: currentAfter, commit: commit, on: device, expect: expect)
             }
         }
         if resolution.isDecision, let commit = own.last?.commit {
             model.decisions.append(FuzzDecision(device: id, document: document, commit: commit, kind: "\(resolution)",
-                                                conflict: key, result: currentAfter, step: step))
+                                                conflict: key, result: currentAfter, step: step, notIncluded: notIncluded))
         }
+    }
+
+    /// Check (3) of a merge resolution, independent of docver's merge bases: the result must be
+    /// the clean three-way merge of the versions, folded one at a time, each against a merge base
+    /// the model computes from what every save was made on top of (FuzzLineage; with several best
+    /// common ancestors, their own merge). Compared as sets of lines, so lines removed by a side
+    /// and still there fail as lines added and missing do. Returns the merged versions whose
+    /// changes the result lacks; the resolution's version of the model holds the others.
+    private func checkMerge(_ conflict: Conflict, states: [String: FuzzState], result: FuzzState, commit: String, on device: Container,
+                            expect: (Bool, @autoclosure () -> String) -> Void) throws -> [String] {
+        let document = conflict.document.path
+        let lineage = FuzzLineage(model, graph: try FuzzGraph(head: commit, in: device.root))
+        let sides = [conflict.current] + conflict.conflicts
+        let nodes = sides.map { lineage.node(commit: $0.id, document: document, state: states[$0.id]!) }
+        guard !nodes.contains(where: \.isEmpty) else {
+            stats["merge check skipped (a version unknown to the model)", default: 0] += 1
+            return []
+        }
+        var expected = states[sides[0].id]!.mergeAtoms
+        var folded = nodes[0]
+        var bases: [String] = []
+        for index in sides.indices.dropFirst() {
+            let base = lineage.baseAtoms(folded, nodes[index])
+            bases.append(lineage.bestCommonAncestors(folded, nodes[index]).map { "\(lineage.versions[$0].commit.short) \(lineage.versions[$0].state)" }
+                .joined(separator: " + "))
+            expected = FuzzLineage.merge(expected, states[sides[index].id]!.mergeAtoms, base: base)
+            folded += nodes[index]
+        }
+        let atoms = result.mergeAtoms
+        let missing = expected.subtracting(atoms).sorted(), extra = atoms.subtracting(expected).sorted()
+        expect(missing.isEmpty && extra.isEmpty,
+               "the result is not the clean merge of \(sides.map(\.id.short)) against the model's bases [\(bases.joined(separator: "; "))]: "
+               + "it lacks \(missing) and holds \(extra) (docver's bases: \(conflict.conflicts.map { conflict.base(of: $0)?.id.short ?? "none" }))")
+        var notIncluded: [String] = []
+        var included: [FuzzState] = []
+        for (index, side) in sides.enumerated() {
+            let others = nodes.enumerated().filter { $0.offset != index }.flatMap(\.element)
+            if lineage.lacks(atoms, side: nodes[index], atoms: states[side.id]!.mergeAtoms, others: others).isEmpty {
+                included.append(states[side.id]!)
+            } else if index > 0 {
+                notIncluded.append(side.id)
+            }
+        }
+        if let version = model.versions.lastIndex(where: { $0.commit == commit && $0.document == document }) {
+            model.versions[version].alsoFrom = conflict.conflicts.map { states[$0.id]! }
+            model.versions[version].supersedes = included
+        }
+        return notIncluded
     }
 
     /// Every reference but this device's branch (a refused operation may save unsaved edits).
@@ -786,7 +1387,7 @@ final class FuzzWorld {
     /// the harness did not touch, other than the operation's own target.
     @discardableResult
     private func operate(_ device: Container, _ label: String, saving expected: Set<String>?, target: String? = nil,
-                         _ body: () async throws -> String) async throws -> [OwnCommit] {
+                         plain: Bool = false, _ body: () async throws -> String) async throws -> [OwnCommit] {
         let id = device.device.id
         let before = try device.headID()
         var pendingBefore = pending[id] ?? [:]
@@ -804,7 +1405,7 @@ final class FuzzWorld {
             throw error
         }
         let after = try device.headID()
-        let own = try discover(on: device, from: before, to: after, label: label)
+        let own = try discover(on: device, from: before, to: after, label: label, plain: plain)
 
         for commit in own {
             // A document written where a plain folder of its name stands, or inside a folder
@@ -842,7 +1443,7 @@ final class FuzzWorld {
     }
 
     /// Records the commits new on a device's branch.
-    private func discover(on device: Container, from before: String?, to after: String?, label: String) throws -> [OwnCommit] {
+    private func discover(on device: Container, from before: String?, to after: String?, label: String, plain: Bool = false) throws -> [OwnCommit] {
         guard let after, after != before else { return [] }
         let id = device.device.id
         let format = "%H%x1f%P%x1f%(trailers:key=Docver-Integration,valueonly)%x1f%(trailers:key=Docver-Device,valueonly)%x1e"
@@ -855,7 +1456,8 @@ final class FuzzWorld {
             if !fields[2].trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { continue } // an integration
             let parents = fields[1].split(separator: " ").map(String.init)
             let author = fields[3].trimmingCharacters(in: .whitespacesAndNewlines)
-            guard author == id, parents.count <= 1 else {
+            // (A plain commit made without the hook names no device: its author's.)
+            guard author == id || (plain && author.isEmpty), parents.count <= 1 else {
                 fail("\(label) on \(id): unexpected commit \(commit.short) (device '\(author)', \(parents.count) parents)")
                 continue
             }
@@ -897,7 +1499,7 @@ final class FuzzWorld {
         // (1) converged, (3) working trees, (4) fsck: the shared helper.
         if recordsIssues { try expectConverged(devices, context: header() + "\nstep log:\n" + log.joined(separator: "\n") + "\n") }
         // (2) and (5) against the model.
-        let observation = try FuzzObservation.read(from: devices[0], documents: model.documents, trees: trees)
+        let observation = try FuzzObservation.read(from: devices[0], model: model, trees: trees)
         self.observation = observation
         for failure in FuzzOracle.check(model, observation) { fail(failure.message) }
         // (6) concurrent decisions (issue 11 item 6).
@@ -916,6 +1518,8 @@ final class FuzzWorld {
 
     private func note(_ line: String) {
         log.append(step < 0 ? "setup  \(line)" : step >= steps ? "end    \(line)" : "#\(step)".padding(toLength: 6, withPad: " ", startingAt: 0) + " " + line)
+        // `DOCVER_FUZZ_TRACE=live` prints each step as it happens (for a session that crashes).
+        if ProcessInfo.processInfo.environment["DOCVER_FUZZ_TRACE"] == "live" { print("seed \(seed) " + log.last!) }
     }
 
     func fail(_ message: String) {
@@ -934,6 +1538,15 @@ final class FuzzWorld {
         // off at its start (seen with 120-step sessions), and the end must still say it.
         let comment = Comment(rawValue: "\(header())\n[\(place)] \(message)\nstep log:\n\(log.joined(separator: "\n"))"
             + "\nfinding, again: \(header())\n[\(place)] \(message)")
+        // Known and open (issue 11): a sync whose report calls "updated" the replacement of a
+        // version the device had by one that does not descend from it, seen when a rename and
+        // a creation meet at one name, or a plain criss-cross merge decided it (seeds 11, 30
+        // and others; dates come from the clock, so a seed does not always replay it). Every
+        // version is still listed; only the report is short. Any other finding fails.
+        if message.contains("and the report says updated: an edit or a decision of") {
+            withKnownIssue("a report calls an override 'updated' (issue 11, open)", isIntermittent: true) { Issue.record(comment) }
+            return
+        }
         Issue.record(comment)
     }
 }

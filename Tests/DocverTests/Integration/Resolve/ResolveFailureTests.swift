@@ -248,7 +248,7 @@ struct DeliberatingStrategy: ResolutionStrategy {
         #expect(line.hasPrefix("docver: error: note.txt needs a choice of version: "))
         #expect(line.contains("\(fixture.winner.prefix(12)) (Bob's Phone, "))
         #expect(line.contains("\(fixture.losers[0].prefix(12)) (Alice's Laptop, "))
-        #expect(result.stderr.contains("hint: pass --keep ID, or run on a terminal to choose interactively"))
+        #expect(result.stderrLines.last == "hint: pass --keep with the id of the version to keep (docver resolve note.txt --keep \(fixture.winner.prefix(12))), or run on a terminal to choose interactively")
         try expectContainerUnchanged(alice, since: before, "choose without a terminal")
     }
 

@@ -58,7 +58,7 @@ struct MergeSettings: Codable, Equatable {
         #expect(Set(outcome.removed) == (keepVersions ? [] : Set(fixture.losers)))
         let save = try #require(outcome.save)
         #expect(try ann.headID() == save)
-        #expect(outcome.summary == "note.txt: keep version \(newest.shortID) from cat as current")
+        #expect(outcome.summary == "note.txt: kept version \(newest.shortID) from cat as current")
 
         let recorded = try commitTrailers(of: save, in: ann)
         #expect(recorded.contains("Docver-Strategy: latest-date"))
@@ -311,7 +311,7 @@ struct MergeSettings: Codable, Equatable {
 
         let result = try docver(["resolve", "note.txt", "--strategy", "choose", "--keep", String(loser.prefix(7))], in: bob.root)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == "note.txt: keep version \(loser.prefix(12)) from alice as current\n")
+        #expect(result.stdout == "note.txt: kept version \(loser.prefix(12)) from alice as current\n")
         #expect(try bob.read("note.txt") == "alice\n")
         let current = try #require(try bob.currentVersion(of: fixture.document))
         #expect(current.device.id == "bob")

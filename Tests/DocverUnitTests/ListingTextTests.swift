@@ -5,7 +5,7 @@ import Testing
 
 /// The wire form of the answers the agent serves (`ls`, `conflicts`): what is decoded is
 /// exactly what was encoded, whatever the names and dates hold.
-@Suite struct ServedWireTests {
+@Suite struct ListingTextTests {
     static func version(_ seed: Int, document: String, deletion: Bool = false) -> DocumentVersion {
         let commit = ObjectID(hex: String(repeating: String(seed % 10), count: 40))!
         return DocumentVersion(id: commit.hex, document: DocumentPath(trusted: document),
@@ -24,8 +24,8 @@ import Testing
                          hasUnresolvedConflicts: index % 2 == 0,
                          syncStatus: SyncStatus(isUploaded: index % 3 == 0, hasRemoteChanges: index % 3 == 1))
         }
-        #expect(ServedWire.decodeItems(ServedWire.encode(items)) == items)
-        #expect(ServedWire.decodeItems(ServedWire.encode([MetadataItem]())) == [])
+        #expect(ListingText.decodeItems(ListingText.encode(items)) == items)
+        #expect(ListingText.decodeItems(ListingText.encode([MetadataItem]())) == [])
     }
 
     @Test func conflictsRoundTrip() throws {
@@ -34,20 +34,20 @@ import Testing
             let bases = Dictionary(uniqueKeysWithValues: versions.dropFirst().map { ($0.id, Self.version(index + 40, document: name)) })
             return Conflict(document: DocumentPath(trusted: name), current: versions[0], conflicts: Array(versions.dropFirst()), bases: bases)
         }
-        #expect(ServedWire.decodeConflicts(ServedWire.encode(conflicts)) == conflicts)
+        #expect(ListingText.decodeConflicts(ListingText.encode(conflicts)) == conflicts)
     }
 
     @Test func damagedAnswersAreRefusedNotMisread() throws {
         let item = MetadataItem(document: DocumentPath(trusted: "a.txt"), created: Date(timeIntervalSinceReferenceDate: 5),
                                 current: Self.version(1, document: "a.txt"), hasUnresolvedConflicts: false,
                                 syncStatus: SyncStatus(isUploaded: true, hasRemoteChanges: false))
-        let text = String(decoding: ServedWire.encode([item]), as: UTF8.self)
-        #expect(ServedWire.decodeItems(Data(text.dropLast(30).utf8)) == nil)
-        #expect(ServedWire.decodeItems(Data(text.replacingOccurrences(of: "\t", with: " ").utf8)) == nil)
+        let text = String(decoding: ListingText.encode([item]), as: UTF8.self)
+        #expect(ListingText.decodeItems(Data(text.dropLast(30).utf8)) == nil)
+        #expect(ListingText.decodeItems(Data(text.replacingOccurrences(of: "\t", with: " ").utf8)) == nil)
         let conflict = Conflict(document: DocumentPath(trusted: "a.txt"), current: Self.version(1, document: "a.txt"),
                                 conflicts: [Self.version(2, document: "a.txt")], bases: [:])
-        let conflictText = String(decoding: ServedWire.encode([conflict]), as: UTF8.self)
+        let conflictText = String(decoding: ListingText.encode([conflict]), as: UTF8.self)
         let lines = conflictText.split(separator: "\n")
-        #expect(ServedWire.decodeConflicts(Data(lines.dropLast().joined(separator: "\n").utf8)) == nil)
+        #expect(ListingText.decodeConflicts(Data(lines.dropLast().joined(separator: "\n").utf8)) == nil)
     }
 }

@@ -1,0 +1,168 @@
+import Foundation
+
+/// The text form of document and conflict listings: one record per line, fields separated by
+/// tabs, strings escaped (`%`, tab, newline and carriage return as `%25`, `%09`, `%0A`, `%0D`),
+/// dates as the bit pattern of their `Double` (exact). A form split in milliseconds where
+/// decoding JSON of 10,000 documents took hundreds. The agent's answers use it on its socket
+/// (docs/AGENT.md), and the cached conflict listing in `.git/docver/conflict-listing`
+/// (docs/FORMAT.md).
+enum ListingText {
+    /// The longest answer a client reads (beyond it, it works directly).
+    static let limit = 512 << 20
+    static func escape(_ text: String) -> String {
+        guard text.contains(where: { $0 == "%" || $0 == "\t" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\t", with: "%09")
+            .replacingOccurrences(of: "\n", with: "%0A").replacingOccurrences(of: "\r", with: "%0D")
+    }
+
+    static func unescape<S: StringProtocol>(_ text: S) -> String {
+        guard text.utf8.contains(0x25) else { return String(text) }
+        return text.replacingOccurrences(of: "%09", with: "\t").replacingOccurrences(of: "%0A", with: "\n")
+            .replacingOccurrences(of: "%0D", with: "\r").replacingOccurrences(of: "%25", with: "%")
+    }
+
+    static func date(_ date: Date) -> String { String(date.timeIntervalSinceReferenceDate.bitPattern, radix: 16) }
+
+    static func date<S: StringProtocol>(_ text: S) -> Date? {
+        UInt64(text, radix: 16).map { Date(timeIntervalSinceReferenceDate: Double(bitPattern: $0)) }
+    }
+
+    /// 10 fields.
+    static func fields(_ version: DocumentVersion) -> [String] {
+        [version.id, escape(version.document.path), escape(version.device.id), escape(version.device.name), date(version.modified),
+         String(version.size), version.kind.rawValue, version.isDeletion ? "1" : "0", version.commitID.hex, version.entryID?.hex ?? "-"]
+    }
+
+    static func version(_ fields: ArraySlice<Substring>) -> DocumentVersion? {
+        guard fields.count == 10 else { return nil }
+        let f = Array(fields)
+        guard let modified = date(f[4]), let size = Int64(f[5]), let kind = DocumentKind(rawValue: String(f[6])),
+              let commitID = ObjectID(hex: String(f[8])) else { return nil }
+        var entryID: ObjectID?
+        if f[9] != "-" {
+            guard let id = ObjectID(hex: String(f[9])) else { return nil }
+            entryID = id
+        }
+        return DocumentVersion(id: String(f[0]), document: DocumentPath(trusted: unescape(f[1])),
+                               device: Device(unchecked: unescape(f[2]), name: unescape(f[3])), modified: modified,
+                               size: size, kind: kind, isDeletion: f[7] == "1", commitID: commitID, entryID: entryID)
+    }
+
+    /// The records of a text: its lines, split into fields at tabs. One pass over the UTF-8
+    /// bytes of one string, slicing fields out of it without copying; a tab or newline is a
+    /// grapheme of its own (Unicode breaks after control characters), so every slice starts
+    /// and ends on a character boundary.
+    static func lines(_ data: Data) -> [ArraySlice<Substring>] {
+        let text = String(decoding: data, as: UTF8.self)
+        let bytes = text.utf8
+        var result: [ArraySlice<Substring>] = []
+        var fields: [Substring] = []
+        var start = bytes.startIndex
+        var index = start
+        while index != bytes.endIndex {
+            let byte = bytes[index]
+            if byte == 0x09 || byte == 0x0A {
+                fields.append(text[start..<index])
+                if byte == 0x0A {
+                    if !(fields.count == 1 && fields[0].isEmpty) { result.append(ArraySlice(fields)) }
+                    fields.removeAll(keepingCapacity: true)
+                }
+                start = bytes.index(after: index)
+            }
+            index = bytes.index(after: index)
+        }
+        if start != bytes.endIndex || !fields.isEmpty {
+            fields.append(text[start..<bytes.endIndex])
+            if !(fields.count == 1 && fields[0].isEmpty) { result.append(ArraySlice(fields)) }
+        }
+        return result
+    }
+
+    // Documents: one line each: document, created, uncommitted flags, then the current version.
+
+    static func encode(_ items: [MetadataItem]) -> Data {
+        var text = ""
+        for item in items {
+            let head = [escape(item.document.path), date(item.created), item.hasUnresolvedConflicts ? "1" : "0",
+                        item.syncStatus.isUploaded ? "1" : "0", item.syncStatus.hasRemoteChanges ? "1" : "0"]
+            text += (head + fields(item.current)).joined(separator: "\t") + "\n"
+        }
+        return Data(text.utf8)
+    }
+
+    static func decodeItems(_ data: Data) -> [MetadataItem]? {
+        var items: [MetadataItem] = []
+        for line in lines(data) {
+            guard line.count == 15, let created = date(line[line.startIndex + 1]),
+                  let current = version(line.dropFirst(5)) else { return nil }
+            let start = line.startIndex
+            items.append(MetadataItem(document: DocumentPath(trusted: unescape(line[start])), created: created, current: current,
+                                      hasUnresolvedConflicts: line[start + 2] == "1",
+                                      syncStatus: SyncStatus(isUploaded: line[start + 3] == "1", hasRemoteChanges: line[start + 4] == "1")))
+        }
+        return items
+    }
+
+    // Conflicts: a line `C document versions bases`, then `V` + the current version, one `V`
+    // line per conflict version, and one `B key` line per base.
+
+    static func encode(_ conflicts: [Conflict]) -> Data {
+        var text = ""
+        for conflict in conflicts {
+            text += ["C", escape(conflict.document.path), String(conflict.conflicts.count), String(conflict.bases.count)].joined(separator: "\t") + "\n"
+            for version in [conflict.current] + conflict.conflicts {
+                text += (["V"] + fields(version)).joined(separator: "\t") + "\n"
+            }
+            for (key, base) in conflict.bases.sorted(by: { $0.key < $1.key }) {
+                text += (["B", key] + fields(base)).joined(separator: "\t") + "\n"
+            }
+        }
+        return Data(text.utf8)
+    }
+
+    static func decodeConflicts(_ data: Data) -> [Conflict]? {
+        var result: [Conflict] = []
+        var lines = lines(data)[...]
+        while let header = lines.popFirst() {
+            let start = header.startIndex
+            guard header.count == 4, header[start] == "C", let count = Int(header[start + 2]), let baseCount = Int(header[start + 3]),
+                  count >= 0, baseCount >= 0, lines.count >= 1 + count + baseCount else { return nil }
+            var versions: [DocumentVersion] = []
+            for _ in 0...count {
+                guard let line = lines.popFirst(), line.first == "V", let version = version(line.dropFirst()) else { return nil }
+                versions.append(version)
+            }
+            var bases: [String: DocumentVersion] = [:]
+            for _ in 0..<baseCount {
+                guard let line = lines.popFirst(), line.count == 12, line.first == "B",
+                      let base = version(line.dropFirst(2)) else { return nil }
+                bases[String(line[line.startIndex + 1])] = base
+            }
+            result.append(Conflict(document: DocumentPath(trusted: unescape(header[start + 1])), current: versions[0],
+                                   conflicts: Array(versions.dropFirst()), bases: bases))
+        }
+        return result
+    }
+}
+
+extension ListingText {
+    /// The first line of a stored conflict listing: what it was computed for.
+    static let listingMagic = "docver-conflict-listing"
+
+    /// A conflict listing as stored: a header line (magic, format, head, signing rule or `-`),
+    /// then the conflicts as ``encode(_:)-([Conflict])`` writes them.
+    static func encodeListing(format: Int, head: String, trust: String?, conflicts: [Conflict]) -> Data {
+        var data = Data(([listingMagic, String(format), head, trust.map(escape) ?? "-"].joined(separator: "\t") + "\n").utf8)
+        data.append(encode(conflicts))
+        return data
+    }
+
+    /// The conflicts of a stored listing, when it was computed for exactly this format, head
+    /// and signing rule; nil otherwise (it is then recomputed).
+    static func decodeListing(_ data: Data, format: Int, head: String, trust: String?) -> [Conflict]? {
+        guard let end = data.firstIndex(of: 0x0A) else { return nil }
+        let header = [listingMagic, String(format), head, trust.map(escape) ?? "-"].joined(separator: "\t")
+        guard data[data.startIndex..<end].elementsEqual(header.utf8) else { return nil }
+        return decodeConflicts(data[(end + 1)...])
+    }
+}

@@ -1,0 +1,86 @@
+import DocverKit
+import Foundation
+import Testing
+
+/// Product bugs found by the sync fuzz test once it made plain git commits and merges and
+/// checked the sync report (SyncFuzzTests, checks 3 to 7), each reduced to a short
+/// deterministic session. They fail until the product is fixed; then they stay as regression
+/// tests.
+@Suite struct PlainGitFuzzFindingsTests {
+    /// Fuzz seeds 6 and 19 at 80 steps: integration traps ("Index out of range" in
+    /// TreeMerger.mergeDocument), so the device can never sync again. Alice edits `x.txt` on top
+    /// of its current version while it is in conflict; a git user merges her branch as her
+    /// checkout has it (with that edit) with Carol's and pushes the merge to `docver/alice`;
+    /// Bob pushes a save that holds neither. Alice then keeps the current version
+    /// (mark-resolved: a decision that changes no tree). Her sync meets, for `x.txt`, her
+    /// decision and, on the merge's side, the edit the decision kept: the edit drops out
+    /// because the decision descends from it, and the decision drops out as "superseded by an
+    /// ordinary edit of the state it kept" (that same edit), so no version is left to rank.
+    /// The sync runs in a child process (`docver sync`) so that the trap fails this test only.
+    @Test func aDecisionMeetsTheVersionItKeptOnAnotherHead() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        let carol = try scratch.device("carol", remote: remote)
+        try alice.saveText("base\n", to: "x.txt")
+        for device in [alice, bob, carol] { try device.sync() }
+        try alice.saveText("alice\n", to: "x.txt")
+        waitForNextSecond()
+        try bob.saveText("bob\n", to: "x.txt")
+        try alice.sync(); try bob.sync(); try alice.sync()
+        let x = try DocumentPath("x.txt")
+        try #require(try !alice.conflicts(x).isEmpty, "x.txt is in conflict")
+        try carol.sync()
+        try carol.saveText("carol\n", to: "y.txt")
+        try carol.sync()
+        // Alice edits on top of the current version, and does not sync.
+        try alice.saveText("alice again\n", to: "x.txt")
+        // Bob pushes a save that holds neither Alice's edit nor Carol's save.
+        try bob.saveText("bob\n", to: "z.txt")
+        try bob.sync(["origin"])
+        // A git user merges Alice's branch as her checkout has it with Carol's, and pushes.
+        let clone = scratch.path("git-user")
+        try runGit(["clone", "-q", "--no-checkout", remote.path, clone.path], in: scratch.url)
+        try runGit(["fetch", "-q", alice.root.path, "+refs/heads/docver/alice:refs/alice"], in: clone)
+        try runGit(["checkout", "-q", "--detach", "refs/alice"], in: clone)
+        try runGit(["merge", "-q", "--no-edit", "--no-ff", "refs/remotes/origin/docver/carol"], in: clone)
+        try runGit(["push", "-q", "origin", "HEAD:refs/heads/docver/alice"], in: clone)
+        // Alice keeps the current version, then syncs.
+        _ = try alice.markResolved(x)
+        let sync = try docver("sync", in: alice.root)
+        let trap = sync.stderr.split(separator: "\n").first { $0.contains("Fatal error") }.map(String.init)
+        #expect(sync.status == 0, "docver sync failed (\(sync.status)): \(trap ?? String(sync.stderr.suffix(400)))")
+        guard sync.status == 0 else { return }
+        #expect(try alice.read("x.txt") == "alice again\n", "the edit Alice kept is current")
+        try bob.sync(); try carol.sync(); try alice.sync()
+        try expectConverged([alice, bob, carol])
+    }
+
+    /// Fuzz, many seeds (check 7): a device's file `notes` loses to a folder `notes/` of
+    /// another device (the folder stays; the file becomes a conflict version of `notes`,
+    /// docs/FORMAT.md "File against folder"), and the sync report's `documentChanges` says
+    /// nothing about `notes` on either device: the report skips records of a document whose
+    /// current version is nil (Container+SyncReport.swift). `newConflicts` names it only on
+    /// the device whose integration wrote the record, so Alice, who gets the record from Bob,
+    /// is not told that her file is no longer current.
+    @Test func aFileThatLosesToAFolderIsReported() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        try alice.saveText("base\n", to: "a.txt")
+        try alice.sync(); try bob.sync()
+        try alice.saveText("a file\n", to: "notes")
+        try bob.saveText("in the folder\n", to: "notes/e.txt")
+        try alice.sync()
+        let bobs = try bob.sync()
+        let alices = try alice.sync()
+        let notes = try DocumentPath("notes")
+        try #require(try alice.conflicts(notes).first?.conflicts.count == 1, "the file is a conflict version of notes")
+        #expect(alices.documentChanges.contains { $0.document == notes && $0.kind == .yoursIsConflictVersion },
+                "Alice's report: \(alices.documentChanges.map(\.summary))")
+        #expect(bobs.documentChanges.contains { $0.document == notes && $0.kind == .conflictVersionKept },
+                "Bob's report: \(bobs.documentChanges.map(\.summary))")
+    }
+}
