@@ -15,6 +15,14 @@ enum ConfigKey {
     static let agentMaximumBackoff = "docver.agent.maxBackoff"
     static let agentIgnore = "docver.agent.ignore"
     static let agentDefaultIgnores = "docver.agent.defaultIgnores"
+    /// How remotes are reached (docs/FORMAT.md, "Configuration"; docs/SECURITY.md): seconds a
+    /// connection may take to open, seconds a transfer may go without progress, an ssh private
+    /// key, a known_hosts file, and a PEM file of HTTPS certificates trusted as they are.
+    static let networkConnectTimeout = "docver.network.connectTimeout"
+    static let networkStallTimeout = "docver.network.stallTimeout"
+    static let networkSSHKey = "docver.network.sshKey"
+    static let networkKnownHosts = "docver.network.knownHosts"
+    static let networkTrustedCertificates = "docver.network.trustedCertificates"
     /// Signed saves (docs/SECURITY.md): the SSH key this device signs its commits with, and
     /// the allowed-signers file (git's `gpg.ssh.allowedSignersFile` format, principals are
     /// device ids) that, when set, decides whose decisions count.

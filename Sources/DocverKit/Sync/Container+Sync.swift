@@ -154,7 +154,7 @@ extension Container {
         let prefix = RefName.trackingPrefix(name)
         let before = Dictionary(uniqueKeysWithValues: try repository.references(matching: prefix + "*").map { ($0.name, $0.target) })
         do {
-            try remote.fetch([RefName.fetchSpec(name)], progress: progress.map { handler in
+            try remote.fetch([RefName.fetchSpec(name)], settings: transferSettings(repository), progress: progress.map { handler in
                 { counts in handler(TransferProgress(remote: name, direction: .fetch, counts)) }
             })
         } catch let error as GitError {
@@ -227,10 +227,12 @@ extension Container {
                       progress: TransferProgressHandler?, in repository: Repository) throws {
         guard try headCommit(repository) != nil else { return }
         let spec = RefName.pushSpec(device)
+        let settings = try transferSettings(repository)
         for _ in 0..<5 {
             let rejected: [String: String]
+            var messages: [String] = []
             do {
-                rejected = try remote.push([spec], progress: progress.map { handler in
+                (rejected, messages) = try remote.push([spec], settings: settings, progress: progress.map { handler in
                     { counts in handler(TransferProgress(remote: name, direction: .push, counts)) }
                 })
             } catch let error as GitError where error.code != .nonFastForward {
@@ -242,12 +244,59 @@ extension Container {
                 report.pushed.append(name)
                 return
             }
+            // A refusal that is not about the branch having moved (a hook, a policy, a full
+            // disk) would be refused again: report it, with the remote's last words.
+            guard Self.isRetryable(reason) else {
+                let said = messages.last.map { " (the remote said: \($0))" } ?? ""
+                throw DocverError.pushRejected(remote: name, message: Remote.oneLine(reason) + said)
+            }
             // Someone else moved this device's branch on the remote: bring it in and retry.
             report.warnings.append("push to '\(name)' was refused (\(reason)); integrating and retrying")
             try fetch(remote, named: name, report: &report, progress: progress, in: repository)
             try integrateFetched(report: &report, in: repository)
         }
         throw DocverError.pushRejected(remote: name, message: "the remote kept refusing this device's branch")
+    }
+}
+
+extension Container {
+    /// Whether a push refusal means the branch moved on the remote (integrating and pushing
+    /// again can succeed), as git's receive-pack and libgit2 word it.
+    static func isRetryable(_ reason: String) -> Bool {
+        let lowered = reason.lowercased()
+        return ["fast-forward", "fastforward", "fetch first", "stale", "lock"].contains { lowered.contains($0) }
+    }
+
+    /// How remotes are reached, from the repository's config (docs/FORMAT.md, "Configuration").
+    func transferSettings(_ repository: Repository) throws -> TransferSettings {
+        var settings = TransferSettings()
+        func seconds(_ key: String) throws -> Double? {
+            guard let text = try repository.configString(key) else { return nil }
+            guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value >= 0.1, value <= 86_400 else {
+                throw DocverError.invalidValue("'\(text)' for \(key): give seconds from 0.1 to 86400")
+            }
+            return value
+        }
+        func path(_ key: String) throws -> String? {
+            guard let text = try repository.configString(key), !text.isEmpty else { return nil }
+            if text == "~" || text.hasPrefix("~/") {
+                let home = ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()
+                return home + text.dropFirst()
+            }
+            return text
+        }
+        if let value = try seconds(ConfigKey.networkConnectTimeout) { settings.connectTimeout = value }
+        if let value = try seconds(ConfigKey.networkStallTimeout) { settings.stallTimeout = value }
+        settings.sshKey = try path(ConfigKey.networkSSHKey)
+        if let file = try path(ConfigKey.networkKnownHosts) { settings.knownHosts = [file] }
+        if let file = try path(ConfigKey.networkTrustedCertificates) {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                throw DocverError.invalidValue("cannot read \(file) (\(ConfigKey.networkTrustedCertificates))")
+            }
+            settings.trustedCertificates = TransferSettings.certificates(inPEM: text)
+        }
+        settings.credentialDirectory = root
+        return settings
     }
 }
 

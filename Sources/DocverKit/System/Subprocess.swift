@@ -51,9 +51,12 @@ enum Subprocess {
 
     /// Asks git's configured credential helpers for a user name and password, as `git`
     /// itself would (`git credential fill`, never prompting); nil when none answers.
-    static func gitCredential(for url: String) -> (user: String, password: String)? {
+    /// Runs in `directory` (the container) so that helpers configured in the repository's own
+    /// config answer too.
+    static func gitCredential(for url: String, in directory: URL? = nil) -> (user: String, password: String)? {
         guard let outcome = try? run(["git", "credential", "fill"], input: Data("url=\(url)\n\n".utf8),
-                                     environment: ["GIT_TERMINAL_PROMPT": "0"]),
+                                     directory: directory,
+                                     environment: ["GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "SSH_ASKPASS": ""]),
               outcome.status == 0 else { return nil }
         var fields: [String: String] = [:]
         for line in String(decoding: outcome.output, as: UTF8.self).split(separator: "\n") {
