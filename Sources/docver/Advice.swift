@@ -23,13 +23,13 @@ enum Advice {
             "sync through a bare repository; 'git clone --bare \(Terminal.shellWord(path)) \(Terminal.shellWord(bareSibling(of: path)))' makes one from it"
         case .noSuchRemote: "list remotes with 'docver remote list'"
         case let .remote(_, message) where message.hasPrefix("authentication failed"):
-            "for ssh, set the key with 'git config docver.network.sshKey PATH' or load it into ssh-agent; for https, configure a git credential helper (git config credential.helper store)"
+            "for ssh, name the key file with 'git config docver.network.sshKey' and its path, or load it into ssh-agent; for https, configure a git credential helper (git config credential.helper store)"
         case let .remote(_, message) where message.hasPrefix("the ssh host key of"):
             "compare the fingerprint with the server's ('ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub' there), then add its key to ~/.ssh/known_hosts (or the file docver.network.knownHosts names)"
-        case let .remote(_, message) where message.hasPrefix("the TLS certificate of"):
-            "if the server uses its own certificate, check it and name a PEM copy of it with 'git config docver.network.trustedCertificates PATH'"
+        case let .remote(_, message) where message.hasPrefix("the ") && message.contains(" certificate of "):
+            "if the server uses its own certificate, check it, then name a copy of it (in the text form openssl writes) with 'git config docver.network.trustedCertificates' and the copy's path"
         case let .remote(_, message) where message.contains("(docver.network.stallTimeout)") || message.contains("(docver.network.connectTimeout)"):
-            "the server did not answer in time; saves stay here: sync again later, or allow longer with 'git config docver.network.stallTimeout SECONDS'"
+            "the server did not answer in time; saves stay here: sync again later, or allow longer with 'git config docver.network.stallTimeout' and a number of seconds"
         case let .remote(name, _):
             "check where it points with 'docver remote list' (change that with 'docver remote set-url \(Terminal.shellWord(name))' and the right address); saves stay here until a sync reaches it"
         case let .remoteUnusable(name, problem): remoteHint(name, problem)

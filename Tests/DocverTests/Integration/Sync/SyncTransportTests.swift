@@ -190,7 +190,7 @@ import DocverTestSupport
         #expect(result.status == 1)
         #expect(result.stderrLines.count == 2 && result.stderrLines.first?.hasPrefix("docver: error: remote 'origin': authentication failed") == true,
                 "\(result.stderr)")
-        #expect(result.stderrLines.last?.hasPrefix("hint: for ssh, set the key with") == true, "\(result.stderr)")
+        #expect(result.stderrLines.last?.hasPrefix("hint: for ssh, name the key file with") == true, "\(result.stderr)")
         #expect(elapsed < 15, "took \(elapsed) s")
         #expect(try refSnapshot(alice.root) == before)
         #expect(try alice.status().changed.isEmpty)
