@@ -38,18 +38,7 @@ extension Container {
     }
 
     func version(_ id: String, of document: DocumentPath?, in repository: Repository) throws -> DocumentVersion {
-        let lowered = id.lowercased()
-        guard (4...40).contains(lowered.count), lowered.allSatisfy(\.isHexDigit) else {
-            throw DocverError.noSuchVersion(id)
-        }
-        let commitID: ObjectID
-        do {
-            commitID = try repository.resolveCommitPrefix(lowered)
-        } catch let error as GitError where error.code == .ambiguous {
-            throw DocverError.ambiguousVersion(id)
-        } catch let error as GitError where error.code == .notFound || error.code == .invalid {
-            throw DocverError.noSuchVersion(id)
-        }
+        let commitID = try saveID(id, in: repository)
         let graph = VersionGraph(repository: repository, index: versionIndex(in: repository))
         if let document {
             // A version introduces the document's state, or is a device's explicit decision
@@ -88,16 +77,7 @@ extension Container {
     /// deletion. Throws as ``version(_:of:)-(String,_)`` for an id that names no save.
     public func documentExists(_ document: DocumentPath, inSave id: String) throws -> Bool {
         try withRepository { repository in
-            let lowered = id.lowercased()
-            guard (4...40).contains(lowered.count), lowered.allSatisfy(\.isHexDigit) else { throw DocverError.noSuchVersion(id) }
-            let commitID: ObjectID
-            do {
-                commitID = try repository.resolveCommitPrefix(lowered)
-            } catch let error as GitError where error.code == .ambiguous {
-                throw DocverError.ambiguousVersion(id)
-            } catch let error as GitError where error.code == .notFound || error.code == .invalid {
-                throw DocverError.noSuchVersion(id)
-            }
+            let commitID = try saveID(id, in: repository)
             return try repository.tree(repository.commit(commitID).treeID).documentEntry(atPath: document.path) != nil
         }
     }
@@ -136,4 +116,18 @@ extension Container {
         return .package(FilePackage(files: files))
     }
 
+
+    /// The save a version id (4 to 40 hexadecimal digits, any case) names: one error for an id
+    /// that is no id or names no save, another for a prefix several saves share.
+    private func saveID(_ id: String, in repository: Repository) throws -> ObjectID {
+        let lowered = id.lowercased()
+        guard (4...40).contains(lowered.count), lowered.allSatisfy(\.isHexDigit) else { throw DocverError.noSuchVersion(id) }
+        do {
+            return try repository.resolveCommitPrefix(lowered)
+        } catch let error as GitError where error.code == .ambiguous {
+            throw DocverError.ambiguousVersion(id)
+        } catch let error as GitError where error.code == .notFound || error.code == .invalid {
+            throw DocverError.noSuchVersion(id)
+        }
+    }
 }
