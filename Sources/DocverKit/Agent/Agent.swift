@@ -609,7 +609,10 @@ public final class Agent: Sendable {
                     let report = try container.sync([name], savingFirst: [])
                     announce(report, pushedSaves: pushing)
                 } catch {
-                    failure = "\(name): \(error)"
+                    // The path may have gone while the sync ran (libgit2 then names a file in it):
+                    // say what is wrong with the remote, as the check before does.
+                    let problem = urls[name].flatMap { Agent.localRemoteProblem(url: $0, relativeTo: container.root) }
+                    failure = "\(name): \(problem ?? "\(error)")"
                 }
             }
             let now = clock.now
