@@ -340,23 +340,8 @@ import DocverTestSupport
         let bigSave = try #require(try alice.save([DocumentPath("big.bin")])).id
         let before = try refSnapshot(alice.root)
 
-        nonisolated(unsafe) var killedAt: Date?
-        let serverToKill = server
-        var caught: Error?
-        do {
-            try alice.sync(progress: { progress in
-                if progress.direction == .push, progress.bytes > 0, killedAt == nil {
-                    killedAt = Date()
-                    serverToKill.stop()
-                }
-            })
-        } catch { caught = error }
-        let elapsed = killedAt.map { -$0.timeIntervalSinceNow } ?? -1
-        #expect(killedAt != nil, "the push finished before the server could be killed")
-        guard case let .remote(name, message)? = caught as? DocverError else {
-            Issue.record("expected a remote error, got \(String(describing: caught))")
-            return
-        }
+        guard let (name, message, elapsed) = try Self.syncInterrupted(
+            alice, during: .push, after: 0, by: "killed", { [server] in server.stop() }) else { return }
         #expect(name == "origin" && !message.contains("\n"), "\(message)")
         #expect(elapsed < 10, "error \(elapsed) s after the kill")
         print("[figure] server killed mid-push over \(transport): error \(String(format: "%.2f", elapsed)) s after the kill: \(message)")
@@ -397,23 +382,8 @@ import DocverTestSupport
         let before = try refSnapshot(bob.root)
         let files = try bob.workingTreeFiles()
 
-        nonisolated(unsafe) var killedAt: Date?
-        let serverToKill = server
-        var caught: Error?
-        do {
-            try bob.sync(progress: { progress in
-                if progress.direction == .fetch, progress.bytes > 2 << 20, killedAt == nil {
-                    killedAt = Date()
-                    serverToKill.stop()
-                }
-            })
-        } catch { caught = error }
-        let elapsed = killedAt.map { -$0.timeIntervalSinceNow } ?? -1
-        #expect(killedAt != nil, "the fetch finished before the server could be killed")
-        guard case let .remote(name, message)? = caught as? DocverError else {
-            Issue.record("expected a remote error, got \(String(describing: caught))")
-            return
-        }
+        guard let (name, message, elapsed) = try Self.syncInterrupted(
+            bob, during: .fetch, after: 2 << 20, by: "killed", { [server] in server.stop() }) else { return }
         #expect(name == "origin" && !message.contains("\n"), "\(message)")
         #expect(elapsed < 10, "error \(elapsed) s after the kill")
         print("[figure] server killed mid-fetch over \(transport): error \(String(format: "%.2f", elapsed)) s after the kill: \(message)")
@@ -448,23 +418,8 @@ import DocverTestSupport
         try bob.addRemote("origin", url: server.url)
         let before = try refSnapshot(bob.root)
 
-        nonisolated(unsafe) var frozenAt: Date?
-        let serverToFreeze = server
-        var caught: Error?
-        do {
-            try bob.sync(progress: { progress in
-                if progress.direction == .fetch, progress.bytes > 2 << 20, frozenAt == nil {
-                    frozenAt = Date()
-                    serverToFreeze.pause()
-                }
-            })
-        } catch { caught = error }
-        let elapsed = frozenAt.map { -$0.timeIntervalSinceNow } ?? -1
-        #expect(frozenAt != nil, "the fetch finished before the server could be frozen")
-        guard case let .remote(name, message)? = caught as? DocverError else {
-            Issue.record("expected a remote error, got \(String(describing: caught))")
-            return
-        }
+        guard let (name, message, elapsed) = try Self.syncInterrupted(
+            bob, during: .fetch, after: 2 << 20, by: "frozen", { [server] in server.pause() }) else { return }
         #expect(name == "origin" && message.contains("for 2 seconds (docver.network.stallTimeout)"), "\(message)")
         #expect(elapsed >= 1.9 && elapsed < 8, "error \(elapsed) s after the freeze")
         print("[figure] server frozen mid-fetch over \(transport), stallTimeout 2 s: error \(String(format: "%.2f", elapsed)) s after the freeze")
@@ -496,23 +451,8 @@ import DocverTestSupport
         try alice.save([DocumentPath("big.bin")])
         let before = try refSnapshot(alice.root)
 
-        nonisolated(unsafe) var frozenAt: Date?
-        let serverToFreeze = server
-        var caught: Error?
-        do {
-            try alice.sync(progress: { progress in
-                if progress.direction == .push, progress.bytes > 0, frozenAt == nil {
-                    frozenAt = Date()
-                    serverToFreeze.pause()
-                }
-            })
-        } catch { caught = error }
-        let elapsed = frozenAt.map { -$0.timeIntervalSinceNow } ?? -1
-        #expect(frozenAt != nil, "the push finished before the server could be frozen")
-        guard case let .remote(name, message)? = caught as? DocverError else {
-            Issue.record("expected a remote error, got \(String(describing: caught))")
-            return
-        }
+        guard let (name, message, elapsed) = try Self.syncInterrupted(
+            alice, during: .push, after: 0, by: "frozen", { [server] in server.pause() }) else { return }
         #expect(name == "origin" && message.contains("for 2 seconds (docver.network.stallTimeout)"), "\(message)")
         #expect(elapsed >= 1.9 && elapsed < 8, "error \(elapsed) s after the freeze")
         print("[figure] server frozen mid-push over \(transport), stallTimeout 2 s: error \(String(format: "%.2f", elapsed)) s after the freeze")
@@ -579,5 +519,32 @@ import DocverTestSupport
         #expect(try alice.sync().pushed == ["origin"])
         let remoteHead = try runGit(["rev-parse", "refs/heads/docver/alice"], in: server.remote)
         #expect(remoteHead.trimmingCharacters(in: .whitespacesAndNewlines) == (try alice.headID()))
+    }
+
+    /// Syncs `device` and interrupts the transfer with `interrupt` once more than `bytes` have
+    /// moved in `direction`: the remote's name and the one-line message of the error the sync
+    /// ended with, and how many seconds after the interruption it came; nil (with the issue
+    /// recorded) when the transfer finished first or the sync ended otherwise.
+    static func syncInterrupted(_ device: Container, during direction: TransferProgress.Direction, after bytes: Int,
+                                by what: String, _ interrupt: @escaping @Sendable () -> Void) throws -> (String, String, Double)? {
+        nonisolated(unsafe) var interruptedAt: Date?
+        var caught: Error?
+        do {
+            try device.sync(progress: { progress in
+                if progress.direction == direction, progress.bytes > bytes, interruptedAt == nil {
+                    interruptedAt = Date()
+                    interrupt()
+                }
+            })
+        } catch { caught = error }
+        guard let interruptedAt else {
+            Issue.record("the \(direction.rawValue) finished before the server could be \(what)")
+            return nil
+        }
+        guard case let .remote(name, message)? = caught as? DocverError else {
+            Issue.record("expected a remote error, got \(String(describing: caught))")
+            return nil
+        }
+        return (name, message, -interruptedAt.timeIntervalSinceNow)
     }
 }
