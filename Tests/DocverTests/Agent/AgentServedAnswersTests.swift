@@ -84,16 +84,7 @@ import Testing
     /// The CLI's `ls --json` and `conflicts --json` print the same with and without an agent.
     @Test func theCLIPrintsTheSameWithAndWithoutTheAgent() async throws {
         let scratch = try Scratch()
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", remote: remote)
-        let bob = try scratch.device("bob", remote: remote)
-        try alice.saveText("start\n", to: "a.txt")
-        try alice.sync()
-        try bob.sync()
-        try alice.saveText("alice\n", to: "a.txt")
-        try bob.saveText("bob\n", to: "a.txt")
-        try bob.sync()
-        try alice.sync()
+        let (alice, _, _) = try twoDevicesInConflict(scratch, base: "start\n", file: "a.txt")
         try alice.saveText("more\n", to: "notes/b.md")
         try alice.sync() // the agent's first sync then moves nothing
         let ls = try docverSucceeds("ls", "--json", in: alice).stdout
@@ -149,16 +140,7 @@ import Testing
     /// print the right answer at once, worked out directly.
     @Test func anAgentThatDoesNotAnswerCostsOneShortWait() async throws {
         let scratch = try Scratch()
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", remote: remote)
-        let bob = try scratch.device("bob", remote: remote)
-        try alice.saveText("start\n", to: "a.txt")
-        try alice.sync()
-        try bob.sync()
-        try alice.saveText("alice\n", to: "a.txt")
-        try bob.saveText("bob\n", to: "a.txt")
-        try bob.sync()
-        try alice.sync()
+        let (alice, _, _) = try twoDevicesInConflict(scratch, base: "start\n", file: "a.txt")
         try alice.write("unsaved\n", to: "notes/b.md")
         let commands = [["status", "--json"], ["ls", "--json"], ["conflicts", "--json"]]
         let expected = try commands.map { try docver($0, in: alice.root).stdout }

@@ -281,17 +281,17 @@ typealias SplitMix64 = SeededRandom
 /// Alice's a conflict version. With `bothSeeIt` false, Alice has not synced since Bob's
 /// integration (she has not seen the conflict record yet).
 func twoDevicesInConflict(_ scratch: Scratch, base: String = "base\n", alice aliceText: String = "alice\n",
-                          bob bobText: String = "bob\n", bothSeeIt: Bool = true) throws
+                          bob bobText: String = "bob\n", file: String = "notes.txt", bothSeeIt: Bool = true) throws
     -> (alice: Container, bob: Container, notes: DocumentPath) {
     let remote = try scratch.bareRemote()
     let alice = try scratch.device("alice", remote: remote)
     let bob = try scratch.device("bob", remote: remote)
-    try alice.saveText(base, to: "notes.txt")
+    try alice.saveText(base, to: file)
     try alice.sync(); try bob.sync()
-    try alice.saveText(aliceText, to: "notes.txt")
+    try alice.saveText(aliceText, to: file)
     waitForNextSecond()
-    try bob.saveText(bobText, to: "notes.txt")
+    try bob.saveText(bobText, to: file)
     try alice.sync(); try bob.sync()
     if bothSeeIt { try alice.sync() }
-    return (alice, bob, try DocumentPath("notes.txt"))
+    return (alice, bob, try DocumentPath(file))
 }
