@@ -69,16 +69,34 @@ import Testing
         var killed = 0
         // How long each command took when it was not killed: kills land within that window.
         var duration: [Operation: Double] = [:]
+        var landings: [Operation: Landings] = [:]
         for round in 0..<Self.kills {
             let operation = Operation.allCases.randomElement(using: &random)!
             let arguments = try prepare(operation, alice: alice, bob: bob, documents: documents, oracle: oracle, random: &random)
             let before = try reachableCommits(alice.root)
-            let delay = Double.random(in: 0...(duration[operation] ?? 0.3), using: &random)
-            let (wasRunning, elapsed) = try runAndKill(arguments, in: alice.root, after: delay)
-            if wasRunning { killed += 1 } else { duration[operation] = elapsed }
-            try check(alice, before: before, oracle: oracle, context: "round \(round) (\(operation), killed after \(delay) s, seed \(Self.seed))")
+            // Every other round waits for the write intent to appear and kills within the next
+            // few milliseconds. The window where a torn write could be taken for an edit is a
+            // few milliseconds at the end of a command that mostly starts up and fetches: kills
+            // at a random moment of the whole command landed in it 3 times in 60.
+            let targeted = round % 2 == 1
+            let delay = targeted ? Double.random(in: 0...0.005, using: &random)
+                                 : Double.random(in: 0...(duration[operation] ?? 0.3), using: &random)
+            let trigger = targeted ? alice.root.path + "/.git/docver/intent" : nil
+            let (wasRunning, elapsed) = try runAndKill(arguments, in: alice.root, after: delay, startingWhenExists: trigger)
+            if wasRunning {
+                killed += 1
+                landings[operation, default: Landings()].record(alice.root, targeted: targeted)
+            } else if !targeted {
+                duration[operation] = elapsed
+            }
+            try check(alice, before: before, oracle: oracle, context: "round \(round) (\(operation), killed \(delay) s after \(targeted ? "the intent appeared" : "it started"), seed \(Self.seed))")
         }
         print("crash harness: \(killed) of \(Self.kills) commands killed while running (seed \(Self.seed))")
+        for operation in Operation.allCases {
+            guard let landed = landings[operation] else { continue }
+            let seconds = duration[operation].map { String(format: "%.2f", $0) } ?? "?"
+            print("crash harness: \(operation) (\(seconds) s when not killed): \(landed)")
+        }
         // The kill window is random; most rounds must have hit a running command.
         #expect(killed >= Self.kills / 3, "only \(killed) of \(Self.kills) commands were still running when killed")
     }
@@ -126,9 +144,31 @@ import Testing
         }
     }
 
-    /// Runs docver and SIGKILLs it after `delay` seconds. Returns whether it was still running,
-    /// and how long it ran.
-    private func runAndKill(_ arguments: [String], in directory: URL, after delay: Double) throws -> (Bool, Double) {
+    /// Where the kills of one operation landed, read from what each left behind: a write
+    /// intent (killed between recording the write and finishing it), temporary files (killed
+    /// while writing a file), a lock file.
+    struct Landings: CustomStringConvertible {
+        var kills = 0, targeted = 0, intents = 0, temporaryFiles = 0, locks = 0
+
+        mutating func record(_ root: URL, targeted isTargeted: Bool) {
+            kills += 1
+            if isTargeted { targeted += 1 }
+            let git = root.path + "/.git/"
+            if FileManager.default.fileExists(atPath: git + "docver/intent") { intents += 1 }
+            if ["index.lock", "refs/heads/docver/alice.lock"].contains(where: { FileManager.default.fileExists(atPath: git + $0) }) { locks += 1 }
+            let files = FileManager.default.enumerator(atPath: root.path)?.compactMap { $0 as? String } ?? []
+            if files.contains(where: { !$0.hasPrefix(".git/") && $0.contains(".docver-tmp-") }) { temporaryFiles += 1 }
+        }
+
+        var description: String {
+            "\(kills) killed (\(targeted) once the intent appeared); left a write intent \(intents), temporary files \(temporaryFiles), a lock \(locks)"
+        }
+    }
+
+    /// Runs docver and SIGKILLs it `delay` seconds after it started, or (with `trigger`) after
+    /// the file `trigger` appeared. Returns whether it was still running, and how long it ran.
+    private func runAndKill(_ arguments: [String], in directory: URL, after delay: Double,
+                            startingWhenExists trigger: String? = nil) throws -> (Bool, Double) {
         let process = Process()
         // DOCVER_CRASH_BINARY runs the harness against another build (to compare versions).
         process.executableURL = URL(fileURLWithPath: ProcessInfo.processInfo.environment["DOCVER_CRASH_BINARY"] ?? docverExecutable)
@@ -139,7 +179,12 @@ import Testing
         process.standardInput = FileHandle.nullDevice
         let start = Date()
         try process.run()
-        while process.isRunning && Date().timeIntervalSince(start) < delay { usleep(500) }
+        var clockStart: Date? = trigger == nil ? start : nil
+        while process.isRunning {
+            if clockStart == nil, let trigger, access(trigger, F_OK) == 0 { clockStart = Date() }
+            if let clockStart, Date().timeIntervalSince(clockStart) >= delay { break }
+            usleep(trigger == nil ? 500 : 100)
+        }
         let running = process.isRunning
         if running { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
