@@ -3,6 +3,7 @@
 
 #include <git2.h>
 #include <git2/sys/merge.h>
+#include <git2/sys/odb_backend.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,52 @@ done:
     free(input);
     fclose(file);
     return complete;
+}
+
+/* An object database backend that reads nothing: placed before the loose-object backend, it
+   lets `check` refuse an object (return a negative code, with git_error_set_str) before
+   libgit2 reads it, so also the reads libgit2 makes on its own (history walks, merge bases,
+   checkouts, diffs) end in an error instead of inflating a truncated loose object forever.
+   For every other object it answers GIT_PASSTHROUGH and the next backend reads it. A C
+   struct with function pointers that libgit2 frees: simpler to build here than in Swift. */
+typedef int (*docver_object_check)(void *payload, const git_oid *id);
+
+struct docver_checking_backend {
+    git_odb_backend parent;
+    docver_object_check check;
+    void *payload;
+};
+
+static inline int docver_checking_read(void **data, size_t *length, git_object_t *type,
+                                       git_odb_backend *backend, const git_oid *id) {
+    (void)data; (void)length; (void)type;
+    struct docver_checking_backend *self = (struct docver_checking_backend *)backend;
+    int result = self->check(self->payload, id);
+    return result < 0 ? result : GIT_PASSTHROUGH;
+}
+
+/* git_odb_foreach calls every backend's foreach without checking for NULL. */
+static inline int docver_checking_foreach(git_odb_backend *backend, git_odb_foreach_cb callback, void *payload) {
+    (void)backend; (void)callback; (void)payload;
+    return 0;
+}
+
+static inline void docver_checking_free(git_odb_backend *backend) { free(backend); }
+
+/* Adds the checking backend to `odb` with a priority above the loose backend's (1), so it
+   runs before any loose read. It ties with the pack backend (2): either order is right. */
+static inline int docver_add_checking_backend(git_odb *odb, docver_object_check check, void *payload) {
+    struct docver_checking_backend *backend = calloc(1, sizeof *backend);
+    if (!backend) return -1;
+    git_odb_init_backend(&backend->parent, GIT_ODB_BACKEND_VERSION);
+    backend->parent.read = docver_checking_read;
+    backend->parent.foreach = docver_checking_foreach;
+    backend->parent.free = docver_checking_free;
+    backend->check = check;
+    backend->payload = payload;
+    int result = git_odb_add_backend(odb, &backend->parent, 2);
+    if (result < 0) free(backend);
+    return result;
 }
 
 /* Swift cannot read the size macros as typed constants. */

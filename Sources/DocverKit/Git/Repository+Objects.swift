@@ -5,7 +5,6 @@ internal import Clibgit2
 
 extension Repository {
     func commit(_ id: ObjectID) throws -> Commit {
-        try refuseTruncatedLooseObject(id)
         var handle: OpaquePointer?
         var raw = id.raw
         try check(git_commit_lookup(&handle, pointer, &raw))
@@ -13,7 +12,6 @@ extension Repository {
     }
 
     func tree(_ id: ObjectID) throws -> Tree {
-        try refuseTruncatedLooseObject(id)
         var handle: OpaquePointer?
         var raw = id.raw
         try check(git_tree_lookup(&handle, pointer, &raw))
@@ -21,7 +19,6 @@ extension Repository {
     }
 
     func blob(_ id: ObjectID) throws -> Blob {
-        try refuseTruncatedLooseObject(id)
         var handle: OpaquePointer?
         var raw = id.raw
         try check(git_blob_lookup(&handle, pointer, &raw))
@@ -70,7 +67,8 @@ extension Repository {
     }
 
     /// Throws instead of letting libgit2 read a truncated loose object, which it inflates
-    /// forever. Each object is checked once per opened repository.
+    /// forever. Each object is checked once per opened repository. Runs for every object
+    /// libgit2 reads from this repository (``checkObjectsBeforeLibgit2ReadsThem()``).
     func refuseTruncatedLooseObject(_ id: ObjectID) throws {
         guard !checkedLooseObjects.contains(id) else { return }
         let hex = id.hex
@@ -80,6 +78,32 @@ extension Repository {
                            function: #function)
         }
         checkedLooseObjects.insert(id)
+    }
+
+    /// Puts ``refuseTruncatedLooseObject(_:)`` in front of every object read from this
+    /// repository's object database, libgit2's own included: its history walks, merge bases
+    /// and ancestry checks read commits that docver never looks up itself, and a truncated
+    /// one would hang them. Called once, when the repository is opened; the backend that
+    /// calls back holds this repository unretained, and the object database it belongs to is
+    /// freed with the repository. libgit2 calls backends with its object database's lock held,
+    /// so the set of checked objects is never touched by two threads at once.
+    func checkObjectsBeforeLibgit2ReadsThem() {
+        var odb: OpaquePointer?
+        // Without an object database every read fails anyway, and says so.
+        guard git_repository_odb(&odb, pointer) == 0 else { return }
+        defer { git_odb_free(odb) }
+        _ = docver_add_checking_backend(odb, { payload, id in
+            guard let payload, let id else { return 0 }
+            let repository = Unmanaged<Repository>.fromOpaque(payload).takeUnretainedValue()
+            do {
+                try repository.refuseTruncatedLooseObject(ObjectID(id.pointee))
+                return 0
+            } catch {
+                // Read by the checked call that made libgit2 read the object (same thread).
+                git_error_set_str(Int32(GIT_ERROR_ODB.rawValue), "\(error)")
+                return GIT_EINVALID.rawValue
+            }
+        }, Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// The id `data` has as a blob, computed without writing anything.

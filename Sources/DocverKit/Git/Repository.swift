@@ -9,7 +9,10 @@ final class Repository {
     /// Objects found complete by ``refuseTruncatedLooseObject(_:)``.
     var checkedLooseObjects: Set<ObjectID> = []
 
-    private init(pointer: OpaquePointer) { self.pointer = pointer }
+    private init(pointer: OpaquePointer) {
+        self.pointer = pointer
+        checkObjectsBeforeLibgit2ReadsThem()
+    }
 
     deinit { git_repository_free(pointer) }
 

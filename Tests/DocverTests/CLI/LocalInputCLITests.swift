@@ -11,8 +11,7 @@ import Testing
     }
 
     /// Issue 16, case 10: libgit2 inflates a truncated loose object forever; docver checks
-    /// the trees and blobs it reads first and ends with one line. (A truncated commit is still
-    /// read inside libgit2's history walk, where docver cannot check it first: docs/SECURITY.md.)
+    /// the trees and blobs it reads first and ends with one line.
     @Test(arguments: ["HEAD^{tree}", "HEAD:a.txt"])
     func aTruncatedObjectEndsInOneLineWithinSeconds(object: String) throws {
         let scratch = try Scratch()
@@ -31,6 +30,44 @@ import Testing
             if result.status == 1 {
                 #expect(result.stderrLines.count <= 2, "\(arguments): \(result.stderr)")
                 #expect(result.stderrLines.first?.hasPrefix("docver: error: ") == true, "\(arguments): \(result.stderr)")
+            }
+        }
+    }
+
+    /// Issue 16, case 10, inside libgit2: a truncated commit in the middle of the history is
+    /// read by libgit2's own history walk (log, versions) and merge-base and ancestry checks
+    /// (sync), never looked up by docver first; every object libgit2 reads is checked, so each
+    /// command ends with the one-line error instead of inflating forever.
+    @Test func aTruncatedCommitInsideTheHistoryEndsInOneLineWithinSeconds() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        for round in 1...5 {
+            try alice.saveText(String(repeating: "round \(round)\n", count: 200), to: "a.txt")
+        }
+        let id = try alice.git(["rev-parse", "HEAD~2"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        try bob.sync()
+        try bob.saveText("bob's\n", to: "b.txt")
+        try bob.sync()
+        let file = alice.root.path + "/.git/objects/" + id.prefix(2) + "/" + id.dropFirst(2)
+        let data = try Data(contentsOf: URL(fileURLWithPath: file))
+        chmod(file, 0o644)
+        try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: file))
+        let corrupt = "docver: error: object \(id) is corrupt"
+        for arguments in [["log"], ["versions", "a.txt"], ["status"], ["sync"], ["log"]] {
+            let start = Date()
+            let result = try docverWithin(20, arguments, in: alice.root)
+            let seconds = Date().timeIntervalSince(start)
+            #expect(seconds < 5, "\(arguments) took \(seconds) s")
+            if arguments == ["log"] || arguments == ["versions", "a.txt"] {
+                #expect(result.status == 1, "\(arguments) ended with \(result.status)")
+            } else {
+                #expect(result.status == 0 || result.status == 1, "\(arguments) ended with \(result.status)")
+            }
+            if result.status != 0 {
+                #expect(result.stderrLines.count <= 2, "\(arguments): \(result.stderr)")
+                #expect(result.stderrLines.first?.hasPrefix(corrupt) == true, "\(arguments): \(result.stderr)")
             }
         }
     }
