@@ -30,8 +30,9 @@ import Testing
     @Test func aClosedPortIsReportedWithoutWaiting() throws {
         let endpoint = NetworkEndpoint(scheme: "git", host: "127.0.0.1", port: 1)
         let started = Date()
-        let problem = endpoint.probe(timeout: 5)
-        #expect(problem == "cannot connect to 127.0.0.1:1: Connection refused")
+        #expect(throws: NetworkEndpoint.Unreachable(reason: "cannot connect to 127.0.0.1:1: Connection refused")) {
+            try endpoint.probe(timeout: 5)
+        }
         #expect(-started.timeIntervalSinceNow < 1)
     }
 

@@ -65,8 +65,19 @@ struct NetworkEndpoint: Equatable, CustomStringConvertible {
 
     var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
-    /// The addresses the host resolves to (TCP), as socket addresses.
-    func addresses() -> [sockaddr_storage] {
+    /// The addresses the host resolves to (TCP), as socket addresses; nil when the lookup has
+    /// not ended within `timeout` seconds (the resolver has no time-out of its own to set).
+    func addresses(within timeout: Double) -> [sockaddr_storage]? {
+        let endpoint = self
+        return waitingAtMost(timeout) { endpoint.addresses().map(SocketAddress.init) }?.map(\.storage)
+    }
+
+    /// Carries a socket address from the resolving thread (a C struct of bytes, no pointers).
+    private struct SocketAddress: @unchecked Sendable { var storage: sockaddr_storage }
+
+    /// The addresses the host resolves to (TCP), as socket addresses. Blocks as long as the
+    /// system's resolver does: ``addresses(within:)`` bounds it.
+    private func addresses() -> [sockaddr_storage] {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_protocol = Int32(IPPROTO_TCP)
@@ -88,14 +99,22 @@ struct NetworkEndpoint: Equatable, CustomStringConvertible {
         return result
     }
 
-    /// Opens and closes one TCP connection to the endpoint, waiting at most `timeout` seconds
-    /// for it; returns why no address could be reached, or nil when one could. libgit2's own
-    /// connect has no time-out (the kernel gives up after about two minutes).
-    func probe(timeout: Double) -> String? {
-        let addresses = addresses()
-        guard !addresses.isEmpty else { return "cannot resolve host '\(host)'" }
-        var failure = ""
+    /// Why ``probe(timeout:)`` reached no address: one line naming the endpoint.
+    struct Unreachable: Error, Equatable {
+        var reason: String
+    }
+
+    /// Resolves the host and opens and closes one TCP connection to the endpoint, within
+    /// `timeout` seconds for both; returns the addresses the host resolved to (for the
+    /// ``StallWatchdog``), or throws why none could be reached. Neither the system's resolver
+    /// nor libgit2's own connect has a time-out (the kernel gives up after about two minutes).
+    func probe(timeout: Double) throws(Unreachable) -> [sockaddr_storage] {
         let deadline = Date().addingTimeInterval(timeout)
+        guard let addresses = addresses(within: timeout) else {
+            throw Unreachable(reason: "cannot resolve host '\(host)': no answer within \(Self.seconds(timeout)) seconds (docver.network.connectTimeout)")
+        }
+        guard !addresses.isEmpty else { throw Unreachable(reason: "cannot resolve host '\(host)'") }
+        var failure = ""
         for var address in addresses {
             let descriptor = socket(Int32(address.ss_family), Int32(SOCK_STREAM.rawValue), 0)
             guard descriptor >= 0 else { failure = String(cString: strerror(errno)); continue }
@@ -105,21 +124,21 @@ struct NetworkEndpoint: Equatable, CustomStringConvertible {
             let started = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, length) }
             }
-            if started == 0 { return nil }
+            if started == 0 { return addresses }
             guard errno == EINPROGRESS else { failure = String(cString: strerror(errno)); continue }
             let remaining = max(0, deadline.timeIntervalSinceNow)
             var poller = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
             let ready = poll(&poller, 1, Int32((remaining * 1000).rounded(.up)))
             if ready == 0 {
-                return "cannot connect to \(self): no answer within \(Self.seconds(timeout)) seconds (docver.network.connectTimeout)"
+                throw Unreachable(reason: "cannot connect to \(self): no answer within \(Self.seconds(timeout)) seconds (docver.network.connectTimeout)")
             }
             var code: Int32 = 0
             var size = socklen_t(MemoryLayout<Int32>.size)
             getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &code, &size)
-            if ready > 0, code == 0 { return nil }
+            if ready > 0, code == 0 { return addresses }
             failure = String(cString: strerror(code != 0 ? code : errno))
         }
-        return "cannot connect to \(self): \(failure)"
+        throw Unreachable(reason: "cannot connect to \(self): \(failure)")
     }
 
     static func seconds(_ value: Double) -> String {
@@ -149,10 +168,12 @@ final class StallWatchdog: @unchecked Sendable {
     private let port: UInt16
     private let baseline: Set<String>
 
-    init(endpoint: NetworkEndpoint, limit: Double) {
+    /// `peers`: the addresses the endpoint's host resolved to when it was probed (resolving
+    /// again here would be a second lookup without a time-out).
+    init(endpoint: NetworkEndpoint, peers: [sockaddr_storage], limit: Double) {
         self.limit = limit
         port = endpoint.port
-        peers = endpoint.addresses()
+        self.peers = peers
         baseline = Set(Self.sockets().map(\.inode))
         let thread = Thread { [self] in run() }
         thread.name = "docver transfer watchdog"

@@ -363,11 +363,16 @@ final class Remote {
     private func transfer(_ state: UnsafeMutablePointer<TransferState>, settings: TransferSettings,
                           _ body: () throws -> Void) throws {
         let endpoint = NetworkEndpoint(url: url)
-        if let endpoint, let problem = endpoint.probe(timeout: settings.connectTimeout) {
-            throw GitError(code: .other(-1), message: problem, function: "connect")
+        var peers: [sockaddr_storage] = []
+        if let endpoint {
+            do {
+                peers = try endpoint.probe(timeout: settings.connectTimeout)
+            } catch {
+                throw GitError(code: .other(-1), message: error.reason, function: "connect")
+            }
         }
         if let endpoint { state.pointee.settings.sshPort = endpoint.port }
-        let watchdog = endpoint.map { StallWatchdog(endpoint: $0, limit: settings.stallTimeout) }
+        let watchdog = endpoint.map { StallWatchdog(endpoint: $0, peers: peers, limit: settings.stallTimeout) }
         state.pointee.watchdog = watchdog
         defer {
             // Close the connection while the watchdog still guards it.

@@ -279,6 +279,56 @@ import DocverTestSupport
         }
     }
 
+    /// The name lookup before the connection is bounded by the connect time-out too: the
+    /// system's resolver has no time-out to set and waits for its name servers (here 30 s).
+    /// A name server that never answers is made without internet in namespaces of the test's
+    /// own (user, network, mount, pid): /etc/resolv.conf names 127.0.0.1, where a UDP socket
+    /// takes every query and answers none.
+    @Test func aHostNameThatNeverResolvesFailsWithinTheConnectTimeout() throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("keep me\n", to: "note.txt")
+        try alice.git(["config", "docver.network.connectTimeout", "1"])
+        try alice.addRemote("slow", url: "ssh://git@slow-name.docver.test/r.git")
+        let resolverConfiguration = scratch.path("resolv.conf")
+        try Data("nameserver 127.0.0.1\noptions timeout:30 attempts:1\n".utf8).write(to: resolverConfiguration)
+        let script = scratch.path("silent-resolver.sh")
+        try Data("""
+            set -e
+            ip link set lo up
+            mount --bind "$1" /etc/resolv.conf
+            python3 -c 'import socket, time
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 53)); time.sleep(120)' &
+            sleep 0.5
+            shift
+            exec "$@"
+
+            """.utf8).write(to: script)
+        // SIGKILL to unshare kills its child (--kill-child), the namespaces' first process,
+        // and with it everything inside (the silent name server).
+        func inNamespaces(_ command: [String]) throws -> ProcessResult {
+            try runProcess("/usr/bin/timeout", ["-s", "KILL", "20", "unshare", "--user", "--map-root-user", "--net", "--mount",
+                                                "--pid", "--fork", "--kill-child", "sh", script.path, resolverConfiguration.path] + command,
+                           in: alice.root)
+        }
+        let probe = try inNamespaces(["true"])
+        guard probe.status == 0 else {
+            print("SyncTransportTests: skipped the silent name server: no user, network and mount namespaces here (unshare, ip, python3): \(probe.stderr)")
+            return
+        }
+        let before = try refSnapshot(alice.root)
+        let started = Date()
+        let result = try inNamespaces([docverExecutable, "sync", "slow"])
+        let elapsed = -started.timeIntervalSinceNow
+        #expect(result.status == 1, "ended with \(result.status) after \(elapsed) s")
+        #expect(result.stderrLines.first == "docver: error: remote 'slow': cannot resolve host 'slow-name.docver.test': no answer within 1 seconds (docver.network.connectTimeout)",
+                "\(result.stderr)")
+        // The namespaces and the silent server take half a second to set up.
+        #expect(elapsed < 5, "took \(elapsed) s")
+        #expect(try refSnapshot(alice.root) == before)
+        print("[figure] name server that never answers, connectTimeout 1 s: error after \(String(format: "%.2f", elapsed)) s (with 0.5 s of set-up)")
+    }
+
     @Test(arguments: Transport.allCases)
     func aServerThatStallsIsAbandonedAfterTheStallTimeout(_ transport: Transport) throws {
         let scratch = try Scratch()
