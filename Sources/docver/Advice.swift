@@ -28,8 +28,10 @@ enum Advice {
             "compare the fingerprint with the server's ('ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub' there), then add its key to ~/.ssh/known_hosts (or the file docver.network.knownHosts names)"
         case let .remote(_, message) where message.hasPrefix("the ") && message.contains(" certificate of "):
             "if the server uses its own certificate, check it, then name a copy of it (in the text form openssl writes) with 'git config docver.network.trustedCertificates' and the copy's path"
-        case let .remote(_, message) where message.contains("(docver.network.stallTimeout)") || message.contains("(docver.network.connectTimeout)"):
+        case let .remote(_, message) where message.contains("(docver.network.stallTimeout)"):
             "the server did not answer in time; saves stay here: sync again later, or allow longer with 'git config docver.network.stallTimeout' and a number of seconds"
+        case let .remote(_, message) where message.contains("(docver.network.connectTimeout)"):
+            "the server did not answer in time; saves stay here: sync again later, or allow longer with 'git config docver.network.connectTimeout' and a number of seconds"
         case let .remote(name, _):
             "check where it points with 'docver remote list' (change that with 'docver remote set-url \(Terminal.shellWord(name))' and the right address); saves stay here until a sync reaches it"
         case let .remoteUnusable(name, problem): remoteHint(name, problem)

@@ -323,6 +323,7 @@ import DocverTestSupport
         #expect(result.status == 1, "ended with \(result.status) after \(elapsed) s")
         #expect(result.stderrLines.first == "docver: error: remote 'slow': cannot resolve host 'slow-name.docver.test': no answer within 1 seconds (docver.network.connectTimeout)",
                 "\(result.stderr)")
+        #expect(result.stderrLines.dropFirst().first?.contains("'git config docver.network.connectTimeout'") == true, "\(result.stderr)")
         // The namespaces and the silent server take half a second to set up.
         #expect(elapsed < 5, "took \(elapsed) s")
         #expect(try refSnapshot(alice.root) == before)
