@@ -16,6 +16,23 @@ enum NetworkFixtures {
     /// test whose server is not installed is skipped (`.ci/run` installs them).
     static var onCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
     static var sshdUsable: Bool { onCI || FileManager.default.isExecutableFile(atPath: sshd) }
+
+    /// Why sshd cannot log in the user running the tests, or nil when it can. The server runs
+    /// as that user, root or not (run as another user, sshd serves only that user), and logs
+    /// it in by its account: sshd looks the account up and runs `git-upload-pack` through its
+    /// shell. A container started with a bare user id (`docker run -u 1234`) has no account.
+    static var sshLoginProblem: String? {
+        let id = getuid()
+        guard let account = getpwuid(id) else {
+            return "user id \(id) has no account (no entry in the user database), and sshd logs in only accounts"
+        }
+        let name = String(cString: account.pointee.pw_name)
+        let shell = String(cString: account.pointee.pw_shell)
+        if shell.hasSuffix("/nologin") || shell.hasSuffix("/false") {
+            return "the account '\(name)' has the shell \(shell), through which sshd cannot run git-upload-pack"
+        }
+        return nil
+    }
     static var lighttpdUsable: Bool {
         onCI || (FileManager.default.isExecutableFile(atPath: lighttpd)
             && FileManager.default.isExecutableFile(atPath: httpBackend)
@@ -165,8 +182,11 @@ final class SSHServer {
         }
         let authorized = directory.appendingPathComponent("authorized_keys")
         try FileManager.default.copyItem(at: userKey.appendingPathExtension("pub"), to: authorized)
-        // sshd's privilege separation needs this directory (a root-owned one, as root runs it).
-        try? FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
+        // Run by root, sshd's privilege separation needs this root-owned directory; run by
+        // another user it has no privileges to separate and neither needs nor can make it.
+        if getuid() == 0 {
+            try? FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
+        }
         let config = directory.appendingPathComponent("sshd_config")
         let directory = directory
         (process, port) = try startListening(log: directory.appendingPathComponent("sshd.log")) { port in

@@ -21,8 +21,14 @@ import DocverTestSupport
         }
 
         /// False, with a message saying why, when this transport's server is not installed
-        /// here (never on CI, where a missing server fails the test).
+        /// here (never on CI, where a missing server fails the test), or when sshd cannot log
+        /// in the user running the tests.
         var serverAvailable: Bool {
+            // Not a missing package: no installation fixes it, so it skips on CI too, saying why.
+            if self == .ssh, let problem = NetworkFixtures.sshLoginProblem {
+                print("SyncTransportTests: skipped over ssh: \(problem); run the tests as a user with an account and a login shell")
+                return false
+            }
             guard !usable else { return true }
             let package = self == .ssh ? "openssh-server" : "lighttpd lighttpd-mod-openssl"
             print("SyncTransportTests: skipped over \(rawValue): its server is not installed (apt-get install \(package); .ci/run installs it)")
