@@ -18,11 +18,15 @@ struct StoredObjectHeader {
 /// The repository's object database (loose objects and packs). Owns its `git_odb` handle.
 final class ObjectDatabase {
     let pointer: OpaquePointer
+    /// Kept alive: the object database calls back into it before every read
+    /// (``Repository/checkObjectsBeforeLibgit2ReadsThem()``, which holds it unretained).
+    private let repository: Repository
 
     init(_ repository: Repository) throws {
         var handle: OpaquePointer?
         try check(git_repository_odb(&handle, repository.pointer))
         pointer = handle!
+        self.repository = repository
     }
 
     deinit { git_odb_free(pointer) }
