@@ -19,10 +19,15 @@ struct ConflictRecord: Codable, Hashable {
 
     /// Parses a `Docver-Conflict` value; nil when it is malformed.
     init?(trailerValue value: String) {
-        let fields = value.split(separator: " ", maxSplits: 2).map(String.init)
+        // An integration can hold thousands of records: substrings until the record is known to
+        // be valid, and ASCII split on bytes (the same fields; splitting on characters walks
+        // grapheme boundaries, and a space followed by a combining mark is no separator).
+        let fields = value.utf8.allSatisfy({ $0 < 0x80 })
+            ? value.utf8.split(separator: 0x20, maxSplits: 2).map { Substring($0) }
+            : value.split(separator: " ", maxSplits: 2)
         guard fields.count == 3, RecordID.isValid(fields[0]), fields[1] == "-" || RecordID.isValid(fields[1]),
-              let path = TrailerPath.decode(fields[2]) else { return nil }
-        self.init(path: path, version: fields[0], base: fields[1] == "-" ? nil : fields[1])
+              let path = TrailerPath.decode(String(fields[2])) else { return nil }
+        self.init(path: path, version: String(fields[0]), base: fields[1] == "-" ? nil : String(fields[1]))
     }
 
     init(path: String, version: String, base: String?) {
