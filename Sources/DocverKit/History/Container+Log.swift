@@ -75,6 +75,6 @@ extension Container {
         }
         let subject = commit.message.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
         return LogEntry(id: commit.id.hex, kind: kind, device: commit.device, date: commit.author.time,
-                        subject: subject, changes: changes, conflicts: commit.conflictRecords.count)
+                        subject: subject, changes: changes, conflicts: trailers.conflictRecordCount)
     }
 }

@@ -58,6 +58,12 @@ struct VersionIndex: Sendable {
 
     init(scope: String) { self.scope = scope }
 
+    mutating func reserveCapacity(_ commits: Int) {
+        nodes.reserveCapacity(commits)
+        nodeNumbers.reserveCapacity(commits)
+        hasChildren.reserveCapacity(commits)
+    }
+
     /// Whether this index can answer questions about `path`.
     func covers(_ path: String) -> Bool { scope == nil || scope == path }
 
@@ -92,8 +98,12 @@ struct VersionIndex: Sendable {
         let generation = (parents.map { nodes[Int($0)].generation }.max() ?? 0) + 1
         // An index of one document keeps that document's entries only (commits learned from
         // the repository arrive whole).
-        let lists = scope.map { scope in commit.changes.map { $0.filter { $0.document == scope } } } ?? commit.changes
-        let mentions = scope.map { scope in commit.mentioned.filter { $0 == scope } } ?? commit.mentioned
+        var lists = commit.changes, mentions = commit.mentioned
+        if let scope {
+            // (Those read from the file for one document hold nothing else: nothing to copy.)
+            if lists.contains(where: { $0.contains { $0.document != scope } }) { lists = lists.map { $0.filter { $0.document == scope } } }
+            if mentions.contains(where: { $0 != scope }) { mentions = mentions.filter { $0 == scope } }
+        }
         let changes = lists.map { list -> ChangeList in
             let sorted = list.map { (intern($0.document), $0.kind) }.sorted { $0.0 < $1.0 }
             return ChangeList(documents: sorted.map(\.0), kinds: sorted.map(\.1))

@@ -83,6 +83,7 @@ struct VersionIndexStore {
             return try load(covering: tips)
         }
         var index = VersionIndex(scope: document)
+        index.reserveCapacity(contents.commits.count)
         var locations: [VersionIndexFile.ChangeLocation] = []
         locations.reserveCapacity(contents.commits.count)
         for (commit, location) in zip(contents.commits, contents.locations) {
