@@ -24,9 +24,13 @@ struct IndexedCommit: Equatable, Sendable {
     /// The committer time in seconds, as recorded: the order of libgit2's revwalk, which
     /// `log DOC` follows without reading every commit.
     var time: Int64 = 0
+    /// The commit's tree: whether a document is present at an indexed commit is one tree
+    /// lookup, without reading the commit (an integration can be a megabyte of records).
+    /// nil only in hand-made test data.
+    var tree: ObjectID? = nil
 
     static func == (a: IndexedCommit, b: IndexedCommit) -> Bool {
-        a.id == b.id && a.time == b.time && a.parents == b.parents && a.mentioned == b.mentioned && a.changes.count == b.changes.count
+        a.id == b.id && a.time == b.time && a.tree == b.tree && a.parents == b.parents && a.mentioned == b.mentioned && a.changes.count == b.changes.count
             && zip(a.changes, b.changes).allSatisfy { x, y in
                 x.count == y.count && zip(x, y).allSatisfy { $0.document == $1.document && $0.kind == $1.kind }
             }
@@ -41,12 +45,12 @@ struct IndexedCommit: Equatable, Sendable {
 ///     segment = u32(payload length) payload u64(FNV-1a 64 of payload)
 ///     payload = u32(string count) (u32(byte count) utf8)*
 ///               u32(commit count) commit*
-///     commit  = id(20) i64(committer time) u8(parent count) id(20)*
+///     commit  = id(20) i64(committer time) id(20, tree) u8(parent count) id(20)*
 ///               u8(list count) (u32(change count) (u32(string) u8(kind))*)*
 ///               u32(mention count) u32(string)*
 ///
 /// Integers are little-endian; `u32(string)` is an index into the segment's strings.
-/// Format 2 added the committer time; a file of format 1 is not read, and is rebuilt.
+/// Format 2 added the committer time and the tree; a file of format 1 is not read, and is rebuilt.
 enum VersionIndexFile {
     static let magic: [UInt8] = Array("DVIX".utf8)
     static let formatVersion: UInt32 = 2
@@ -74,6 +78,7 @@ enum VersionIndexFile {
         for commit in commits {
             body.bytes(commit.id.bytes)
             body.u64(UInt64(bitPattern: commit.time))
+            body.bytes((commit.tree ?? ObjectID.emptyTree).bytes)
             body.u8(UInt8(commit.parents.count))
             for parent in commit.parents { body.bytes(parent.bytes) }
             body.u8(UInt8(commit.changes.count))
@@ -144,7 +149,8 @@ enum VersionIndexFile {
         guard let commitCount = reader.u32() else { return nil }
         var commits: [IndexedCommit] = []
         for _ in 0..<commitCount {
-            guard let id = reader.objectID(), let time = reader.u64(), let parentCount = reader.u8() else { return nil }
+            guard let id = reader.objectID(), let time = reader.u64(), let tree = reader.objectID(),
+                  let parentCount = reader.u8() else { return nil }
             var parents: [ObjectID] = []
             for _ in 0..<parentCount {
                 guard let parent = reader.objectID() else { return nil }
@@ -169,7 +175,7 @@ enum VersionIndexFile {
                 mentioned.append(document)
             }
             commits.append(IndexedCommit(id: id, parents: parents, changes: changes, mentioned: mentioned,
-                                         time: Int64(bitPattern: time)))
+                                         time: Int64(bitPattern: time), tree: tree))
         }
         return reader.isAtEnd ? commits : nil
     }
@@ -293,7 +299,8 @@ extension VersionIndexFile {
         var commits: [IndexedCommit] = []
         var locations: [ChangeLocation] = []
         for _ in 0..<commitCount {
-            guard let id = reader.objectID(), let time = reader.u64(), let parentCount = reader.u8() else { return nil }
+            guard let id = reader.objectID(), let time = reader.u64(), let tree = reader.objectID(),
+                  let parentCount = reader.u8() else { return nil }
             var parents: [ObjectID] = []
             parents.reserveCapacity(Int(parentCount))
             for _ in 0..<parentCount {
@@ -320,7 +327,7 @@ extension VersionIndexFile {
                 if string == targetID { mentioned.append(document) }
             }
             commits.append(IndexedCommit(id: id, parents: parents, changes: changes, mentioned: mentioned,
-                                         time: Int64(bitPattern: time)))
+                                         time: Int64(bitPattern: time), tree: tree))
         }
         return reader.position == end ? (commits, locations, strings) : nil
     }

@@ -37,6 +37,7 @@ struct VersionIndex: Sendable {
         var changes: [ChangeList]
         var mentioned: [Int32]
         var time: Int64
+        var tree: ObjectID?
     }
 
     private(set) var documents: [String] = []
@@ -70,6 +71,8 @@ struct VersionIndex: Sendable {
     var count: Int { nodes.count }
 
     func number(of commit: ObjectID) -> Int32? { nodeNumbers[commit] }
+    /// The tree of an indexed commit (nil when not indexed, or not recorded).
+    func tree(of commit: ObjectID) -> ObjectID? { nodeNumbers[commit].flatMap { nodes[Int($0)].tree } }
     func number(ofDocument path: String) -> Int32? { documentNumbers[path] }
     func contains(_ commit: ObjectID) -> Bool { nodeNumbers[commit] != nil }
 
@@ -110,7 +113,8 @@ struct VersionIndex: Sendable {
         }
         let number = Int32(nodes.count)
         nodes.append(Node(id: commit.id, parents: parents, generation: generation, changes: changes,
-                          mentioned: mentions.map { intern($0) }, time: commit.time))
+                          mentioned: mentions.map { intern($0) }, time: commit.time,
+                          tree: commit.tree))
         nodeNumbers[commit.id] = number
         hasChildren.append(false)
         for parent in parents { hasChildren[Int(parent)] = true }
@@ -128,7 +132,7 @@ struct VersionIndex: Sendable {
                 zip(list.documents, list.kinds).map { (documents[Int($0)], $1) }
                     .sorted { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
             },
-            mentioned: node.mentioned.map { documents[Int($0)] }, time: node.time)
+            mentioned: node.mentioned.map { documents[Int($0)] }, time: node.time, tree: node.tree)
     }
 
     /// The commits reachable from `head`, in the order of the libgit2 revwalk the log used

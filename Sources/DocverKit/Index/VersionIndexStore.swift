@@ -201,7 +201,8 @@ struct VersionIndexStore {
                   let path = TrailerPath.decode(String(encoded)), !mentioned.contains(path) else { continue }
             mentioned.append(path)
         }
-        return IndexedCommit(id: id, parents: parents, changes: changes, mentioned: mentioned, time: commit.committerSeconds)
+        return IndexedCommit(id: id, parents: parents, changes: changes, mentioned: mentioned, time: commit.committerSeconds,
+                             tree: commit.treeID)
     }
 
     private func rewrite(_ index: VersionIndex) {
