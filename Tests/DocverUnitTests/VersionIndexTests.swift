@@ -335,6 +335,20 @@ import Testing
         }
     }
 
+    /// A process that asks about many documents one by one reads the whole index once, after
+    /// a few one-document reads, rather than the file once per document.
+    @Test func manyDocumentsInOneProcessReadTheWholeIndex() throws {
+        let scratch = try TempRepository()
+        let history = try RandomHistory(scratch, seed: 27, count: 20)
+        let file = scratch.url.path + "/.git/docver/version-index-many"
+        _ = try VersionIndexStore(file: file, repository: scratch.repository).load(covering: history.heads)
+        try FileManager.default.copyItem(atPath: file, toPath: file + "-copy")
+        let store = VersionIndexStore(file: file + "-copy", repository: scratch.repository)
+        let scopes = try Self.documents.map { try store.load(covering: history.heads, document: $0).scope }
+        #expect(Array(scopes.prefix(VersionIndexStore.documentReadLimit)) == Self.documents.prefix(VersionIndexStore.documentReadLimit).map { Optional($0) })
+        #expect(scopes.dropFirst(VersionIndexStore.documentReadLimit).allSatisfy { $0 == nil })
+    }
+
     /// A damaged file is not read for one document either: the whole index is rebuilt.
     @Test func aDamagedIndexIsNotReadForOneDocument() throws {
         let scratch = try TempRepository()

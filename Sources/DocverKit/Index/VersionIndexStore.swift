@@ -76,7 +76,14 @@ struct VersionIndexStore {
         }
         // A command asking about many documents one by one (`resolve --all`, `diff` of many
         // changes) is better served by one whole index, read once for all of them.
-        let documentsRead = Self.loadedForDocument.withLock { $0.keys.filter { $0.hasPrefix(file + "\u{0}") }.count }
+        // (Those read from an older state of the file are dropped: a long-running process, the
+        // agent, keeps no more than the limit.)
+        let now = stamp
+        let documentsRead = Self.loadedForDocument.withLock { loaded in
+            let ours = loaded.filter { $0.key.hasPrefix(file + "\u{0}") }
+            for (key, entry) in ours where entry.stamp != now { loaded[key] = nil }
+            return ours.filter { $0.value.stamp == now }.count
+        }
         guard documentsRead < Self.documentReadLimit, let data = FileSystem.contentsIfReadable(file),
               let contents = VersionIndexFile.decode(data, document: document),
               contents.intact, contents.segments > 0, contents.segments < Self.segmentLimit else {
