@@ -14,6 +14,13 @@ static inline int docver_disable_strict_hash_verification(void) {
     return git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
 }
 
+/* Lets libgit2's object cache keep commits up to `limit` bytes (4 KB by default): an integration
+   after a long offline period records thousands of conflicts, and a command that reads it
+   twice would inflate it twice. */
+static inline int docver_cache_commits_up_to(size_t limit) {
+    return git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_COMMIT, limit);
+}
+
 /* libgit2 1.5 inflates a truncated loose object forever (100% CPU, no error). This reads the
    file at `path` through zlib to the end of its stream, writing nothing: 1 when the stream is
    complete or there is no such file (a packed or missing object, left to libgit2), 0 when it

@@ -37,6 +37,30 @@ import Testing
         #expect(ListingText.decodeConflicts(ListingText.encode(conflicts)) == conflicts)
     }
 
+    /// `versions DOC` reads one document's block of the cached listing: the same conflict the
+    /// whole listing holds for it, none for a document without one (even one whose name
+    /// begins another's), and nothing at all from a listing of another head.
+    @Test func oneDocumentsConflictIsReadAloneFromTheListing() throws {
+        let sorted = Self.names.sorted()
+        let conflicts = sorted.enumerated().map { index, name in
+            let versions = (0...index % 3 + 1).map { Self.version(index * 5 + $0, document: name, deletion: $0 == 2) }
+            let bases = Dictionary(uniqueKeysWithValues: versions.dropFirst().map { ($0.id, Self.version(index + 40, document: name)) })
+            return Conflict(document: DocumentPath(trusted: name), current: versions[0], conflicts: Array(versions.dropFirst()), bases: bases)
+        }
+        let head = String(repeating: "ab", count: 20)
+        let data = ListingText.encodeListing(format: 4, head: head, trust: nil, conflicts: conflicts)
+        for conflict in conflicts {
+            let found = ListingText.decodeListing(data, format: 4, head: head, trust: nil, document: conflict.document.path)
+            #expect(found == .some(conflict), "\(conflict.document.path)")
+        }
+        for absent in ["a", "a.tx", "a.txt.bak", "zzz", "%2"] {
+            #expect(ListingText.decodeListing(data, format: 4, head: head, trust: nil, document: absent) == .some(nil), "\(absent)")
+        }
+        #expect(ListingText.decodeListing(data, format: 4, head: String(repeating: "cd", count: 20), trust: nil, document: "a.txt") == nil)
+        let empty = ListingText.encodeListing(format: 4, head: head, trust: nil, conflicts: [])
+        #expect(ListingText.decodeListing(empty, format: 4, head: head, trust: nil, document: "a.txt") == .some(nil))
+    }
+
     @Test func damagedAnswersAreRefusedNotMisread() throws {
         let item = MetadataItem(document: DocumentPath(trusted: "a.txt"), created: Date(timeIntervalSinceReferenceDate: 5),
                                 current: Self.version(1, document: "a.txt"), hasUnresolvedConflicts: false,

@@ -82,6 +82,21 @@ import Testing
         }
     }
 
+    /// `log` counts conflict records without parsing them into strings: the count must say
+    /// what parsing says, for well-formed, malformed and oddly spaced values.
+    @Test func wellFormednessIsWhatParsingSays() {
+        let id = String(repeating: "a1", count: 20), other = String(repeating: "0f", count: 20)
+        let values = [
+            "\(id) - a.txt", "\(id) \(other) dir/a.txt", "\(id)  -  a.txt", " \(id) - a.txt", "\(id) - a b.txt",
+            "\(id) -", "\(id) - ", "\(id)", "", " ", "\(id) \(id)", "\(id) x a.txt", "\(id.uppercased()) - a.txt",
+            "\(id) - a%20b.txt", "\(id) - a%2.txt", "\(id) - a%zz.txt", "\(id) - %FF", "\(id) - d\u{e9}j\u{e0}.txt",
+            "\(id) - \u{301}start.txt", "\(id) \u{301}- a.txt", "\(id)\t- a.txt", "\(id) -  two spaces.txt",
+        ]
+        for value in values {
+            #expect(ConflictRecord.isWellFormed(trailerValue: value) == (ConflictRecord(trailerValue: value) != nil), "\(value)")
+        }
+    }
+
     @Test func conflictRecordNamesItsVersionWithoutTheBase() {
         let record = ConflictRecord(path: "x", version: "v1", base: "b1")
         #expect(record.versionRecord == VersionRecord(path: "x", version: "v1"))

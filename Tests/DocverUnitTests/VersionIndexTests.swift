@@ -255,6 +255,115 @@ import Testing
         #expect(contents.commits == commits)
     }
 
+    /// `log DOC` and `versions DOC` read the file for one document: that index must give every
+    /// answer about the document the whole index gives (and the history walk), list each
+    /// commit's whole changes, refuse questions about other documents, and append what it
+    /// learns so that the file stays the whole index.
+    @Test(arguments: [51, 52, 53] as [UInt64])
+    func anIndexReadForOneDocumentAnswersAsTheWholeIndex(seed: UInt64) throws {
+        let scratch = try TempRepository()
+        let history = try RandomHistory(scratch, seed: seed, count: 40)
+        let whole = try Self.index(of: history, in: scratch.repository)
+        let plain = VersionGraph(repository: scratch.repository)
+        for document in Self.documents {
+            // A file of its own per document: the process keeps what it read, by file.
+            let file = scratch.url.path + "/.git/docver/version-index-\(document.replacingOccurrences(of: "/", with: "-"))"
+            let store = VersionIndexStore(file: file, repository: scratch.repository)
+            let early = try store.load(covering: [history.commits[20]]) // written whole, then one more segment below
+            let other = VersionIndexStore(file: file + "-copy", repository: scratch.repository)
+            try FileManager.default.copyItem(atPath: file, toPath: file + "-copy")
+            let partial = try other.load(covering: history.heads, document: document)
+            #expect(partial.scope == document && partial.count == history.commits.count)
+            let graph = VersionGraph(repository: scratch.repository, index: partial)
+            for commit in history.commits {
+                #expect(partial.touches(commit, document: document) == whole.touches(commit, document: document), "seed \(seed): \(document)")
+                #expect(try graph.introducingCommit(of: document, from: commit) == plain.introducingCommit(of: document, from: commit))
+                if early.contains(commit) {
+                    // Read from the file (the later ones were learned from the repository: nil, the caller diffs trees).
+                    let sorted = { (list: [(document: String, kind: IndexedChangeKind)]?) in list?.map { "\($0.document) \($0.kind)" }.sorted() }
+                    #expect(sorted(partial.changes(of: commit)) == sorted(whole.changes(of: commit)))
+                }
+                let path = try DocumentPath(document)
+                let current = try plain.currentVersion(of: path, at: commit)
+                #expect(try graph.currentVersion(of: path, at: commit) == current)
+                if let current {
+                    #expect(try graph.history(of: path, after: current, limit: nil) == plain.history(of: path, after: current, limit: nil))
+                }
+            }
+            let another = Self.documents.first { $0 != document }!
+            #expect(partial.touches(history.heads[0], document: another) == nil)
+            #expect(partial.introducingCommit(of: another, from: history.heads[0], absent: false) == nil)
+            // The commits it learned were appended whole: the file is the whole index.
+            let contents = try #require(VersionIndexFile.decode(FileSystem.contentsIfReadable(file + "-copy") ?? Data()))
+            #expect(contents.intact && contents.segments == 2)
+            var reread = VersionIndex()
+            for commit in contents.commits { reread.add(commit) }
+            #expect(Self.commits(of: reread) == Self.commits(of: whole))
+        }
+    }
+
+    /// `log DOC` walks the index in the order libgit2's revwalk gives (the log's order before
+    /// the index): the same order from every commit, with committer times that tie, run
+    /// backwards and repeat across merges of two and three parents.
+    @Test(arguments: [61, 62, 63, 64] as [UInt64])
+    func theIndexWalksInTheRevwalksOrder(seed: UInt64) throws {
+        let scratch = try TempRepository()
+        var random = SeededRandom(seed: seed)
+        var commits: [ObjectID] = []
+        for step in 0..<60 {
+            var parents: [ObjectID] = []
+            if !commits.isEmpty, Int.random(in: 0..<8, using: &random) != 0 {
+                for _ in 0..<(Int.random(in: 0..<4, using: &random) == 0 ? Int.random(in: 2...3, using: &random) : 1) {
+                    let parent = commits[Int.random(in: max(0, commits.count - 12)..<commits.count, using: &random)]
+                    if !parents.contains(parent) { parents.append(parent) }
+                }
+            }
+            let tree = try scratch.tree(["f\(step % 5).txt": "\(step)"])
+            commits.append(try scratch.commit(tree: tree, parents: parents, device: "d\(step % 3)", at: TempRepository.epoch,
+                                              committedAt: TempRepository.epoch + Int.random(in: 0..<6, using: &random)))
+        }
+        var index = VersionIndex()
+        _ = try VersionIndexStore(file: "/nonexistent/version-index", repository: scratch.repository).extend(&index, to: commits)
+        for start in commits {
+            var expected: [ObjectID] = []
+            let walk = try scratch.repository.revwalk(from: [start], topological: false)
+            while let id = try walk.next() { expected.append(id) }
+            var order = try #require(index.revwalkOrder(from: start))
+            var found: [ObjectID] = []
+            while let id = order.next() { found.append(id) }
+            #expect(found == expected, "seed \(seed) from \(start.hex.prefix(8))")
+        }
+    }
+
+    /// A process that asks about many documents one by one reads the whole index once, after
+    /// a few one-document reads, rather than the file once per document.
+    @Test func manyDocumentsInOneProcessReadTheWholeIndex() throws {
+        let scratch = try TempRepository()
+        let history = try RandomHistory(scratch, seed: 27, count: 20)
+        let file = scratch.url.path + "/.git/docver/version-index-many"
+        _ = try VersionIndexStore(file: file, repository: scratch.repository).load(covering: history.heads)
+        try FileManager.default.copyItem(atPath: file, toPath: file + "-copy")
+        let store = VersionIndexStore(file: file + "-copy", repository: scratch.repository)
+        let scopes = try Self.documents.map { try store.load(covering: history.heads, document: $0).scope }
+        #expect(Array(scopes.prefix(VersionIndexStore.documentReadLimit)) == Self.documents.prefix(VersionIndexStore.documentReadLimit).map { Optional($0) })
+        #expect(scopes.dropFirst(VersionIndexStore.documentReadLimit).allSatisfy { $0 == nil })
+    }
+
+    /// A damaged file is not read for one document either: the whole index is rebuilt.
+    @Test func aDamagedIndexIsNotReadForOneDocument() throws {
+        let scratch = try TempRepository()
+        let history = try RandomHistory(scratch, seed: 26, count: 20)
+        let file = scratch.url.path + "/.git/docver/version-index"
+        let expected = Self.commits(of: try VersionIndexStore(file: file, repository: scratch.repository).load(covering: history.heads))
+        var data = try #require(FileSystem.contentsIfReadable(file))
+        data[data.count - 20] ^= 0x5A
+        let copy = file + "-damaged"
+        try AtomicFile.write(data, to: copy)
+        let loaded = try VersionIndexStore(file: copy, repository: scratch.repository).load(covering: history.heads, document: "a.txt")
+        #expect(loaded.scope == nil)
+        #expect(Self.commits(of: loaded) == expected)
+    }
+
     static func commits(of index: VersionIndex) -> [String: IndexedCommit] {
         Dictionary(uniqueKeysWithValues: (0..<Int32(index.count)).map { number in
             let commit = index.indexedCommit(number)

@@ -165,4 +165,48 @@ extension ListingText {
         guard data[data.startIndex..<end].elementsEqual(header.utf8) else { return nil }
         return decodeConflicts(data[(end + 1)...])
     }
+
+    /// One document's conflict from a stored listing, without decoding the others: the
+    /// listing is sorted by document and each block starts with a `C` line naming its
+    /// document, so only that block is split. The outer nil says the listing is not usable
+    /// (as ``decodeListing(_:format:head:trust:)``); the inner, that the document has no
+    /// open conflict in it.
+    static func decodeListing(_ data: Data, format: Int, head: String, trust: String?, document: String) -> Conflict?? {
+        guard let end = data.firstIndex(of: 0x0A) else { return nil }
+        let header = [listingMagic, String(format), head, trust.map(escape) ?? "-"].joined(separator: "\t")
+        guard data[data.startIndex..<end].elementsEqual(header.utf8) else { return nil }
+        let marker = Array(("\nC\t" + escape(document) + "\t").utf8)
+        return data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> Conflict?? in
+            let bytes = buffer.bindMemory(to: UInt8.self)
+            // From the header's newline: every block's `C` line follows a newline.
+            guard let start = firstOccurrence(of: marker, in: bytes, from: end - data.startIndex) else { return .some(nil) }
+            // The block ends before the next `C` line (or at the end of the listing).
+            var blockEnd = bytes.count
+            var index = start + marker.count
+            while index < bytes.count {
+                if bytes[index] == 0x0A, index + 2 < bytes.count, bytes[index + 1] == 0x43, bytes[index + 2] == 0x09 {
+                    blockEnd = index + 1
+                    break
+                }
+                index += 1
+            }
+            guard let conflicts = decodeConflicts(Data(bytes[(start + 1)..<blockEnd])), conflicts.count == 1 else { return nil }
+            return .some(conflicts[0])
+        }
+    }
+
+    private static func firstOccurrence(of pattern: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard let first = pattern.first, pattern.count <= bytes.count else { return nil }
+        var index = start
+        let last = bytes.count - pattern.count
+        while index <= last {
+            if bytes[index] == first {
+                var matched = 1
+                while matched < pattern.count, bytes[index + matched] == pattern[matched] { matched += 1 }
+                if matched == pattern.count { return index }
+            }
+            index += 1
+        }
+        return nil
+    }
 }

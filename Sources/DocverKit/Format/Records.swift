@@ -19,10 +19,50 @@ struct ConflictRecord: Codable, Hashable {
 
     /// Parses a `Docver-Conflict` value; nil when it is malformed.
     init?(trailerValue value: String) {
-        let fields = value.split(separator: " ", maxSplits: 2).map(String.init)
-        guard fields.count == 3, RecordID.isValid(fields[0]), fields[1] == "-" || RecordID.isValid(fields[1]),
-              let path = TrailerPath.decode(fields[2]) else { return nil }
-        self.init(path: path, version: fields[0], base: fields[1] == "-" ? nil : fields[1])
+        guard let fields = Self.fields(of: value), let path = TrailerPath.decode(String(fields.path)) else { return nil }
+        self.init(path: path, version: String(fields.version), base: fields.base.map(String.init))
+    }
+
+    /// Whether a `Docver-Conflict` value parses, without making its strings (`log` counts the
+    /// records of every integration it lists, thousands after a long offline period).
+    static func isWellFormed(trailerValue value: String) -> Bool {
+        var value = value
+        if let known = value.withUTF8({ bytes -> Bool? in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            // The fields `split(separator: " ", maxSplits: 2)` gives, on bytes: two words
+            // (empty ones skipped), then the rest after one space.
+            var index = 0
+            var words: [Range<Int>] = []
+            while words.count < 2 {
+                while index < bytes.count, bytes[index] == 0x20 { index += 1 }
+                let start = index
+                while index < bytes.count, bytes[index] != 0x20 { index += 1 }
+                guard index > start else { return false }
+                words.append(start..<index)
+            }
+            guard index + 1 < bytes.count else { return false }
+            let rest = UnsafeBufferPointer(rebasing: bytes[(index + 1)...])
+            func isID(_ word: Range<Int>) -> Bool {
+                word.count == 40 && bytes[word].allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+            }
+            guard isID(words[0]), (words[1].count == 1 && bytes[words[1].lowerBound] == 0x2D) || isID(words[1]) else { return false }
+            return rest.contains(0x25) ? TrailerPath.decode(String(decoding: rest, as: UTF8.self)) != nil : true
+        }) {
+            return known
+        }
+        return ConflictRecord(trailerValue: value) != nil
+    }
+
+    /// The version, base and encoded path of a value whose ids are well formed.
+    private static func fields(of value: String) -> (version: Substring, base: Substring?, path: Substring)? {
+        // An integration can hold thousands of records: substrings until the record is known to
+        // be valid, and ASCII split on bytes (the same fields; splitting on characters walks
+        // grapheme boundaries, and a space followed by a combining mark is no separator).
+        let fields = value.utf8.allSatisfy({ $0 < 0x80 })
+            ? value.utf8.split(separator: 0x20, maxSplits: 2).map { Substring($0) }
+            : value.split(separator: " ", maxSplits: 2)
+        guard fields.count == 3, RecordID.isValid(fields[0]), fields[1] == "-" || RecordID.isValid(fields[1]) else { return nil }
+        return (fields[0], fields[1] == "-" ? nil : fields[1], fields[2])
     }
 
     init(path: String, version: String, base: String?) {
@@ -110,5 +150,12 @@ extension Commit {
     /// The conflict records of the commit.
     var conflictRecords: [ConflictRecord] {
         trailers.compactMap { $0.key == Trailer.conflict ? ConflictRecord(trailerValue: $0.value) : nil }
+    }
+}
+
+extension [(key: String, value: String)] {
+    /// How many well-formed conflict records these trailers hold (`conflictRecords.count`).
+    var conflictRecordCount: Int {
+        reduce(0) { $0 + ($1.key == Trailer.conflict && ConflictRecord.isWellFormed(trailerValue: $1.value) ? 1 : 0) }
     }
 }

@@ -122,6 +122,8 @@ enum TrailerPath {
             default: nil
             }
         }
+        // Without an escape the text is the path (a String is valid UTF-8 already).
+        guard text.utf8.contains(0x25) else { return text }
         var bytes: [UInt8] = []
         var iterator = Array(text.utf8).makeIterator()
         while let byte = iterator.next() {

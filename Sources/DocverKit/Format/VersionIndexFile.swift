@@ -21,9 +21,16 @@ struct IndexedCommit: Equatable, Sendable {
     var changes: [[(document: String, kind: IndexedChangeKind)]]
     /// Documents named by the commit's document records (conflict, resolution, restore…).
     var mentioned: [String]
+    /// The committer time in seconds, as recorded: the order of libgit2's revwalk, which
+    /// `log DOC` follows without reading every commit.
+    var time: Int64 = 0
+    /// The commit's tree: whether a document is present at an indexed commit is one tree
+    /// lookup, without reading the commit (an integration can be a megabyte of records).
+    /// nil only in hand-made test data.
+    var tree: ObjectID? = nil
 
     static func == (a: IndexedCommit, b: IndexedCommit) -> Bool {
-        a.id == b.id && a.parents == b.parents && a.mentioned == b.mentioned && a.changes.count == b.changes.count
+        a.id == b.id && a.time == b.time && a.tree == b.tree && a.parents == b.parents && a.mentioned == b.mentioned && a.changes.count == b.changes.count
             && zip(a.changes, b.changes).allSatisfy { x, y in
                 x.count == y.count && zip(x, y).allSatisfy { $0.document == $1.document && $0.kind == $1.kind }
             }
@@ -38,14 +45,15 @@ struct IndexedCommit: Equatable, Sendable {
 ///     segment = u32(payload length) payload u64(FNV-1a 64 of payload)
 ///     payload = u32(string count) (u32(byte count) utf8)*
 ///               u32(commit count) commit*
-///     commit  = id(20) u8(parent count) id(20)*
+///     commit  = id(20) i64(committer time) id(20, tree) u8(parent count) id(20)*
 ///               u8(list count) (u32(change count) (u32(string) u8(kind))*)*
 ///               u32(mention count) u32(string)*
 ///
 /// Integers are little-endian; `u32(string)` is an index into the segment's strings.
+/// Format 2 added the committer time and the tree; a file of format 1 is not read, and is rebuilt.
 enum VersionIndexFile {
     static let magic: [UInt8] = Array("DVIX".utf8)
-    static let formatVersion: UInt32 = 1
+    static let formatVersion: UInt32 = 2
 
     static var header: Data {
         var writer = Writer()
@@ -69,6 +77,8 @@ enum VersionIndexFile {
         body.u32(UInt32(commits.count))
         for commit in commits {
             body.bytes(commit.id.bytes)
+            body.u64(UInt64(bitPattern: commit.time))
+            body.bytes((commit.tree ?? ObjectID.emptyTree).bytes)
             body.u8(UInt8(commit.parents.count))
             for parent in commit.parents { body.bytes(parent.bytes) }
             body.u8(UInt8(commit.changes.count))
@@ -139,7 +149,8 @@ enum VersionIndexFile {
         guard let commitCount = reader.u32() else { return nil }
         var commits: [IndexedCommit] = []
         for _ in 0..<commitCount {
-            guard let id = reader.objectID(), let parentCount = reader.u8() else { return nil }
+            guard let id = reader.objectID(), let time = reader.u64(), let tree = reader.objectID(),
+                  let parentCount = reader.u8() else { return nil }
             var parents: [ObjectID] = []
             for _ in 0..<parentCount {
                 guard let parent = reader.objectID() else { return nil }
@@ -163,7 +174,8 @@ enum VersionIndexFile {
                 guard let document = string(reader.u32()) else { return nil }
                 mentioned.append(document)
             }
-            commits.append(IndexedCommit(id: id, parents: parents, changes: changes, mentioned: mentioned))
+            commits.append(IndexedCommit(id: id, parents: parents, changes: changes, mentioned: mentioned,
+                                         time: Int64(bitPattern: time), tree: tree))
         }
         return reader.isAtEnd ? commits : nil
     }
@@ -202,6 +214,171 @@ enum VersionIndexFile {
         }
         mutating func u64() -> UInt64? {
             take(8).map { slice in slice.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+        }
+        mutating func objectID() -> ObjectID? { take(20).flatMap { ObjectID(bytes: $0) } }
+    }
+}
+
+// MARK: Reading for one document
+
+extension VersionIndexFile {
+    /// Where a commit's change lists lie in the file (the offset of its first list).
+    struct ChangeLocation: Sendable {
+        var segment: Int
+        var offset: Int
+    }
+
+    /// A file read for one document (``decode(_:document:)``): every commit with its parents,
+    /// but change lists and mentions holding only that document's entries. The file's bytes
+    /// are kept so that any commit's whole change lists can be decoded on demand.
+    struct DocumentContents {
+        var commits: [IndexedCommit]
+        /// Per commit of `commits`, where its whole change lists are.
+        var locations: [ChangeLocation]
+        var bytes: [UInt8]
+        /// Per intact segment, the offset of each of its strings (its length field).
+        var strings: [[Int]]
+        var segments: Int
+        var intact: Bool
+    }
+
+    /// Reads a file for one document: the checks of ``decode(_:)`` (magic, format version,
+    /// each segment's length, checksum and structure), without making a string of any other
+    /// document's path. Its cost is a pass over the bytes plus one small record per commit,
+    /// where the whole decode interns every path of every change (the root commit alone
+    /// lists every document). nil when it is not a version index of this format version.
+    static func decode(_ data: Data, document: String) -> DocumentContents? {
+        let bytes = [UInt8](data)
+        let target = Array(document.utf8)
+        var contents = DocumentContents(commits: [], locations: [], bytes: [], strings: [], segments: 0, intact: true)
+        let ok = bytes.withUnsafeBufferPointer { buffer -> Bool in
+            var reader = RawReader(buffer: buffer, position: 0, end: buffer.count)
+            guard let head = reader.take(4), head.elementsEqual(magic), reader.u32() == formatVersion else { return false }
+            while reader.position < reader.end {
+                guard let length = reader.u32().map(Int.init), length <= reader.end - reader.position,
+                      reader.end - reader.position - length >= 8 else {
+                    contents.intact = false
+                    break
+                }
+                let start = reader.position
+                var trailer = RawReader(buffer: buffer, position: start + length, end: start + length + 8)
+                guard let checksum = trailer.u64(), checksum == fnv1a(UnsafeBufferPointer(rebasing: buffer[start..<(start + length)])),
+                      let (commits, locations, strings) = decodePayload(buffer, from: start, to: start + length,
+                                                                        segment: contents.segments, target: target, document: document)
+                else {
+                    contents.intact = false
+                    break
+                }
+                contents.commits += commits
+                contents.locations += locations
+                contents.strings.append(strings)
+                contents.segments += 1
+                reader.position = start + length + 8
+            }
+            return true
+        }
+        guard ok else { return nil }
+        contents.bytes = bytes
+        return contents
+    }
+
+    private static func decodePayload(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, segment: Int,
+                                      target: [UInt8], document: String)
+        -> (commits: [IndexedCommit], locations: [ChangeLocation], strings: [Int])? {
+        var reader = RawReader(buffer: buffer, position: start, end: end)
+        guard let stringCount = reader.u32().map(Int.init), stringCount <= end - start else { return nil }
+        var strings: [Int] = []
+        strings.reserveCapacity(stringCount)
+        var targetID: UInt32?
+        for number in 0..<stringCount {
+            strings.append(reader.position)
+            guard let count = reader.u32().map(Int.init), let utf8 = reader.take(count) else { return nil }
+            if targetID == nil, count == target.count, utf8.elementsEqual(target) { targetID = UInt32(number) }
+        }
+        guard let commitCount = reader.u32() else { return nil }
+        var commits: [IndexedCommit] = []
+        var locations: [ChangeLocation] = []
+        for _ in 0..<commitCount {
+            guard let id = reader.objectID(), let time = reader.u64(), let tree = reader.objectID(),
+                  let parentCount = reader.u8() else { return nil }
+            var parents: [ObjectID] = []
+            parents.reserveCapacity(Int(parentCount))
+            for _ in 0..<parentCount {
+                guard let parent = reader.objectID() else { return nil }
+                parents.append(parent)
+            }
+            guard let listCount = reader.u8(), Int(listCount) == max(parents.count, 1) else { return nil }
+            locations.append(ChangeLocation(segment: segment, offset: reader.position))
+            var changes: [[(document: String, kind: IndexedChangeKind)]] = []
+            for _ in 0..<listCount {
+                guard let count = reader.u32().map(Int.init), count <= (reader.end - reader.position) / 5 else { return nil }
+                var list: [(document: String, kind: IndexedChangeKind)] = []
+                for _ in 0..<count {
+                    guard let string = reader.u32(), Int(string) < stringCount,
+                          let kind = reader.u8().flatMap(IndexedChangeKind.init) else { return nil }
+                    if string == targetID { list.append((document, kind)) }
+                }
+                changes.append(list)
+            }
+            guard let mentionCount = reader.u32().map(Int.init), mentionCount <= (reader.end - reader.position) / 4 else { return nil }
+            var mentioned: [String] = []
+            for _ in 0..<mentionCount {
+                guard let string = reader.u32(), Int(string) < stringCount else { return nil }
+                if string == targetID { mentioned.append(document) }
+            }
+            commits.append(IndexedCommit(id: id, parents: parents, changes: changes, mentioned: mentioned,
+                                         time: Int64(bitPattern: time), tree: tree))
+        }
+        return reader.position == end ? (commits, locations, strings) : nil
+    }
+
+    /// The whole first change list of the commit at `location` (against its first parent),
+    /// decoded from bytes ``decode(_:document:)`` already checked.
+    static func firstChangeList(in bytes: [UInt8], strings: [[Int]], at location: ChangeLocation)
+        -> [(document: String, kind: IndexedChangeKind)]? {
+        bytes.withUnsafeBufferPointer { buffer in
+            var reader = RawReader(buffer: buffer, position: location.offset, end: buffer.count)
+            let table = strings[location.segment]
+            guard let count = reader.u32() else { return nil }
+            var list: [(document: String, kind: IndexedChangeKind)] = []
+            list.reserveCapacity(Int(count))
+            for _ in 0..<count {
+                guard let string = reader.u32().map(Int.init), string < table.count,
+                      let kind = reader.u8().flatMap(IndexedChangeKind.init) else { return nil }
+                var text = RawReader(buffer: buffer, position: table[string], end: buffer.count)
+                guard let length = text.u32().map(Int.init), let utf8 = text.take(length),
+                      let path = String(validating: utf8, as: UTF8.self) else { return nil }
+                list.append((path, kind))
+            }
+            return list
+        }
+    }
+
+    /// Little-endian reads from a buffer, each checked against `end`.
+    private struct RawReader {
+        let buffer: UnsafeBufferPointer<UInt8>
+        var position: Int
+        let end: Int
+
+        mutating func take(_ count: Int) -> UnsafeBufferPointer<UInt8>? {
+            guard count >= 0, end - position >= count else { return nil }
+            defer { position += count }
+            return UnsafeBufferPointer(rebasing: buffer[position..<(position + count)])
+        }
+        mutating func u8() -> UInt8? {
+            guard position < end else { return nil }
+            defer { position += 1 }
+            return buffer[position]
+        }
+        mutating func u32() -> UInt32? {
+            guard end - position >= 4 else { return nil }
+            defer { position += 4 }
+            return UnsafeRawPointer(buffer.baseAddress! + position).loadUnaligned(as: UInt32.self).littleEndian
+        }
+        mutating func u64() -> UInt64? {
+            guard end - position >= 8 else { return nil }
+            defer { position += 8 }
+            return UnsafeRawPointer(buffer.baseAddress! + position).loadUnaligned(as: UInt64.self).littleEndian
         }
         mutating func objectID() -> ObjectID? { take(20).flatMap { ObjectID(bytes: $0) } }
     }

@@ -75,6 +75,7 @@ func check(_ result: Int32, _ function: String = #function) throws -> Int32 {
 let libgit2Initialised: Void = {
     git_libgit2_init()
     docver_disable_strict_hash_verification()
+    docver_cache_commits_up_to(16 << 20)
 }()
 
 import Foundation

@@ -24,6 +24,9 @@ final class Commit {
 
     var author: Repository.Identity { Self.identity(git_commit_author(pointer).pointee) }
     var committer: Repository.Identity { Self.identity(git_commit_committer(pointer).pointee) }
+    /// The committer's time in seconds as recorded (not clamped): what libgit2's revwalk
+    /// orders commits by.
+    var committerSeconds: Int64 { Int64(git_commit_time(pointer)) }
 
     private static func identity(_ signature: git_signature) -> Repository.Identity {
         Repository.Identity(

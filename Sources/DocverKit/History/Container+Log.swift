@@ -17,11 +17,14 @@ extension Container {
     public func log(of document: DocumentPath? = nil, limit: Int? = nil, each body: (LogEntry) throws -> Void) throws {
         try withRepository { repository in
             guard let head = try headCommit(repository) else { return }
-            let index = document == nil ? nil : versionIndex(in: repository)
+            let index = document.flatMap { versionIndex(in: repository, for: $0) }
             // Time order streams; a topological sort would read all history before the first entry.
-            let walk = try repository.revwalk(from: [head], topological: false)
+            // With a document, the index knows the order and which commits concern it: only
+            // those commits are read.
+            var order = index?.revwalkOrder(from: head)
+            let walk = order == nil ? try repository.revwalk(from: [head], topological: false) : nil
             var count = 0
-            while limit.map({ count < $0 }) ?? true, let id = try walk.next() {
+            while limit.map({ count < $0 }) ?? true, let id = try order?.next() ?? walk?.next() {
                 if let document {
                     if let known = index?.touches(id, document: document.path) {
                         if !known { continue }
@@ -72,6 +75,6 @@ extension Container {
         }
         let subject = commit.message.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
         return LogEntry(id: commit.id.hex, kind: kind, device: commit.device, date: commit.author.time,
-                        subject: subject, changes: changes, conflicts: commit.conflictRecords.count)
+                        subject: subject, changes: changes, conflicts: trailers.conflictRecordCount)
     }
 }

@@ -14,7 +14,7 @@ extension Container {
     func currentVersion(of document: DocumentPath, in repository: Repository,
                         memo: VersionMemo? = nil) throws -> DocumentVersion? {
         guard let head = try headCommit(repository) else { return nil }
-        return try VersionGraph(repository: repository, memo: memo, index: versionIndex(in: repository))
+        return try VersionGraph(repository: repository, memo: memo, index: versionIndex(in: repository, for: document))
             .currentVersion(of: document, at: head)
     }
 
@@ -24,7 +24,7 @@ extension Container {
             guard let current = try currentVersion(of: document, in: repository) else {
                 throw DocverError.noSuchDocument(document.path)
             }
-            return try VersionGraph(repository: repository, index: versionIndex(in: repository))
+            return try VersionGraph(repository: repository, index: versionIndex(in: repository, for: document))
                 .history(of: document, after: current, limit: limit)
         }
     }
@@ -39,7 +39,7 @@ extension Container {
 
     func version(_ id: String, of document: DocumentPath?, in repository: Repository) throws -> DocumentVersion {
         let commitID = try saveID(id, in: repository)
-        let graph = VersionGraph(repository: repository, index: versionIndex(in: repository))
+        let graph = VersionGraph(repository: repository, index: versionIndex(in: repository, for: document))
         if let document {
             // A version introduces the document's state, or is a device's explicit decision
             // about it (a resolution that kept a state: it is listed when another device's

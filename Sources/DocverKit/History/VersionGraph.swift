@@ -26,7 +26,7 @@ struct VersionGraph {
     private func indexedIntroducingCommit(of path: String, from start: ObjectID) throws -> ObjectID? {
         guard let index, index.contains(start), DocumentPath.document(containingFile: path).path == path else { return nil }
         // A plain folder at the document's name is its absence (as in the walk below).
-        let entry = try repository.tree(repository.commit(start).treeID).documentEntry(atPath: path)
+        let entry = try repository.tree(index.tree(of: start) ?? repository.commit(start).treeID).documentEntry(atPath: path)
         return index.introducingCommit(of: path, from: start, absent: entry == nil)
     }
 

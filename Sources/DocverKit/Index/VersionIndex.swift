@@ -36,6 +36,8 @@ struct VersionIndex: Sendable {
         /// Per parent (one list against the empty tree for a root).
         var changes: [ChangeList]
         var mentioned: [Int32]
+        var time: Int64
+        var tree: ObjectID?
     }
 
     private(set) var documents: [String] = []
@@ -44,11 +46,33 @@ struct VersionIndex: Sendable {
     private var nodeNumbers: [ObjectID: Int32] = [:]
     private var hasChildren: [Bool] = []
 
+    /// nil for an index of every document. Otherwise the index was read for this one
+    /// document (`docver log DOC`, `docver versions DOC`): it has every commit and its
+    /// parents, but change lists and mentions of that document only, so it answers questions
+    /// about that document and nothing else (the others answer nil, and callers walk history).
+    private(set) var scope: String?
+    /// For an index read for one document: the whole change lists of the commits read from
+    /// the file, decoded on demand (``changes(of:)``).
+    var storedChanges: StoredChanges?
+
     init() {}
+
+    init(scope: String) { self.scope = scope }
+
+    mutating func reserveCapacity(_ commits: Int) {
+        nodes.reserveCapacity(commits)
+        nodeNumbers.reserveCapacity(commits)
+        hasChildren.reserveCapacity(commits)
+    }
+
+    /// Whether this index can answer questions about `path`.
+    func covers(_ path: String) -> Bool { scope == nil || scope == path }
 
     var count: Int { nodes.count }
 
     func number(of commit: ObjectID) -> Int32? { nodeNumbers[commit] }
+    /// The tree of an indexed commit (nil when not indexed, or not recorded).
+    func tree(of commit: ObjectID) -> ObjectID? { nodeNumbers[commit].flatMap { nodes[Int($0)].tree } }
     func number(ofDocument path: String) -> Int32? { documentNumbers[path] }
     func contains(_ commit: ObjectID) -> Bool { nodeNumbers[commit] != nil }
 
@@ -75,13 +99,22 @@ struct VersionIndex: Sendable {
             parents.append(number)
         }
         let generation = (parents.map { nodes[Int($0)].generation }.max() ?? 0) + 1
-        let changes = commit.changes.map { list -> ChangeList in
+        // An index of one document keeps that document's entries only (commits learned from
+        // the repository arrive whole).
+        var lists = commit.changes, mentions = commit.mentioned
+        if let scope {
+            // (Those read from the file for one document hold nothing else: nothing to copy.)
+            if lists.contains(where: { $0.contains { $0.document != scope } }) { lists = lists.map { $0.filter { $0.document == scope } } }
+            if mentions.contains(where: { $0 != scope }) { mentions = mentions.filter { $0 == scope } }
+        }
+        let changes = lists.map { list -> ChangeList in
             let sorted = list.map { (intern($0.document), $0.kind) }.sorted { $0.0 < $1.0 }
             return ChangeList(documents: sorted.map(\.0), kinds: sorted.map(\.1))
         }
         let number = Int32(nodes.count)
         nodes.append(Node(id: commit.id, parents: parents, generation: generation, changes: changes,
-                          mentioned: commit.mentioned.map { intern($0) }))
+                          mentioned: mentions.map { intern($0) }, time: commit.time,
+                          tree: commit.tree))
         nodeNumbers[commit.id] = number
         hasChildren.append(false)
         for parent in parents { hasChildren[Int(parent)] = true }
@@ -89,7 +122,9 @@ struct VersionIndex: Sendable {
     }
 
     /// The commit as it was added (for writing the index, and for comparing two indexes).
+    /// Only an index of every document is ever written.
     func indexedCommit(_ number: Int32) -> IndexedCommit {
+        precondition(scope == nil, "an index read for one document is never written")
         let node = nodes[Int(number)]
         return IndexedCommit(
             id: node.id, parents: node.parents.map { nodes[Int($0)].id },
@@ -97,7 +132,66 @@ struct VersionIndex: Sendable {
                 zip(list.documents, list.kinds).map { (documents[Int($0)], $1) }
                     .sorted { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
             },
-            mentioned: node.mentioned.map { documents[Int($0)] })
+            mentioned: node.mentioned.map { documents[Int($0)] }, time: node.time, tree: node.tree)
+    }
+
+    /// The commits reachable from `head`, in the order of the libgit2 revwalk the log used
+    /// (`GIT_SORT_NONE`, nothing hidden): a list of pending commits ordered by committer time,
+    /// newest first, a commit entering after those of the same time already there; the first
+    /// is taken and its parents not yet seen enter, in parent order. The same order from the
+    /// index, in memory, without reading a commit. nil when `head` is not indexed.
+    func revwalkOrder(from head: ObjectID) -> RevwalkOrder? {
+        guard let number = nodeNumbers[head] else { return nil }
+        return RevwalkOrder(index: self, head: number)
+    }
+
+    struct RevwalkOrder: IteratorProtocol {
+        let index: VersionIndex
+        private var seen: [Bool]
+        /// (time, order of entry): a max-heap on time, then first in first out.
+        private var heap: [(time: Int64, sequence: Int, number: Int32)] = []
+        private var sequence = 0
+
+        init(index: VersionIndex, head: Int32) {
+            self.index = index
+            seen = Array(repeating: false, count: index.count)
+            enter(head)
+        }
+
+        private static func before(_ a: (time: Int64, sequence: Int, number: Int32), _ b: (time: Int64, sequence: Int, number: Int32)) -> Bool {
+            a.time != b.time ? a.time > b.time : a.sequence < b.sequence
+        }
+
+        private mutating func enter(_ number: Int32) {
+            seen[Int(number)] = true
+            heap.append((index.nodes[Int(number)].time, sequence, number))
+            sequence += 1
+            var child = heap.count - 1
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard Self.before(heap[child], heap[parent]) else { break }
+                heap.swapAt(child, parent)
+                child = parent
+            }
+        }
+
+        mutating func next() -> ObjectID? {
+            guard !heap.isEmpty else { return nil }
+            heap.swapAt(0, heap.count - 1)
+            let top = heap.removeLast()
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1, right = left + 1
+                var first = parent
+                if left < heap.count, Self.before(heap[left], heap[first]) { first = left }
+                if right < heap.count, Self.before(heap[right], heap[first]) { first = right }
+                if first == parent { break }
+                heap.swapAt(parent, first)
+                parent = first
+            }
+            for parent in index.nodes[Int(top.number)].parents where !seen[Int(parent)] { enter(parent) }
+            return index.nodes[Int(top.number)].id
+        }
     }
 }
 
@@ -108,6 +202,7 @@ extension VersionIndex {
     /// root), with how; nil when the commit is not indexed.
     func changes(of commit: ObjectID) -> [(document: String, kind: IndexedChangeKind)]? {
         guard let number = nodeNumbers[commit] else { return nil }
+        if scope != nil { return storedChanges?.firstChangeList(ofNode: Int(number)) }
         let list = nodes[Int(number)].changes[0]
         return zip(list.documents, list.kinds).map { (documents[Int($0)], $1) }
     }
@@ -116,7 +211,7 @@ extension VersionIndex {
     /// against its parent, a root that holds it, or any commit whose records name it.
     /// nil when the commit is not indexed.
     func touches(_ commit: ObjectID, document path: String) -> Bool? {
-        guard let number = nodeNumbers[commit] else { return nil }
+        guard covers(path), let number = nodeNumbers[commit] else { return nil }
         guard let document = documentNumbers[path] else { return false }
         let node = nodes[Int(number)]
         if node.mentioned.contains(document) { return true }
@@ -148,7 +243,7 @@ extension VersionIndex {
     /// answer, without reading a tree. `absent` says whether `path` is absent at `start`
     /// (the caller knows it from one tree lookup). nil when `start` is not indexed.
     func introducingCommit(of path: String, from start: ObjectID, absent: Bool) -> ObjectID? {
-        guard let startNumber = nodeNumbers[start] else { return nil }
+        guard covers(path), let startNumber = nodeNumbers[start] else { return nil }
         // A document the index never saw change is in the same state since the roots.
         let document = documentNumbers[path] ?? -1
         return nodes[Int(introducingNode(of: document, from: startNumber, absent: absent))].id
@@ -204,7 +299,7 @@ extension VersionIndex {
     /// all documents, each commit visited once, newest generation first. Work: the commits
     /// passed plus the changes they hold. Documents not present at `head` must not be asked.
     func presentVersions(of paths: [String], from head: ObjectID) -> [String: (current: ObjectID, appeared: ObjectID, appearedAtRoot: Bool)]? {
-        guard let headNumber = nodeNumbers[head] else { return nil }
+        guard scope == nil, let headNumber = nodeNumbers[head] else { return nil }
         var unknown: [String] = []
         var start = Set<Int32>()
         for path in paths {
@@ -269,6 +364,7 @@ extension VersionIndex {
     /// absence before a document's appearance be a deletion rather than a beginning, so only
     /// those need the full history walk.
     func deletedDocuments() -> Set<String> {
+        precondition(scope == nil, "asked an index read for one document about every document")
         var result = Set<Int32>()
         for node in nodes {
             for list in node.changes {
@@ -368,7 +464,7 @@ extension VersionIndex {
     /// the cost is the commits passed plus their changes, not documents × history. `absent`
     /// names the documents absent at `head`. nil when `head` is not indexed.
     func introducingCommits(of paths: [String], absent: Set<String>, from head: ObjectID) -> [String: ObjectID]? {
-        guard let headNumber = nodeNumbers[head] else { return nil }
+        guard scope == nil, let headNumber = nodeNumbers[head] else { return nil }
         var result: [String: ObjectID] = [:]
         // Per commit, the documents still walking: number → is absent.
         var walk = SharedWalk<[Int32: Bool]>(isEmpty: \.isEmpty) { existing, more in existing.merge(more) { first, _ in first } }
@@ -419,5 +515,25 @@ extension VersionIndex {
             for (parent, set) in moved { walk.forward(set, to: parent, generation: nodes[Int(parent)].generation) }
         }
         return result
+    }
+}
+
+/// The whole change lists of the commits an index read for one document took from the file,
+/// decoded one commit at a time when asked (a log entry lists every document its save changed).
+final class StoredChanges: Sendable {
+    private let bytes: [UInt8]
+    private let strings: [[Int]]
+    /// Per node number; nodes beyond were learned from the repository, not read.
+    private let locations: [VersionIndexFile.ChangeLocation]
+
+    init(bytes: [UInt8], strings: [[Int]], locations: [VersionIndexFile.ChangeLocation]) {
+        self.bytes = bytes
+        self.strings = strings
+        self.locations = locations
+    }
+
+    func firstChangeList(ofNode number: Int) -> [(document: String, kind: IndexedChangeKind)]? {
+        guard number < locations.count else { return nil }
+        return VersionIndexFile.firstChangeList(in: bytes, strings: strings, at: locations[number])
     }
 }

@@ -48,6 +48,66 @@ struct VersionIndexStore {
         return index
     }
 
+    /// Indexes read for one document in one process before the whole index is read instead.
+    static let documentReadLimit = 4
+
+    /// Indexes read for one document, by file and document, with the file's identity.
+    private static let loadedForDocument = Mutex<[String: (stamp: [Int], index: VersionIndex)]>([:])
+
+    /// ``load(covering:)`` for questions about one document only: reads the file without
+    /// decoding the other documents' entries (see ``VersionIndexFile/decode(_:document:)``).
+    /// An index of every document already read in this process serves as well. When the file
+    /// is missing, damaged or due to be folded, the whole index is built and written instead,
+    /// as ``load(covering:)`` does: only an intact file is read this way, and only appended to.
+    func load(covering tips: [ObjectID], document: String) throws -> VersionIndex {
+        let key = file + "\u{0}" + document
+        if let now = stamp {
+            if let cached = Self.loaded.withLock({ $0[file] }), cached.stamp == now { return try load(covering: tips) }
+            if let cached = Self.loadedForDocument.withLock({ $0[key] }), cached.stamp == now {
+                var index = cached.index
+                let learned = try extend(&index, to: tips)
+                if !learned.isEmpty {
+                    append(learned)
+                    let written = stamp
+                    Self.loadedForDocument.withLock { $0[key] = written.map { ($0, index) } }
+                }
+                return index
+            }
+        }
+        // A command asking about many documents one by one (`resolve --all`, `diff` of many
+        // changes) is better served by one whole index, read once for all of them.
+        // (Those read from an older state of the file are dropped: a long-running process, the
+        // agent, keeps no more than the limit.)
+        let now = stamp
+        let documentsRead = Self.loadedForDocument.withLock { loaded in
+            let ours = loaded.filter { $0.key.hasPrefix(file + "\u{0}") }
+            for (key, entry) in ours where entry.stamp != now { loaded[key] = nil }
+            return ours.filter { $0.value.stamp == now }.count
+        }
+        guard documentsRead < Self.documentReadLimit, let data = FileSystem.contentsIfReadable(file),
+              let contents = VersionIndexFile.decode(data, document: document),
+              contents.intact, contents.segments > 0, contents.segments < Self.segmentLimit else {
+            return try load(covering: tips)
+        }
+        var index = VersionIndex(scope: document)
+        index.reserveCapacity(contents.commits.count)
+        var locations: [VersionIndexFile.ChangeLocation] = []
+        locations.reserveCapacity(contents.commits.count)
+        for (commit, location) in zip(contents.commits, contents.locations) {
+            let before = index.count
+            // A commit without its parents: not written by docver; the whole load rebuilds.
+            guard index.add(commit) else { return try load(covering: tips) }
+            if index.count > before { locations.append(location) }
+        }
+        index.storedChanges = StoredChanges(bytes: contents.bytes, strings: contents.strings, locations: locations)
+        guard try matchesRepository(index) else { return try load(covering: tips) }
+        let learned = try extend(&index, to: tips)
+        if !learned.isEmpty { append(learned) }
+        let written = stamp
+        Self.loadedForDocument.withLock { $0[key] = written.map { ($0, index) } }
+        return index
+    }
+
     private func readAndExtend(covering tips: [ObjectID]) throws -> VersionIndex {
         var index = VersionIndex()
         var intact = false
@@ -148,7 +208,8 @@ struct VersionIndexStore {
                   let path = TrailerPath.decode(String(encoded)), !mentioned.contains(path) else { continue }
             mentioned.append(path)
         }
-        return IndexedCommit(id: id, parents: parents, changes: changes, mentioned: mentioned)
+        return IndexedCommit(id: id, parents: parents, changes: changes, mentioned: mentioned, time: commit.committerSeconds,
+                             tree: commit.treeID)
     }
 
     private func rewrite(_ index: VersionIndex) {

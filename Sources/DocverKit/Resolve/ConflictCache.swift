@@ -94,6 +94,15 @@ struct ConflictCache {
                                          trust: (try? SigningPolicy(repository: repository))??.key)
     }
 
+    /// One document's entry of the conflict listing cached for `head`, decoding only that
+    /// document's lines: the outer nil when no listing for `head` is cached, the inner when
+    /// the document has no open conflict.
+    func listing(at head: ObjectID, of document: DocumentPath) -> Conflict?? {
+        guard let data = FileSystem.contentsIfReadable(files.conflictListing) else { return nil }
+        return ListingText.decodeListing(data, format: Self.listingFormat, head: head.hex,
+                                         trust: (try? SigningPolicy(repository: repository))??.key, document: document.path)
+    }
+
     func storeListing(_ conflicts: [Conflict], at head: ObjectID) {
         let data = ListingText.encodeListing(format: Self.listingFormat, head: head.hex,
                                              trust: (try? SigningPolicy(repository: repository))??.key, conflicts: conflicts)

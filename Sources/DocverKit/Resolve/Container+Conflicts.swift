@@ -10,8 +10,18 @@ extension Container {
     /// Every document with unresolved conflict versions (or just `document`), sorted by path.
     /// While the container's agent runs and has them for the head as it is now, it answers.
     public func conflicts(_ document: DocumentPath? = nil) throws -> [Conflict] {
-        let all = try Agent.servedConflicts(of: self) ?? computeConflicts()
-        return document.map { document in all.filter { $0.document == document } } ?? all
+        if let served = Agent.servedConflicts(of: self) {
+            return document.map { document in served.filter { $0.document == document } } ?? served
+        }
+        guard let document else { return try computeConflicts() }
+        // One document's lines of the cached listing, not the whole listing (thousands of
+        // conflicts after a long offline period): `versions` and `log` ask for one.
+        if let cached = try withRepository({ repository in
+            try headCommit(repository).flatMap { ConflictCache(files: files, repository: repository).listing(at: $0, of: document) }
+        }) {
+            return cached.map { [$0] } ?? []
+        }
+        return try computeConflicts().filter { $0.document == document }
     }
 
     /// Every document in conflict, read from the repository (never asks the agent).
