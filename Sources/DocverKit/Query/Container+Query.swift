@@ -43,17 +43,24 @@ extension Container {
                 return result
             }()
             var dates: [ObjectID: Date] = [:]
-            var commits: [ObjectID: Commit] = [:]
+            // Per version commit, its device and date, read once: a commit is shared by many
+            // documents, and its device comes from parsing its message (a first save of 10,000
+            // documents lists them all, so parsing it per document took seconds).
+            var savers: [ObjectID: (device: Device, modified: Date)] = [:]
             var items: [MetadataItem] = []
             for (document, entry) in entries {
                 let answer = shared?[document.path]
                 let current: DocumentVersion
                 if let answer {
                     // The version holds the state the head holds: the head's entry, the
-                    // version commit's date and device (commits shared by many documents).
-                    let commit = try commits[answer.current] ?? repository.commit(answer.current)
-                    commits[answer.current] = commit
-                    current = try graph.version(of: document, at: commit, entry: entry)
+                    // version commit's date and device.
+                    let saver = try savers[answer.current] ?? {
+                        let commit = try repository.commit(answer.current)
+                        return (commit.device, commit.author.time)
+                    }()
+                    savers[answer.current] = saver
+                    current = try graph.version(of: document, at: answer.current, device: saver.device,
+                                                modified: saver.modified, entry: entry)
                 } else {
                     current = try graph.version(of: document, at: graph.introducingCommit(of: document.path, from: head))
                 }
