@@ -166,3 +166,30 @@ extension ListingText {
         return decodeConflicts(data[(end + 1)...])
     }
 }
+
+extension ListingText {
+    /// The first line of a stored document listing: what it was computed for.
+    static let documentListingMagic = "docver-document-listing"
+
+    /// A document listing as stored: a header line (magic, format, item count, then the key),
+    /// then the items as ``encode(_:)-([MetadataItem])`` writes them.
+    static func encodeDocumentListing(format: Int, key: String, items: [MetadataItem]) -> Data {
+        var data = Data(([documentListingMagic, String(format), String(items.count), key].joined(separator: "\t") + "\n").utf8)
+        data.append(encode(items))
+        return data
+    }
+
+    /// The items of a stored document listing, when it was computed for exactly this format
+    /// and key and holds as many items as its header says; nil otherwise.
+    static func decodeDocumentListing(_ data: Data, format: Int, key: String) -> [MetadataItem]? {
+        guard let end = data.firstIndex(of: 0x0A) else { return nil }
+        let header = data[data.startIndex..<end]
+        let prefix = Data((documentListingMagic + "\t" + String(format) + "\t").utf8)
+        guard header.starts(with: prefix) else { return nil }
+        let rest = header.dropFirst(prefix.count)
+        guard let tab = rest.firstIndex(of: 0x09), let count = Int(String(decoding: rest[..<tab], as: UTF8.self)),
+              rest[(tab + 1)...].elementsEqual(key.utf8),
+              let items = decodeItems(data[(end + 1)...]), items.count == count else { return nil }
+        return items
+    }
+}

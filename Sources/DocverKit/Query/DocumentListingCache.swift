@@ -1,0 +1,37 @@
+import Foundation
+
+/// The document listing (``Container/documents()``, every document with its metadata) cached
+/// in `.git/docver/document-listing` for one state of the references it is computed from.
+///
+/// The listing is a function of immutable objects and three inputs: the head, the tracking
+/// branches (which decide "uploaded" and "remote changes") and the signing rule (which decides
+/// which conflict records count). Its key names all three by commit id; a stored listing is
+/// used only when its key, format and item count match exactly, and is otherwise recomputed
+/// and replaced (written atomically). Deleting it costs one computation, never an answer.
+struct DocumentListingCache {
+    let files: MetadataFiles
+
+    /// Raised whenever the rules that compute the listing change, so that a listing stored by
+    /// an older build is recomputed, not trusted.
+    static let format = 1
+
+    /// What the listing at `head` depends on, as one line (ref names hold no spaces or tabs).
+    static func key(head: ObjectID, tracking: [(name: String, target: ObjectID)], trust: String?) -> String {
+        let branches = tracking.map { "\($0.name) \($0.target.hex)" }.sorted().joined(separator: " ")
+        return [head.hex, trust.map(ListingText.escape) ?? "-", branches].joined(separator: "\t")
+    }
+
+    /// The listing stored under `key`, if there is one.
+    func listing(key: String) -> [MetadataItem]? {
+        guard let data = FileSystem.contentsIfReadable(files.documentListing) else { return nil }
+        return ListingText.decodeDocumentListing(data, format: Self.format, key: key)
+    }
+
+    /// Stores `items` under `key`; a failure only costs time on the next call. Not flushed:
+    /// after a power loss the file may be empty or short, which its header's count rejects.
+    func store(_ items: [MetadataItem], key: String) {
+        try? FileSystem.createDirectory(files.directory)
+        try? AtomicFile.write(ListingText.encodeDocumentListing(format: Self.format, key: key, items: items),
+                              to: files.documentListing, flush: false)
+    }
+}
