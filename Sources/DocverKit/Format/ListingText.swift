@@ -35,17 +35,19 @@ enum ListingText {
 
     static func version(_ fields: ArraySlice<Substring>) -> DocumentVersion? {
         guard fields.count == 10 else { return nil }
-        let f = Array(fields)
-        guard let modified = date(f[4]), let size = Int64(f[5]), let kind = DocumentKind(rawValue: String(f[6])),
-              let commitID = ObjectID(hex: String(f[8])) else { return nil }
+        // Read in place (a listing decodes 10,000 of these: copying each slice into an array
+        // was a measurable part of `ls`).
+        func f(_ offset: Int) -> Substring { fields[fields.startIndex + offset] }
+        guard let modified = date(f(4)), let size = Int64(f(5)), let kind = DocumentKind(rawValue: String(f(6))),
+              let commitID = ObjectID(hex: String(f(8))) else { return nil }
         var entryID: ObjectID?
-        if f[9] != "-" {
-            guard let id = ObjectID(hex: String(f[9])) else { return nil }
+        if f(9) != "-" {
+            guard let id = ObjectID(hex: String(f(9))) else { return nil }
             entryID = id
         }
-        return DocumentVersion(id: String(f[0]), document: DocumentPath(trusted: unescape(f[1])),
-                               device: Device(unchecked: unescape(f[2]), name: unescape(f[3])), modified: modified,
-                               size: size, kind: kind, isDeletion: f[7] == "1", commitID: commitID, entryID: entryID)
+        return DocumentVersion(id: String(f(0)), document: DocumentPath(trusted: unescape(f(1))),
+                               device: Device(unchecked: unescape(f(2)), name: unescape(f(3))), modified: modified,
+                               size: size, kind: kind, isDeletion: f(7) == "1", commitID: commitID, entryID: entryID)
     }
 
     /// The records of a text: its lines, split into fields at tabs. One pass over the UTF-8
@@ -53,9 +55,16 @@ enum ListingText {
     /// grapheme of its own (Unicode breaks after control characters), so every slice starts
     /// and ends on a character boundary.
     static func lines(_ data: Data) -> [ArraySlice<Substring>] {
+        var result: [ArraySlice<Substring>] = []
+        forEachLine(data) { fields in result.append(fields); return true }
+        return result
+    }
+
+    /// Calls `body` with each record of a text, as ``lines(_:)`` splits them, in a buffer
+    /// reused from line to line (no array per line kept); stops when `body` returns false.
+    static func forEachLine(_ data: Data, _ body: (ArraySlice<Substring>) -> Bool) {
         let text = String(decoding: data, as: UTF8.self)
         let bytes = text.utf8
-        var result: [ArraySlice<Substring>] = []
         var fields: [Substring] = []
         var start = bytes.startIndex
         var index = start
@@ -64,7 +73,7 @@ enum ListingText {
             if byte == 0x09 || byte == 0x0A {
                 fields.append(text[start..<index])
                 if byte == 0x0A {
-                    if !(fields.count == 1 && fields[0].isEmpty) { result.append(ArraySlice(fields)) }
+                    if !(fields.count == 1 && fields[0].isEmpty), !body(fields[...]) { return }
                     fields.removeAll(keepingCapacity: true)
                 }
                 start = bytes.index(after: index)
@@ -73,9 +82,8 @@ enum ListingText {
         }
         if start != bytes.endIndex || !fields.isEmpty {
             fields.append(text[start..<bytes.endIndex])
-            if !(fields.count == 1 && fields[0].isEmpty) { result.append(ArraySlice(fields)) }
+            if !(fields.count == 1 && fields[0].isEmpty) { _ = body(fields[...]) }
         }
-        return result
     }
 
     // Documents: one line each: document, created, uncommitted flags, then the current version.
@@ -92,15 +100,21 @@ enum ListingText {
 
     static func decodeItems(_ data: Data) -> [MetadataItem]? {
         var items: [MetadataItem] = []
-        for line in lines(data) {
+        var valid = true
+        forEachLine(data) { line in
             guard line.count == 15, let created = date(line[line.startIndex + 1]),
-                  let current = version(line.dropFirst(5)) else { return nil }
+                  let current = version(line.dropFirst(5)) else { valid = false; return false }
             let start = line.startIndex
-            items.append(MetadataItem(document: DocumentPath(trusted: unescape(line[start])), created: created, current: current,
+            // The document is the current version's (the same path, one string for both).
+            let path = line[start]
+            let document = !path.utf8.contains(0x25) && current.document.path.utf8.elementsEqual(path.utf8)
+                ? current.document : DocumentPath(trusted: unescape(path))
+            items.append(MetadataItem(document: document, created: created, current: current,
                                       hasUnresolvedConflicts: line[start + 2] == "1",
                                       syncStatus: SyncStatus(isUploaded: line[start + 3] == "1", hasRemoteChanges: line[start + 4] == "1")))
+            return true
         }
-        return items
+        return valid ? items : nil
     }
 
     // Conflicts: a line `C document versions bases`, then `V` + the current version, one `V`
