@@ -99,22 +99,7 @@ enum ListingText {
     }
 
     static func decodeItems(_ data: Data) -> [MetadataItem]? {
-        var items: [MetadataItem] = []
-        var valid = true
-        forEachLine(data) { line in
-            guard line.count == 15, let created = date(line[line.startIndex + 1]),
-                  let current = version(line.dropFirst(5)) else { valid = false; return false }
-            let start = line.startIndex
-            // The document is the current version's (the same path, one string for both).
-            let path = line[start]
-            let document = !path.utf8.contains(0x25) && current.document.path.utf8.elementsEqual(path.utf8)
-                ? current.document : DocumentPath(trusted: unescape(path))
-            items.append(MetadataItem(document: document, created: created, current: current,
-                                      hasUnresolvedConflicts: line[start + 2] == "1",
-                                      syncStatus: SyncStatus(isUploaded: line[start + 3] == "1", hasRemoteChanges: line[start + 4] == "1")))
-            return true
-        }
-        return valid ? items : nil
+        data.withUnsafeBytes { raw in DocumentLines(bytes: raw.bindMemory(to: UInt8.self)).items() }
     }
 
     // Conflicts: a line `C document versions bases`, then `V` + the current version, one `V`
@@ -205,5 +190,86 @@ extension ListingText {
               rest[(tab + 1)...].elementsEqual(key.utf8),
               let items = decodeItems(data[(end + 1)...]), items.count == count else { return nil }
         return items
+    }
+}
+
+/// A document listing read straight from its bytes: the same records as ``ListingText/lines(_:)``
+/// splits and ``ListingText/version(_:)`` reads, without a String for the whole text or a
+/// Substring per field (decoding 10,000 documents was a third of a cached `ls`).
+private struct DocumentLines {
+    let bytes: UnsafeBufferPointer<UInt8>
+
+    func items() -> [MetadataItem]? {
+        var items: [MetadataItem] = []
+        var fields: [Range<Int>] = []
+        fields.reserveCapacity(16)
+        var start = 0
+        for index in 0...bytes.count {
+            let byte: UInt8 = index == bytes.count ? 0x0A : bytes[index]
+            guard byte == 0x09 || byte == 0x0A else { continue }
+            if index == bytes.count && start == index && fields.isEmpty { break } // ends with a newline
+            fields.append(start..<index)
+            start = index + 1
+            guard byte == 0x0A else { continue }
+            if !(fields.count == 1 && fields[0].isEmpty) {
+                guard let item = item(fields) else { return nil }
+                items.append(item)
+            }
+            fields.removeAll(keepingCapacity: true)
+        }
+        return items
+    }
+
+    private func field(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[range]) }
+
+    private func text(_ range: Range<Int>) -> String { String(decoding: field(range), as: UTF8.self) }
+
+    private func escaped(_ range: Range<Int>) -> String {
+        field(range).contains(0x25) ? ListingText.unescape(text(range)) : text(range)
+    }
+
+    private func isOne(_ range: Range<Int>) -> Bool { range.count == 1 && bytes[range.lowerBound] == UInt8(ascii: "1") }
+
+    /// Digits only (what the writer writes); anything else is read as the String form reads it.
+    private func integer<T: FixedWidthInteger>(_ range: Range<Int>, radix: Int) -> T? {
+        var value: T = 0
+        guard !range.isEmpty, range.count <= 16 else { return T(text(range), radix: radix) }
+        for byte in field(range) {
+            let digit: Int
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = Int(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f") where radix == 16: digit = Int(byte - UInt8(ascii: "a")) + 10
+            default: return T(text(range), radix: radix)
+            }
+            let (shifted, overflow) = value.multipliedReportingOverflow(by: T(radix))
+            let (sum, overflow2) = shifted.addingReportingOverflow(T(digit))
+            guard !overflow && !overflow2 else { return T(text(range), radix: radix) }
+            value = sum
+        }
+        return value
+    }
+
+    private func date(_ range: Range<Int>) -> Date? {
+        (integer(range, radix: 16) as UInt64?).map { Date(timeIntervalSinceReferenceDate: Double(bitPattern: $0)) }
+    }
+
+    /// document, created, conflicted, uploaded, remote changes, then the 10 version fields.
+    private func item(_ f: [Range<Int>]) -> MetadataItem? {
+        guard f.count == 15, let created = date(f[1]), let modified = date(f[9]),
+              let size = integer(f[10], radix: 10) as Int64?, let kind = DocumentKind(rawValue: text(f[11])),
+              let commitID = ObjectID(hexDigits: field(f[13])) else { return nil }
+        var entryID: ObjectID?
+        if !(f[14].count == 1 && bytes[f[14].lowerBound] == UInt8(ascii: "-")) {
+            guard let id = ObjectID(hexDigits: field(f[14])) else { return nil }
+            entryID = id
+        }
+        let versionPath = DocumentPath(trusted: escaped(f[6]))
+        // The document is its current version's: one string for both when the bytes agree.
+        let document = field(f[0]).elementsEqual(field(f[6])) ? versionPath : DocumentPath(trusted: escaped(f[0]))
+        let current = DocumentVersion(id: text(f[5]), document: versionPath,
+                                      device: Device(unchecked: escaped(f[7]), name: escaped(f[8])), modified: modified,
+                                      size: size, kind: kind, isDeletion: isOne(f[12]), commitID: commitID, entryID: entryID)
+        return MetadataItem(document: document, created: created, current: current, hasUnresolvedConflicts: isOne(f[2]),
+                            syncStatus: SyncStatus(isUploaded: isOne(f[3]), hasRemoteChanges: isOne(f[4])))
     }
 }
