@@ -179,15 +179,16 @@ extension ListingText {
     }
 
     /// The items of a stored document listing, when it was computed for exactly this format
-    /// and key and holds as many items as its header says; nil otherwise.
-    static func decodeDocumentListing(_ data: Data, format: Int, key: String) -> [MetadataItem]? {
+    /// and key (any key when `key` is nil) and holds as many items as its header says; nil
+    /// otherwise.
+    static func decodeDocumentListing(_ data: Data, format: Int, key: String?) -> [MetadataItem]? {
         guard let end = data.firstIndex(of: 0x0A) else { return nil }
         let header = data[data.startIndex..<end]
         let prefix = Data((documentListingMagic + "\t" + String(format) + "\t").utf8)
         guard header.starts(with: prefix) else { return nil }
         let rest = header.dropFirst(prefix.count)
         guard let tab = rest.firstIndex(of: 0x09), let count = Int(String(decoding: rest[..<tab], as: UTF8.self)),
-              rest[(tab + 1)...].elementsEqual(key.utf8),
+              key.map({ rest[(tab + 1)...].elementsEqual($0.utf8) }) ?? true,
               let items = decodeItems(data[(end + 1)...]), items.count == count else { return nil }
         return items
     }

@@ -26,7 +26,8 @@ extension Container {
             if let cached = cache.listing(key: key) {
                 items = cached
             } else {
-                items = try documentListing(at: head, tracking: trackingReferences.map(\.target), in: repository)
+                items = try documentListing(at: head, tracking: trackingReferences.map(\.target),
+                                            known: cache.facts(), in: repository)
                 cache.store(items, key: key)
             }
             return items.filter(query.matches).sorted(by: query.areInOrder)
@@ -34,7 +35,10 @@ extension Container {
     }
 
     /// Every document at `head` with its metadata, in tree order, computed from history.
-    private func documentListing(at head: ObjectID, tracking: [ObjectID], in repository: Repository) throws -> [MetadataItem] {
+    /// `known`: facts about immutable objects from an earlier listing (entry sizes, version
+    /// commits' devices and dates), read instead of the objects.
+    private func documentListing(at head: ObjectID, tracking: [ObjectID], known: DocumentListingCache.Facts,
+                                 in repository: Repository) throws -> [MetadataItem] {
         let conflicted = Set(try conflictState(in: repository).unresolvedByDocument().keys)
         var remoteChanged = Set<DocumentPath>()
         for tip in tracking where try !repository.isAncestorOrSame(tip, of: head) {
@@ -63,7 +67,7 @@ extension Container {
         // Per version commit, its device and date, read once: a commit is shared by many
         // documents, and its device comes from parsing its message (a first save of 10,000
         // documents lists them all, so parsing it per document took seconds).
-        var savers: [ObjectID: (device: Device, modified: Date)] = [:]
+        var savers = known.savers
         var items: [MetadataItem] = []
         for (document, entry) in entries {
             let answer = shared?[document.path]
@@ -77,7 +81,7 @@ extension Container {
                 }()
                 savers[answer.current] = saver
                 current = try graph.version(of: document, at: answer.current, device: saver.device,
-                                            modified: saver.modified, entry: entry)
+                                            modified: saver.modified, entry: entry, size: known.sizes[entry.id])
             } else {
                 current = try graph.version(of: document, at: graph.introducingCommit(of: document.path, from: head))
             }

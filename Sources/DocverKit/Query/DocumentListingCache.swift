@@ -27,6 +27,28 @@ struct DocumentListingCache {
         return ListingText.decodeDocumentListing(data, format: Self.format, key: key)
     }
 
+    /// What a listing of any head knows that does not depend on its key: facts about
+    /// immutable objects, each a function of the object's id (an entry's size; a version
+    /// commit's device and date, read from the commit). After a save moved the head, most
+    /// documents keep their entries and versions, so the new listing reads only the new ones.
+    struct Facts {
+        var sizes: [ObjectID: Int64] = [:]
+        var savers: [ObjectID: (device: Device, modified: Date)] = [:]
+    }
+
+    /// The facts of the stored listing, whatever its key (none when it is missing or
+    /// unreadable, or of another format).
+    func facts() -> Facts {
+        var facts = Facts()
+        guard let data = FileSystem.contentsIfReadable(files.documentListing),
+              let items = ListingText.decodeDocumentListing(data, format: Self.format, key: nil) else { return facts }
+        for item in items {
+            if let entry = item.current.entryID { facts.sizes[entry] = item.current.size }
+            facts.savers[item.current.commitID] = (item.current.device, item.current.modified)
+        }
+        return facts
+    }
+
     /// Stores `items` under `key`; a failure only costs time on the next call. Not flushed:
     /// after a power loss the file may be empty or short, which its header's count rejects.
     func store(_ items: [MetadataItem], key: String) {

@@ -68,12 +68,16 @@ import Testing
     }
 
     /// The cached listing of the old head is not the answer once the head or a tracking
-    /// branch moves (a save, a fetch): the next `ls` computes the new state's listing.
+    /// branch moves (a save, a fetch): the next `ls` computes the new state's listing, taking
+    /// from the old one only facts about unchanged objects (a document saved again with
+    /// another size shows its new size).
     @Test func aListingOfEarlierReferencesIsNotUsed() throws {
         let scratch = try Scratch()
         let (alice, bob) = try Self.busyDevice(scratch)
         _ = try Self.outputs(of: alice)
         try alice.saveText("a new document\n", to: "new.txt")
+        waitForNextSecond()
+        try alice.saveText("only here, and longer than before\n", to: "local.txt")
         try bob.saveText("bob again\n", to: "sizes/twelve.txt")
         _ = try runGit(["push", "-q", "origin", "docver/bob"], in: bob.root)
         for step in ["save", "fetch"] {
