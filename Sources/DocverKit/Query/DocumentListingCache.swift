@@ -37,7 +37,9 @@ struct DocumentListingCache {
     }
 
     /// The facts of the stored listing, whatever its key (none when it is missing or
-    /// unreadable, or of another format).
+    /// unreadable, or of another format). Like `versions.json`, they are taken as written:
+    /// only the format and the count are checked, and deleting the file makes the next
+    /// listing read every object again.
     func facts() -> Facts {
         var facts = Facts()
         guard let data = FileSystem.contentsIfReadable(files.documentListing),
