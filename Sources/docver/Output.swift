@@ -106,8 +106,30 @@ struct ItemOutput: Encodable, Equatable {
 
     /// The document's line in the text listing; '!' marks unresolved conflicts.
     var line: String {
-        let flag = hasUnresolvedConflicts ? Terminal.style.apply(.conflictMarker, "!") : " "
-        return "\(flag) \(kind.padded(to: 7)) \(Terminal.size(size).padded(to: 10)) \(Terminal.date(modified))  \(deviceName)  \(document)"
+        Self.line(conflicted: hasUnresolvedConflicts, kind: kind, size: size, modified: Terminal.date(modified),
+                  deviceName: deviceName, document: document)
+    }
+
+    /// The text listing of `items`, one line each, as ``line`` writes them, without the JSON
+    /// fields the text does not show; a date shared by many documents (one save) is written once.
+    static func lines(_ items: [MetadataItem]) -> String {
+        var dates: [Date: String] = [:]
+        var text = ""
+        for item in items {
+            let modified = item.contentChanged
+            let date = dates[modified] ?? Terminal.date(modified)
+            dates[modified] = date
+            text += line(conflicted: item.hasUnresolvedConflicts, kind: item.kind.rawValue, size: item.size, modified: date,
+                         deviceName: item.device.name, document: item.path.path)
+            text += "\n"
+        }
+        return text
+    }
+
+    private static func line(conflicted: Bool, kind: String, size: Int64, modified: String,
+                             deviceName: String, document: String) -> String {
+        let flag = conflicted ? Terminal.style.apply(.conflictMarker, "!") : " "
+        return "\(flag) \(kind.padded(to: 7)) \(Terminal.size(size).padded(to: 10)) \(modified)  \(deviceName)  \(document)"
     }
 }
 

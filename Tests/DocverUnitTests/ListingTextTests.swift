@@ -28,6 +28,53 @@ import Testing
         #expect(ListingText.decodeItems(ListingText.encode([MetadataItem]())) == [])
     }
 
+    /// The listing as the generic reader reads it: split into fields, then each field read as
+    /// a String (what `decodeItems` did before it read bytes).
+    static func readFieldByField(_ data: Data) -> [MetadataItem]? {
+        var items: [MetadataItem] = []
+        for line in ListingText.lines(data) {
+            let start = line.startIndex
+            guard line.count == 15, let created = ListingText.date(line[start + 1]),
+                  let current = ListingText.version(line.dropFirst(5)) else { return nil }
+            items.append(MetadataItem(document: DocumentPath(trusted: ListingText.unescape(line[start])), created: created,
+                                      current: current, hasUnresolvedConflicts: line[start + 2] == "1",
+                                      syncStatus: SyncStatus(isUploaded: line[start + 3] == "1", hasRemoteChanges: line[start + 4] == "1")))
+        }
+        return items
+    }
+
+    /// Reading a listing's bytes directly gives what reading it field by field gives, for
+    /// listings as written and for damaged ones (signs, capitals, cut or invalid UTF-8 bytes,
+    /// stray separators): the same items, or nil for both.
+    @Test func readingBytesAgreesWithReadingFields() throws {
+        var items = Self.names.enumerated().map { index, name in
+            MetadataItem(document: DocumentPath(trusted: name), created: Date(timeIntervalSinceReferenceDate: -1e9 / Double(index + 3)),
+                         current: Self.version(index, document: Self.names[(index + index % 2) % Self.names.count], deletion: index == 3),
+                         hasUnresolvedConflicts: index % 2 == 0,
+                         syncStatus: SyncStatus(isUploaded: index % 3 == 0, hasRemoteChanges: index % 3 == 1))
+        }
+        items += items
+        let encoded = [UInt8](ListingText.encode(items))
+        #expect(ListingText.decodeItems(Data(encoded)) == Self.readFieldByField(Data(encoded)))
+        var random = SeededRandom(seed: UInt64(ProcessInfo.processInfo.environment["DOCVER_UNIT_SEED"] ?? "") ?? 12)
+        let replacements: [[UInt8]] = [[0x09], [0x0A], [0x25], Array("A".utf8), Array("+".utf8), Array("-".utf8), Array("1".utf8),
+                                       Array("0".utf8), [0xFF], [0xC3], Array("%25".utf8), [], Array("ffffffffffffffffff".utf8)]
+        var agreed = 0
+        for _ in 0..<400 {
+            var bytes = encoded
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                let at = Int.random(in: 0..<bytes.count, using: &random)
+                bytes.replaceSubrange(at..<min(bytes.count, at + Int.random(in: 0...2, using: &random)),
+                                      with: replacements.randomElement(using: &random)!)
+            }
+            let data = Data(bytes)
+            let expected = Self.readFieldByField(data)
+            #expect(ListingText.decodeItems(data) == expected, "\(String(decoding: bytes, as: UTF8.self).debugDescription)")
+            if expected != nil { agreed += 1 }
+        }
+        #expect(agreed > 20, "some damaged listings still read (\(agreed)), so their items were compared")
+    }
+
     @Test func conflictsRoundTrip() throws {
         let conflicts = Self.names.enumerated().map { index, name in
             let versions = (0...index).map { Self.version(index * 7 + $0, document: name, deletion: $0 == 1) }

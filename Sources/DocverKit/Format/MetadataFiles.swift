@@ -20,6 +20,8 @@ struct MetadataFiles: Sendable {
     var conflictState: String { directory + "/conflicts.json" }
     /// Cache: the conflict listing of one head.
     var conflictListing: String { directory + "/conflict-listing" }
+    /// Cache: the document listing (`ls`) of one head and its tracking branches.
+    var documentListing: String { directory + "/document-listing" }
     /// Where builds before the text listing kept it (removed when the listing is stored).
     var formerConflictListing: String { directory + "/conflict-listing.json" }
     /// Cache: which commit introduced a document's state, by (commit, path) (``VersionMemo``).

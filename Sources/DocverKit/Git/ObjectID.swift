@@ -12,6 +12,30 @@ struct ObjectID: Hashable, Sendable, Comparable, CustomStringConvertible {
         raw = oid
     }
 
+    /// From 40 hexadecimal digits (either case), as `git_oid_fromstr` reads them, straight
+    /// from bytes (a listing holds two ids per document).
+    init?(hexDigits digits: UnsafeBufferPointer<UInt8>) {
+        guard digits.count == 40 else { return nil }
+        func value(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        var oid = git_oid()
+        let valid = withUnsafeMutableBytes(of: &oid.id) { bytes -> Bool in
+            for offset in 0..<20 {
+                guard let high = value(digits[2 * offset]), let low = value(digits[2 * offset + 1]) else { return false }
+                bytes[offset] = high << 4 | low
+            }
+            return true
+        }
+        guard valid else { return nil }
+        raw = oid
+    }
+
     var hex: String {
         var copy = raw
         var buffer = [CChar](repeating: 0, count: 41)

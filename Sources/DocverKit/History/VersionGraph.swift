@@ -195,11 +195,14 @@ struct VersionGraph {
 
     /// A version from what the caller already knows: the commit that introduced the state
     /// and the entry it holds there (the same entry as at any commit holding that state).
-    /// Reads the commit and the entry's size, never a tree on the way to the entry.
-    func version(of document: DocumentPath, at commit: Commit, entry: TreeEntry) throws -> DocumentVersion {
-        DocumentVersion(id: commit.id.hex, document: document, device: commit.device, modified: commit.author.time,
-                        size: try entry.mode.isTree ? treeSize(entry.id) : repository.blobSize(entry.id),
-                        kind: entry.mode.isTree ? .package : .flat, isDeletion: false, commitID: commit.id, entryID: entry.id)
+    /// Reads only the entry's size, never a tree on the way to the entry; the commit's device
+    /// and date are the caller's, read once for all the documents the commit saved.
+    /// `size`: the entry's size when the caller knows it (a size is a fact about the entry's id).
+    func version(of document: DocumentPath, at commitID: ObjectID, device: Device, modified: Date,
+                 entry: TreeEntry, size: Int64? = nil) throws -> DocumentVersion {
+        DocumentVersion(id: commitID.hex, document: document, device: device, modified: modified,
+                        size: try size ?? (entry.mode.isTree ? treeSize(entry.id) : repository.blobSize(entry.id)),
+                        kind: entry.mode.isTree ? .package : .flat, isDeletion: false, commitID: commitID, entryID: entry.id)
     }
 
     private func treeSize(_ id: ObjectID) throws -> Int64 {

@@ -76,7 +76,13 @@ public struct DocumentPath: Hashable, Comparable, Sendable, Codable, CustomStrin
     public var description: String { path }
 
     /// The last path component.
-    public var name: String { path.split(separator: "/").last.map(String.init) ?? path }
+    public var name: String {
+        // The bytes after the last slash (a listing asks this of every document: splitting the
+        // whole path into an array was a tenth of `ls`). Paths hold no empty component.
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
+        let name = path[path.utf8.index(after: slash)...]
+        return name.isEmpty ? path.split(separator: "/").last.map(String.init) ?? path : String(name)
+    }
 
     /// The document type: the file extension, lowercased ("" when there is none).
     public var type: String { Self.fileExtension(of: name) ?? "" }

@@ -13,69 +13,95 @@ extension Container {
         return try computeQuery(query)
     }
 
-    /// Runs a query on the repository (never asks the agent).
+    /// Runs a query on the repository (never asks the agent). The unfiltered listing is cached
+    /// per head and tracking branches (``DocumentListingCache``); the query filters and sorts it.
     func computeQuery(_ query: DocumentQuery) throws -> [MetadataItem] {
         try withRepository { repository in
             guard let head = try headCommit(repository) else { return [] }
-            let conflicted = Set(try conflictState(in: repository).unresolvedByDocument().keys)
-            let tracking = try repository.references(matching: RefName.allTrackingBranches).map(\.target)
-            var remoteChanged = Set<DocumentPath>()
-            for tip in tracking where try !repository.isAncestorOrSame(tip, of: head) {
-                let base = try repository.mergeBase(tip, head)
-                let baseTree = try base.map { try repository.commit($0).treeID }
-                for path in try repository.changedPaths(from: baseTree, to: repository.commit(tip).treeID) {
-                    remoteChanged.insert(DocumentPath.document(containingFile: path))
-                }
+            let trackingReferences = try repository.references(matching: RefName.allTrackingBranches)
+            let trust = try SigningPolicy(repository: repository)?.key
+            let cache = DocumentListingCache(files: files)
+            let key = DocumentListingCache.key(head: head, tracking: trackingReferences, trust: trust)
+            let items: [MetadataItem]
+            if let cached = cache.listing(key: key) {
+                items = cached
+            } else {
+                items = try documentListing(at: head, tracking: trackingReferences.map(\.target),
+                                            known: cache.facts(), in: repository)
+                cache.store(items, key: key)
             }
-            let index = versionIndex(in: repository)
-            let graph = VersionGraph(repository: repository, index: index)
-            let entries = try documentEntries(in: repository.commit(head).treeID, repository: repository)
-            // With the index, one walk shared by all documents finds each one's current version
-            // and where its present run began; without it, each document walks on its own.
-            let shared = index?.presentVersions(of: entries.map(\.0.path), from: head)
-            let everDeleted = shared == nil ? [] : index?.deletedDocuments() ?? []
-            // Uploaded: reachable from a tracking branch, i.e. not among the commits only this
-            // device has (one walk, however many documents).
-            let onlyHere: Set<ObjectID>? = tracking.isEmpty ? nil : try {
-                var result = Set<ObjectID>()
-                let walk = try repository.revwalk(from: [head], hiding: tracking, topological: false)
-                while let id = try walk.next() { result.insert(id) }
-                return result
-            }()
-            var dates: [ObjectID: Date] = [:]
-            var commits: [ObjectID: Commit] = [:]
-            var items: [MetadataItem] = []
-            for (document, entry) in entries {
-                let answer = shared?[document.path]
-                let current: DocumentVersion
-                if let answer {
-                    // The version holds the state the head holds: the head's entry, the
-                    // version commit's date and device (commits shared by many documents).
-                    let commit = try commits[answer.current] ?? repository.commit(answer.current)
-                    commits[answer.current] = commit
-                    current = try graph.version(of: document, at: commit, entry: entry)
-                } else {
-                    current = try graph.version(of: document, at: graph.introducingCommit(of: document.path, from: head))
-                }
-                let uploaded = onlyHere.map { !$0.contains(current.commitID) } ?? false
-                let created: Date
-                if let answer, answer.appearedAtRoot || !everDeleted.contains(document.path) {
-                    // Before its appearance the document never existed on this line: the
-                    // appearance is its oldest version.
-                    if let known = dates[answer.appeared] { created = known } else {
-                        created = try repository.commit(answer.appeared).author.time
-                        dates[answer.appeared] = created
-                    }
-                } else {
-                    created = try (graph.history(of: document, after: current, limit: nil).last ?? current).modified
-                }
-                let item = MetadataItem(document: document, created: created, current: current,
-                                        hasUnresolvedConflicts: conflicted.contains(document),
-                                        syncStatus: SyncStatus(isUploaded: uploaded, hasRemoteChanges: remoteChanged.contains(document)))
-                if query.matches(item) { items.append(item) }
-            }
-            return items.sorted(by: query.areInOrder)
+            return items.filter(query.matches).sorted(by: query.areInOrder)
         }
+    }
+
+    /// Every document at `head` with its metadata, in tree order, computed from history.
+    /// `known`: facts about immutable objects from an earlier listing (entry sizes, version
+    /// commits' devices and dates), read instead of the objects.
+    private func documentListing(at head: ObjectID, tracking: [ObjectID], known: DocumentListingCache.Facts,
+                                 in repository: Repository) throws -> [MetadataItem] {
+        let conflicted = Set(try conflictState(in: repository).unresolvedByDocument().keys)
+        var remoteChanged = Set<DocumentPath>()
+        for tip in tracking where try !repository.isAncestorOrSame(tip, of: head) {
+            let base = try repository.mergeBase(tip, head)
+            let baseTree = try base.map { try repository.commit($0).treeID }
+            for path in try repository.changedPaths(from: baseTree, to: repository.commit(tip).treeID) {
+                remoteChanged.insert(DocumentPath.document(containingFile: path))
+            }
+        }
+        let index = versionIndex(in: repository)
+        let graph = VersionGraph(repository: repository, index: index)
+        let entries = try documentEntries(in: repository.commit(head).treeID, repository: repository)
+        // With the index, one walk shared by all documents finds each one's current version
+        // and where its present run began; without it, each document walks on its own.
+        let shared = index?.presentVersions(of: entries.map(\.0.path), from: head)
+        let everDeleted = shared == nil ? [] : index?.deletedDocuments() ?? []
+        // Uploaded: reachable from a tracking branch, i.e. not among the commits only this
+        // device has (one walk, however many documents).
+        let onlyHere: Set<ObjectID>? = tracking.isEmpty ? nil : try {
+            var result = Set<ObjectID>()
+            let walk = try repository.revwalk(from: [head], hiding: tracking, topological: false)
+            while let id = try walk.next() { result.insert(id) }
+            return result
+        }()
+        var dates: [ObjectID: Date] = [:]
+        // Per version commit, its device and date, read once: a commit is shared by many
+        // documents, and its device comes from parsing its message (a first save of 10,000
+        // documents lists them all, so parsing it per document took seconds).
+        var savers = known.savers
+        var items: [MetadataItem] = []
+        for (document, entry) in entries {
+            let answer = shared?[document.path]
+            let current: DocumentVersion
+            if let answer {
+                // The version holds the state the head holds: the head's entry, the
+                // version commit's date and device.
+                let saver = try savers[answer.current] ?? {
+                    let commit = try repository.commit(answer.current)
+                    return (commit.device, commit.author.time)
+                }()
+                savers[answer.current] = saver
+                current = try graph.version(of: document, at: answer.current, device: saver.device,
+                                            modified: saver.modified, entry: entry, size: known.sizes[entry.id])
+            } else {
+                current = try graph.version(of: document, at: graph.introducingCommit(of: document.path, from: head))
+            }
+            let uploaded = onlyHere.map { !$0.contains(current.commitID) } ?? false
+            let created: Date
+            if let answer, answer.appearedAtRoot || !everDeleted.contains(document.path) {
+                // Before its appearance the document never existed on this line: the
+                // appearance is its oldest version.
+                if let known = dates[answer.appeared] { created = known } else {
+                    created = try repository.commit(answer.appeared).author.time
+                    dates[answer.appeared] = created
+                }
+            } else {
+                created = try (graph.history(of: document, after: current, limit: nil).last ?? current).modified
+            }
+            items.append(MetadataItem(document: document, created: created, current: current,
+                                      hasUnresolvedConflicts: conflicted.contains(document),
+                                      syncStatus: SyncStatus(isUploaded: uploaded, hasRemoteChanges: remoteChanged.contains(document))))
+        }
+        return items
     }
 
     /// Runs a query live: yields the gathered results first, then the new results each time

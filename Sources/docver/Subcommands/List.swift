@@ -13,9 +13,9 @@ extension Docver {
         @OptionGroup var filter: QueryOptions
 
         func run(in container: Container) async throws {
-            let items = try container.query(filter.query()).map(ItemOutput.init)
-            if output.json { return try Terminal.printJSON(items) }
-            items.forEach { print($0.line) }
+            let items = try container.query(filter.query())
+            if output.json { return try Terminal.printJSON(items.map(ItemOutput.init)) }
+            print(ItemOutput.lines(items), terminator: "")
         }
     }
 }

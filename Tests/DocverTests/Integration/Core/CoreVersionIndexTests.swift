@@ -34,6 +34,7 @@ import Testing
             }
             items = try container.documents().map { item in
                 "\(item.document.path) \(item.created.timeIntervalSince1970) \(item.current.id) "
+                    + "\(item.current.modified.timeIntervalSince1970) \(item.current.device) \(item.size) \(item.kind) "
                     + "\(item.hasUnresolvedConflicts) \(item.syncStatus.isUploaded) \(item.syncStatus.hasRemoteChanges)"
             }
             conflicts = try container.conflicts().map { conflict in
@@ -45,7 +46,8 @@ import Testing
     /// Removes every cache in `.git/docver`, so the next answers are derived from history alone.
     static func dropCaches(of container: Container) throws {
         let folder = container.root.appendingPathComponent(".git/docver")
-        for name in ["version-index", "versions.json", "conflicts.json", "conflict-listing.json"] {
+        for name in ["version-index", "versions.json", "conflicts.json", "conflict-listing", "conflict-listing.json",
+                     "document-listing"] {
             try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
         }
     }
