@@ -11,9 +11,11 @@ import Foundation
 /// naming its branch, and goes on with the others.
 ///
 /// Only what is new is read: commits not reachable from the trusted head (this device's
-/// branch), and in their trees only the entries that differ from the trusted head's tree at
-/// the same path. Trees are walked with an explicit stack, so nesting cannot exhaust the
-/// thread's stack.
+/// branch), parents before children, and in each commit's tree only the entries that differ
+/// from its first parent's tree at the same path, when that parent was found valid or is
+/// trusted (else from the trusted head's tree). A save that changed three documents costs
+/// three entries, not a re-check of the folders around them. Trees are walked with an
+/// explicit stack, so nesting cannot exhaust the thread's stack.
 struct ArrivalValidator {
     /// The deepest folder nesting accepted (git's `core.maxTreeDepth` is 4096; a path this deep
     /// is already near the file system's limit).
@@ -29,6 +31,8 @@ struct ArrivalValidator {
     let repository: Repository
     /// Trees already found valid, with the folder depth and path they were checked at.
     private var validTrees: Set<String> = []
+    /// Commits already found valid, with their trees.
+    private var validCommits: [ObjectID: ObjectID] = [:]
 
     init(repository: Repository) { self.repository = repository }
 
@@ -36,12 +40,25 @@ struct ArrivalValidator {
     /// already hold; nil when everything is valid.
     mutating func problem(in head: ObjectID, trusting trusted: ObjectID?) -> String? {
         do {
-            let referenceTree = try trusted.map { try repository.commit($0).treeID }
-            let walk = try repository.revwalk(from: [head], hiding: trusted.map { [$0] } ?? [], topological: false)
-            while let id = try walk.next() {
+            let trustedTree = try trusted.map { try repository.commit($0).treeID }
+            let walk = try repository.revwalk(from: [head], hiding: trusted.map { [$0] } ?? [], topological: true)
+            var arrivals: [ObjectID] = []
+            while let id = try walk.next() { arrivals.append(id) }
+            let arriving = Set(arrivals)
+            for id in arrivals.reversed() where validCommits[id] == nil {
                 let commit = try repository.rawCommit(id)
                 if let problem = Self.headerProblem(commit.headerLines) { return "commit \(id.hex.prefix(12)): \(problem)" }
-                if let problem = try treeProblem(commit.tree, reference: referenceTree) { return "commit \(id.hex.prefix(12)): \(problem)" }
+                // A parent that does not arrive is reachable from the trusted head: trusted too.
+                var reference = trustedTree
+                if let parent = commit.parents.first {
+                    if let tree = validCommits[parent] {
+                        reference = tree
+                    } else if trusted != nil, !arriving.contains(parent) {
+                        reference = try repository.commit(parent).treeID
+                    }
+                }
+                if let problem = try treeProblem(commit.tree, reference: reference) { return "commit \(id.hex.prefix(12)): \(problem)" }
+                validCommits[id] = commit.tree
             }
             return nil
         } catch let error as GitError {
