@@ -174,6 +174,18 @@ import Testing
         }
     }
 
+    /// A file and a folder of one name are duplicates too, with entries between them.
+    @Test func aFileAndAFolderOfOneNameAreRefused() throws {
+        try expectRefused("duplicate entries named 'a'") { mallory in
+            let one = try mallory.blob("one\n")
+            let inner = try fileTree(mallory, name: Array("x".utf8))
+            return try mallory.commit(tree: mallory.tree([RawEntry(mode: "100644", name: Array("a".utf8), id: one),
+                                                         RawEntry(mode: "100644", name: Array("a-b".utf8), id: one),
+                                                         RawEntry(mode: "100644", name: Array("a.txt".utf8), id: one),
+                                                         RawEntry(mode: "40000", name: Array("a".utf8), id: inner)]))
+        }
+    }
+
     @Test(arguments: ["100664", "160000", "100600"])
     func anUnsupportedModeIsRefused(mode: String) throws {
         try expectRefused("mode") { mallory in try mallory.commit(tree: fileTree(mallory, name: Array("a.txt".utf8), mode: mode)) }
