@@ -5,7 +5,15 @@ made with `cp -a`. Each case is timed with paired runs (docver, git, docver, git
 join's growth in N is fitted as an exponent (time ~ N^k).
 
 Run: python3 Benchmarks/scale.py --docver PATH [--sizes 50,200,800] [--huge] [--reps 3]
-(`--huge` adds N = 2,500; `--reuse` keeps the remotes of an earlier run; `--join-only`). Prints a Markdown table; `--json FILE` keeps every sample.
+(`--huge` adds N = 2,500; `--reuse` keeps the remotes of an earlier run; `--join-only`; `--no-sync`
+leaves out the join by `sync`; `--index-200k` adds the version index of the 200,000-save
+container). Prints a Markdown table; `--json FILE` keeps every sample.
+
+The join by `sync`: device 0 holds its own N offline saves (a container cloned from a remote
+with only its branch), then syncs with the team's remote (a fresh copy per run, since the sync
+pushes the integration): fetch 7 devices' branches, validate, integrate, check out, push.
+Git's same job: `git fetch` of every branch into a clone that has device 0's, 7 ×
+`git merge-tree --write-tree`, and the checkout of the last merged tree (`git read-tree -m -u`).
 """
 
 import argparse
@@ -107,16 +115,89 @@ def fit_exponent(points):
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
 
 
+def sync_join(docver, work, remote, n, reps):
+    """Paired samples of the join by `sync` (see the module's description)."""
+    from .containers import copy_container
+    own = work / f"own-{n}.git"            # the team's remote as device 0 last saw it: its branch only
+    template = work / f"sync-template-{n}"  # device 0's container with its N offline saves
+    gittemplate = work / f"gitsync-template-{n}"
+    team = work / f"team-{n}.git"           # a fresh copy of the team's remote per run
+    dest, gitdest = work / f"sync-{n}", work / f"gitsync-{n}"
+    for path in (own, template, gittemplate):
+        if path.exists():
+            shutil.rmtree(path)
+    run(["git", "clone", "-q", "--bare", "--no-local", "--single-branch", "--branch", "docver/dev0", str(remote), str(own)])
+    run([docver, "clone", str(own), str(template), "--device", "dev0"])
+    run(["git", "config", "remote.origin.url", str(team)], cwd=template)
+    run(["git", "clone", "-q", "--no-local", "--single-branch", "--branch", "docver/dev0", str(own), str(gittemplate)])
+    run(["git", "config", "remote.origin.url", str(team)], cwd=gittemplate)
+    run(["git", "config", "remote.origin.fetch", "+refs/heads/*:refs/remotes/origin/*"], cwd=gittemplate)
+    shutil.rmtree(own)
+
+    def prepare(side):
+        for path in (dest, gitdest, team):
+            if path.exists():
+                shutil.rmtree(path)
+        run(["cp", "-a", str(remote), str(team)])
+        run(["git", "update-ref", "-d", "refs/heads/docver/newdev"], cwd=team, check=False)
+        # A copy with its index refreshed (git's, which docver's status reads too), so neither
+        # side re-hashes 10,000 files because the copy has new inodes.
+        copy_container(template if side == "docver" else gittemplate, dest if side == "docver" else gitdest)
+
+    def docver_sync():
+        return timed([docver, "-C", str(dest), "sync"])
+
+    def git_sync():
+        start = time.perf_counter()
+        run(["git", "fetch", "-q", "origin"], cwd=gitdest)
+        tree = None
+        for device in range(1, DEVICES):
+            result = run(["git", "merge-tree", "--write-tree", "HEAD", f"origin/docver/dev{device}"],
+                         cwd=gitdest, check=False)
+            tree = result.stdout.split(b"\n")[0].decode()
+        run(["git", "read-tree", "-m", "-u", "HEAD", tree], cwd=gitdest)
+        return time.perf_counter() - start
+
+    return pairs(reps, docver_sync, git_sync, prepare)
+
+
+def index_200k(docver, work, reuse):
+    """The version index of bench.py's 200,000-save container (10,000 documents, 8 devices):
+    its size, and the time to build it from scratch (`log -n 1 DOC` with the index deleted)."""
+    from .containers import generate_container
+    from .history import History
+    path = work / "history-200000"
+    history = History(10_000, 200_000, 8, 125, 100, seed=6)
+    if not (reuse and path.exists()):
+        start = time.perf_counter()
+        generate_container(path, history)
+        print(f"generated the 200,000-save container in {time.perf_counter() - start:.1f}s", file=sys.stderr, flush=True)
+    index = path / ".git" / "docver" / "version-index"
+    built = []
+    for _ in range(2):
+        if index.exists():
+            index.unlink()
+        built.append(timed([docver, "-C", str(path), "log", "-n", "1", history.log_document]))
+    size = index.stat().st_size
+    print(f"200,000 saves: version index {size:,} bytes, built in {', '.join(f'{t:.1f}' for t in built)} s",
+          file=sys.stderr, flush=True)
+    return size, built
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--docver", required=True)
-    parser.add_argument("--work", default=str(Path(__file__).resolve().parent.parent / "bench-work" / "scale"))
+    parser.add_argument("--work", default=str(Path(__file__).resolve().parents[2] / "bench-work" / "scale"))
     parser.add_argument("--sizes", default="50,200,800")
     parser.add_argument("--huge", action="store_true", help="also N = 2,500")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--json")
     parser.add_argument("--reuse", action="store_true", help="keep remotes generated by an earlier run")
     parser.add_argument("--join-only", action="store_true", help="only the join cases")
+    parser.add_argument("--no-sync", action="store_true", help="leave out the join by sync")
+    parser.add_argument("--index-200k", action="store_true",
+                        help="also the version index of the 200,000-save container (size, build from scratch)")
+    parser.add_argument("--index-only", action="store_true", help="only the 200,000-save index case")
     args = parser.parse_args()
     docver = str(Path(args.docver).resolve())
     work = Path(args.work)
@@ -133,7 +214,8 @@ def main():
         print(rows[-1], flush=True)
 
     joined = None
-    for n in sizes:
+    sync_points = []
+    for n in ([] if args.index_only else sizes):
         remote = work / f"remote-{n}.git"
         start = time.perf_counter()
         if not (args.reuse and remote.exists()):
@@ -146,6 +228,8 @@ def main():
             for d in (dest, gitdest):
                 if d.exists():
                     shutil.rmtree(d)
+            # The new device's clone pushed its integration: a later run would only fast-forward.
+            run(["git", "update-ref", "-d", "refs/heads/docver/newdev"], cwd=remote, check=False)
 
         def docver_join():
             return timed([docver, "clone", str(remote), str(dest), "--device", "newdev"])
@@ -162,6 +246,11 @@ def main():
         a, b = pairs(reps, docver_join, git_join, prepare)
         join_points.append((n, statistics.median(a)))
         record(f"join 8 devices × {n} offline saves (clone)", a, b, "git clone --no-local + 7 × merge-tree", "≤ 1.0×")
+        if not args.no_sync:
+            a, b = sync_join(docver, work, remote, n, reps)
+            sync_points.append((n, statistics.median(a)))
+            record(f"join 8 devices × {n} offline saves (sync)", a, b,
+                   "git fetch + 7 × merge-tree + read-tree -m -u", "≤ 1.0×")
         if args.join_only:
             continue
         docver_join()  # keep one joined container of this size for the read cases
@@ -206,11 +295,17 @@ def main():
                      lambda: timed(["git", "status", "--porcelain"], cwd=gitcopy))
         record("status after cp -a, later calls", a, b, "git status --porcelain", "≤ 1×")
 
-    if len(join_points) >= 2:
-        exponent = fit_exponent(join_points)
-        line = f"join time grows as N^{exponent:.2f} over N = {', '.join(str(n) for n, _ in join_points)}"
-        rows.append(line)
-        print(line, flush=True)
+    if args.index_200k or args.index_only:
+        size, built = index_200k(docver, work, args.reuse)
+        record(f"version index of the 200,000-save container built from scratch ({size:,} bytes)", built, None, "",
+               "reported")
+
+    for label, points in (("join", join_points), ("sync join", sync_points)):
+        if len(points) >= 2:
+            exponent = fit_exponent(points)
+            line = f"{label} time grows as N^{exponent:.2f} over N = {', '.join(str(n) for n, _ in points)}"
+            rows.append(line)
+            print(line, flush=True)
     print("\n| case | docver | git | ratio | goal |\n|---|---|---|---|---|")
     print("\n".join(rows))
     if args.json:

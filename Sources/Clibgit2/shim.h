@@ -14,11 +14,15 @@ static inline int docver_disable_strict_hash_verification(void) {
     return git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
 }
 
-/* Lets libgit2's object cache keep commits up to `limit` bytes (4 KB by default): an integration
-   after a long offline period records thousands of conflicts, and a command that reads it
-   twice would inflate it twice. */
-static inline int docver_cache_commits_up_to(size_t limit) {
-    return git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_COMMIT, limit);
+/* libgit2 caches only objects up to 4 KB (commits, trees) by default. An integration commit
+   that records thousands of conflict versions is hundreds of KB, and a folder of 1,000
+   documents is a 40 KB tree: both were inflated again at every lookup (once per document
+   when a join describes its changes). Larger limits keep them in the cache, which stays
+   bounded by its total size (256 MB by default). Blobs are still never cached. */
+static inline int docver_cache_large_commits_and_trees(void) {
+    int result = git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_COMMIT, (size_t)16 * 1024 * 1024);
+    if (result < 0) return result;
+    return git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE, (size_t)4 * 1024 * 1024);
 }
 
 /* libgit2 1.5 inflates a truncated loose object forever (100% CPU, no error). This reads the

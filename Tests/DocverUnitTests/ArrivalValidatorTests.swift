@@ -61,6 +61,22 @@ import Testing
         }
     }
 
+    /// The order tree entries are checked in (and matched against a reference tree by) is
+    /// git's: names compared as bytes, a folder's with "/" appended. Names are drawn from a
+    /// few bytes around "/" so that prefixes and ties are frequent.
+    @Test(arguments: Seeds.make(4, salt: 173))
+    func sortKeysCompareAsNamesWithASlashAfterFolders(seed: UInt64) {
+        var random = SeededRandom(seed: seed)
+        let alphabet: [UInt8] = [0x21, 0x2E, 0x2F, 0x30, 0x61, 0xFF]
+        func name() -> [UInt8] { (0..<Int.random(in: 0...4, using: &random)).map { _ in alphabet.randomElement(using: &random)! } }
+        for _ in 0..<2000 {
+            let a = name(), b = name(), aIsTree = Bool.random(using: &random), bIsTree = Bool.random(using: &random)
+            let aKey = a + (aIsTree ? [0x2F] : []), bKey = b + (bIsTree ? [0x2F] : [])
+            let expected = aKey == bKey ? 0 : aKey.lexicographicallyPrecedes(bKey) ? -1 : 1
+            #expect(ArrivalValidator.compareSortKeys(a, aIsTree, b, bIsTree) == expected, "seed \(seed): \(a) \(aIsTree) \(b) \(bIsTree)")
+        }
+    }
+
     /// git's C-style unquoting, as the oracle of ``ArrivalValidator/escaped(_:)``.
     private func decode(_ text: String) -> [UInt8] {
         var result: [UInt8] = []

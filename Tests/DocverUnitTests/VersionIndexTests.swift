@@ -138,6 +138,24 @@ import Testing
         }
     }
 
+    /// The remembered answers (one memory per ancestor, shared by every question about it, in
+    /// a random order, as a join asks them) are libgit2's.
+    @Test(arguments: [14, 15, 16] as [UInt64])
+    func rememberedAncestryMatchesLibgit2(seed: UInt64) throws {
+        let scratch = try TempRepository()
+        let history = try RandomHistory(scratch, seed: seed, count: 40)
+        let index = try Self.index(of: history, in: scratch.repository)
+        var random = SeededRandom(seed: seed)
+        var known: [Int32: [Int32: Bool]] = [:]
+        var questions = history.commits.flatMap { a in history.commits.map { b in (a, b) } }
+        questions.shuffle(using: &random)
+        for (a, b) in questions {
+            let start = try #require(index.number(of: a)), target = try #require(index.number(of: b))
+            let answer = index.isDescendant(start, of: target, remembering: &known[target, default: [:]])
+            #expect(answer == (try scratch.repository.isDescendant(a, of: b)))
+        }
+    }
+
     @Test(arguments: [10, 11, 12, 13] as [UInt64])
     func theSharedWalkGivesEachPresentDocumentsVersionAndAppearance(seed: UInt64) throws {
         let scratch = try TempRepository()

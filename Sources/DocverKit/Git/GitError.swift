@@ -72,10 +72,14 @@ func check(_ result: Int32, _ function: String = #function) throws -> Int32 {
 /// Objects read back from the local object database are not re-hashed (libgit2 does so by
 /// default, git does not): that hashing was a large share of listing conflicts. Objects that
 /// arrive from a remote are still verified when their pack is indexed.
+///
+/// Large commits and trees (an integration recording thousands of conflicts, a folder of
+/// thousands of documents) are kept in libgit2's object cache like small ones: they were
+/// inflated again at every lookup.
 let libgit2Initialised: Void = {
     git_libgit2_init()
     docver_disable_strict_hash_verification()
-    docver_cache_commits_up_to(16 << 20)
+    docver_cache_large_commits_and_trees()
 }()
 
 import Foundation

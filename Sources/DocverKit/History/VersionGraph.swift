@@ -14,6 +14,13 @@ struct VersionGraph {
     /// Optional knowledge for ancestry questions within one integration: per head, the
     /// commits reachable from it but not from the merge base (each side's own line).
     var lines: [Set<ObjectID>] = []
+    /// Ancestry answers from the index, remembered per ancestor (see
+    /// ``VersionIndex/isDescendant(_:of:remembering:)``): shared by the copies of this graph.
+    private let descent = DescentMemo()
+
+    private final class DescentMemo {
+        var known: [Int32: [Int32: Bool]] = [:]
+    }
 
     init(repository: Repository, memo: VersionMemo? = nil, index: VersionIndex? = nil) {
         self.repository = repository
@@ -39,7 +46,9 @@ struct VersionGraph {
            lines.contains(where: { $0.contains(commit) && !$0.contains(ancestor) }) {
             return false
         }
-        if let known = index?.isDescendant(commit, of: ancestor) { return known }
+        if let index, let start = index.number(of: commit), let target = index.number(of: ancestor) {
+            return index.isDescendant(start, of: target, remembering: &descent.known[target, default: [:]])
+        }
         return try repository.isDescendant(commit, of: ancestor)
     }
 

@@ -239,6 +239,37 @@ extension VersionIndex {
         return false
     }
 
+    /// ``isDescendant(_:of:)`` for many questions about one ancestor: `known` remembers, per
+    /// commit number, whether it strictly descends from `target`, so across all the questions
+    /// each commit is visited once (a join asks it of every contested document's version,
+    /// and each search alone could walk a whole side's line back to the merge base).
+    func isDescendant(_ start: Int32, of target: Int32, remembering known: inout [Int32: Bool]) -> Bool {
+        let floor = nodes[Int(target)].generation
+        guard start != target, nodes[Int(start)].generation > floor else { return false }
+        if let answer = known[start] { return answer }
+        // Depth first, the path from `start` on the stack: when a parent is (or descends from)
+        // the target, so does every commit on the path; a commit whose parents all do not,
+        // does not.
+        var stack: [(node: Int32, next: Int)] = [(start, 0)]
+        while let (node, next) = stack.last {
+            let parents = nodes[Int(node)].parents
+            guard next < parents.count else {
+                known[node] = false
+                stack.removeLast()
+                continue
+            }
+            stack[stack.count - 1].next = next + 1
+            let parent = parents[next]
+            if parent == target || known[parent] == true {
+                for step in stack { known[step.node] = true }
+                return true
+            }
+            guard known[parent] == nil, nodes[Int(parent)].generation > floor else { continue }
+            stack.append((parent, 0))
+        }
+        return false
+    }
+
     /// ``VersionGraph/introducingCommit(of:from:)`` from the index: the same walk, the same
     /// answer, without reading a tree. `absent` says whether `path` is absent at `start`
     /// (the caller knows it from one tree lookup). nil when `start` is not indexed.

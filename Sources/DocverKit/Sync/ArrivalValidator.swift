@@ -11,9 +11,11 @@ import Foundation
 /// naming its branch, and goes on with the others.
 ///
 /// Only what is new is read: commits not reachable from the trusted head (this device's
-/// branch), and in their trees only the entries that differ from the trusted head's tree at
-/// the same path. Trees are walked with an explicit stack, so nesting cannot exhaust the
-/// thread's stack.
+/// branch), parents before children, and in each commit's tree only the entries that differ
+/// from its first parent's tree at the same path, when that parent was found valid or is
+/// trusted (else from the trusted head's tree). A save that changed three documents costs
+/// three entries, not a re-check of the folders around them. Trees are walked with an
+/// explicit stack, so nesting cannot exhaust the thread's stack.
 struct ArrivalValidator {
     /// The deepest folder nesting accepted (git's `core.maxTreeDepth` is 4096; a path this deep
     /// is already near the file system's limit).
@@ -29,6 +31,8 @@ struct ArrivalValidator {
     let repository: Repository
     /// Trees already found valid, with the folder depth and path they were checked at.
     private var validTrees: Set<String> = []
+    /// Commits already found valid, with their trees.
+    private var validCommits: [ObjectID: ObjectID] = [:]
 
     init(repository: Repository) { self.repository = repository }
 
@@ -36,12 +40,25 @@ struct ArrivalValidator {
     /// already hold; nil when everything is valid.
     mutating func problem(in head: ObjectID, trusting trusted: ObjectID?) -> String? {
         do {
-            let referenceTree = try trusted.map { try repository.commit($0).treeID }
-            let walk = try repository.revwalk(from: [head], hiding: trusted.map { [$0] } ?? [], topological: false)
-            while let id = try walk.next() {
+            let trustedTree = try trusted.map { try repository.commit($0).treeID }
+            let walk = try repository.revwalk(from: [head], hiding: trusted.map { [$0] } ?? [], topological: true)
+            var arrivals: [ObjectID] = []
+            while let id = try walk.next() { arrivals.append(id) }
+            let arriving = Set(arrivals)
+            for id in arrivals.reversed() where validCommits[id] == nil {
                 let commit = try repository.rawCommit(id)
                 if let problem = Self.headerProblem(commit.headerLines) { return "commit \(id.hex.prefix(12)): \(problem)" }
-                if let problem = try treeProblem(commit.tree, reference: referenceTree) { return "commit \(id.hex.prefix(12)): \(problem)" }
+                // A parent that does not arrive is reachable from the trusted head: trusted too.
+                var reference = trustedTree
+                if let parent = commit.parents.first {
+                    if let tree = validCommits[parent] {
+                        reference = tree
+                    } else if trusted != nil, !arriving.contains(parent) {
+                        reference = try repository.commit(parent).treeID
+                    }
+                }
+                if let problem = try treeProblem(commit.tree, reference: reference) { return "commit \(id.hex.prefix(12)): \(problem)" }
+                validCommits[id] = commit.tree
             }
             return nil
         } catch let error as GitError {
@@ -107,17 +124,49 @@ struct ArrivalValidator {
         while let pending = stack.popLast() {
             let key = pending.tree.hex + " " + pending.path.joined(separator: "/")
             guard !validTrees.contains(key) else { continue }
+            // The reference is valid, so in git's order: it is walked alongside the tree, an
+            // entry matching the reference's entry of the same sort key (the one of its name
+            // and kind, the only one that can hold the same id and mode).
             let referenceEntries = try pending.reference.map { try repository.rawTreeEntries($0) } ?? []
-            let trusted = Dictionary(referenceEntries.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-            var seen: Set<[UInt8]> = []
-            var previousKey: [UInt8]?
-            for entry in try repository.rawTreeEntries(pending.tree) {
-                guard seen.insert(entry.name).inserted else { return "duplicate entries named '\(Self.escaped(entry.name))'" }
+            var referencePosition = 0
+            let entries = try repository.rawTreeEntries(pending.tree)
+            for (position, entry) in entries.enumerated() {
                 let isTree = entry.rawMode == 0o040000
-                let sortKey = entry.name + (isTree ? [UInt8(ascii: "/")] : [])
-                if let previousKey, !previousKey.lexicographicallyPrecedes(sortKey) { return "tree entries out of order" }
-                previousKey = sortKey
-                if let same = trusted[entry.name], same.id == entry.id, same.rawMode == entry.rawMode { continue }
+                if position > 0 {
+                    let previous = entries[position - 1]
+                    if Self.compareSortKeys(previous.name, previous.rawMode == 0o040000, entry.name, isTree) >= 0 {
+                        if entries[..<position].contains(where: { $0.name == entry.name }) {
+                            return "duplicate entries named '\(Self.escaped(entry.name))'"
+                        }
+                        return "tree entries out of order"
+                    }
+                    // In order so far, an earlier entry of the same name can only be a file of
+                    // a folder's name: found by binary search, the earlier entries being sorted.
+                    if isTree {
+                        var low = 0, high = position
+                        while low < high {
+                            let middle = (low + high) / 2
+                            let earlier = entries[middle]
+                            if Self.compareSortKeys(earlier.name, earlier.rawMode == 0o040000, entry.name, false) < 0 {
+                                low = middle + 1
+                            } else {
+                                high = middle
+                            }
+                        }
+                        if low < position, entries[low].name == entry.name {
+                            return "duplicate entries named '\(Self.escaped(entry.name))'"
+                        }
+                    }
+                }
+                var same: RawTreeEntry?
+                while referencePosition < referenceEntries.count {
+                    let candidate = referenceEntries[referencePosition]
+                    let order = Self.compareSortKeys(candidate.name, candidate.rawMode == 0o040000, entry.name, isTree)
+                    if order < 0 { referencePosition += 1; continue }
+                    if order == 0 { same = candidate }
+                    break
+                }
+                if let same, same.id == entry.id, same.rawMode == entry.rawMode { continue }
                 guard let name = String(validating: entry.name, as: UTF8.self) else {
                     return "a name that is not UTF-8: '\(Self.escaped(entry.name))'"
                 }
@@ -141,7 +190,7 @@ struct ArrivalValidator {
                 guard display.utf8.count <= Self.maximumPathBytes else { return "a path longer than \(Self.maximumPathBytes) bytes" }
                 if isTree {
                     guard path.count < Self.maximumDepth else { return "folders nested deeper than \(Self.maximumDepth) levels" }
-                    let reference = trusted[entry.name].flatMap { $0.rawMode == 0o040000 ? $0.id : nil }
+                    let reference = same.flatMap { $0.rawMode == 0o040000 ? $0.id : nil }
                     stack.append(Pending(tree: entry.id, reference: reference, path: path))
                     continue
                 }
@@ -153,6 +202,20 @@ struct ArrivalValidator {
             validTrees.insert(key)
         }
         return nil
+    }
+
+    /// git's order of tree entries (negative, zero, positive): by name, a folder's name read
+    /// as if it ended with "/".
+    static func compareSortKeys(_ a: [UInt8], _ aIsTree: Bool, _ b: [UInt8], _ bIsTree: Bool) -> Int {
+        let aCount = a.count + (aIsTree ? 1 : 0), bCount = b.count + (bIsTree ? 1 : 0)
+        var index = 0
+        while index < aCount && index < bCount {
+            let x = index < a.count ? a[index] : UInt8(ascii: "/")
+            let y = index < b.count ? b[index] : UInt8(ascii: "/")
+            if x != y { return x < y ? -1 : 1 }
+            index += 1
+        }
+        return aCount == bCount ? 0 : aCount < bCount ? -1 : 1
     }
 
     /// Names git refuses to check out: `.`, `..`, `.git` in any case and its NTFS and HFS+

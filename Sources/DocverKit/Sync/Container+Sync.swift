@@ -153,10 +153,22 @@ extension Container {
                        progress: TransferProgressHandler? = nil, in repository: Repository) throws {
         let prefix = RefName.trackingPrefix(name)
         let before = Dictionary(uniqueKeysWithValues: try repository.references(matching: prefix + "*").map { ($0.name, $0.target) })
+        let reportProgress = progress.map { handler in
+            { (counts: TransferCounts) in handler(TransferProgress(remote: name, direction: .fetch, counts)) }
+        }
         do {
-            try remote.fetch([RefName.fetchSpec(name)], settings: transferSettings(repository), progress: progress.map { handler in
-                { counts in handler(TransferProgress(remote: name, direction: .fetch, counts)) }
-            })
+            // A bare repository on this machine: its packs are indexed here directly (see
+            // Repository+LocalFetch.swift), the transport only when that cannot bring everything.
+            let fetchedLocally: Bool
+            if case let .local(path) = RemoteLocation(remote.url, relativeTo: root) {
+                fetchedLocally = try repository.fetchLocally(from: path, sourcePrefix: String(RefName.allDeviceBranches.dropLast()),
+                                                             destinationPrefix: prefix, message: "docver: fetch", progress: reportProgress)
+            } else {
+                fetchedLocally = false
+            }
+            if !fetchedLocally {
+                try remote.fetch([RefName.fetchSpec(name)], settings: transferSettings(repository), progress: reportProgress)
+            }
         } catch let error as GitError {
             throw DocverError.remote(name: name, message: error.message)
         }

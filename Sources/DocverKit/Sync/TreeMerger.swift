@@ -175,7 +175,7 @@ struct TreeMerger {
             // The side's state came from a line that never had the base's version: the change
             // the side's own line made to that version meets the others too.
             if let base, baseSlot != nil, !Self.same(slot, baseSlot),
-               try !repository.isAncestorOrSame(base, of: introduced) {
+               try !graph.isAncestorOrSame(base, of: introduced) {
                 for change in try graph.baseLineChanges(of: path, from: heads[index], base: base) where versions.index(forKey: change) == nil {
                     let state: Slot = try repository.tree(repository.commit(change).treeID).documentEntry(atPath: path).map(EntryState.init)
                     versions.updateValue(state, forKey: change)
@@ -234,13 +234,13 @@ struct TreeMerger {
         // A side's version may be a decision other than the one taken for the side (several
         // devices made the same choice, and their lines met before this one): a decision is
         // never an ordinary edit.
-        guard try repository.isDescendant(version, of: kept), try !isDecision(version, about: path) else { return false }
+        guard try graph.isDescendant(version, of: kept), try !isDecision(version, about: path) else { return false }
         var visited: Set<ObjectID> = [version]
         var stack = [version]
         while let next = stack.popLast() {
             for predecessor in try graph.predecessors(of: next, path: path) where visited.insert(predecessor).inserted {
                 if predecessor == kept { return true }
-                guard try repository.isDescendant(predecessor, of: kept), try !isDecision(predecessor, about: path) else { continue }
+                guard try graph.isDescendant(predecessor, of: kept), try !isDecision(predecessor, about: path) else { continue }
                 stack.append(predecessor)
             }
         }

@@ -72,6 +72,53 @@ import Testing
         }
     }
 
+    /// The same damage in a remote on this machine: a sync that would fetch the truncated
+    /// commit ends within seconds with one line naming it (libgit2's local transport inflated
+    /// it forever), and integrates nothing of that branch.
+    @Test func aTruncatedCommitInALocalRemoteEndsTheSyncInOneLineWithinSeconds() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        for round in 1...5 {
+            try alice.saveText(String(repeating: "round \(round)\n", count: 200), to: "a.txt")
+        }
+        try alice.sync()
+        // Every object of the remote loose, as small pushes leave them on a git server.
+        let packs = remote.appendingPathComponent("objects/pack")
+        for name in try FileManager.default.contentsOfDirectory(atPath: packs.path) where name.hasSuffix(".pack") {
+            let pack = packs.appendingPathComponent(name)
+            let moved = scratch.path(name)
+            try FileManager.default.moveItem(at: pack, to: moved)
+            try FileManager.default.removeItem(at: pack.deletingPathExtension().appendingPathExtension("idx"))
+            let unpack = Process()
+            unpack.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+            unpack.arguments = ["-C", remote.path, "unpack-objects", "-q"]
+            unpack.standardInput = try FileHandle(forReadingFrom: moved)
+            try unpack.run()
+            unpack.waitUntilExit()
+            #expect(unpack.terminationStatus == 0)
+        }
+        let id = try alice.git(["rev-parse", "HEAD~2"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let file = remote.path + "/objects/" + id.prefix(2) + "/" + id.dropFirst(2)
+        let data = try Data(contentsOf: URL(fileURLWithPath: file))
+        chmod(file, 0o644)
+        try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: file))
+
+        let bob = try scratch.device("bob", remote: remote)
+        let start = Date()
+        let result = try docverWithin(20, ["sync"], in: bob.root)
+        let seconds = Date().timeIntervalSince(start)
+        #expect(seconds < 5, "sync took \(seconds) s")
+        // The tip arrives, the commit below it cannot: the branch is refused as any branch
+        // whose objects cannot be read (a warning naming the object; bob keeps working).
+        #expect(result.status == 0 || result.status == 1, "sync ended with \(result.status): \(result.stderr)")
+        #expect(result.stderrLines.count == 1, "\(result.stderr)")
+        #expect(result.stderrLines.first?.contains(id) == true, "\(result.stderr)")
+        #expect(result.stderr.contains("nothing from that branch was integrated") || result.stderr.contains("is corrupt"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: bob.root.appendingPathComponent("a.txt").path))
+        #expect(try docver("status", in: bob.root).status == 0)
+    }
+
     /// Issue 16, case 14: errors that misled.
     @Test func aFileWhereDocverKeepsItsFolderIsNamedPlainly() throws {
         let scratch = try Scratch()

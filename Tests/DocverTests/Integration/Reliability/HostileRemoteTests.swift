@@ -51,6 +51,13 @@ import Testing
             return try git(["hash-object", "-w", "-t", "commit", "--literally", "--stdin"], input: Data(text.utf8))
         }
 
+        /// A commit on top of `parent`, dated like ``commit(tree:date:message:)``'s.
+        func commit(tree: String, parent: String, message: String = "Save x") throws -> String {
+            let text = "tree \(tree)\nparent \(parent)\nauthor M <m@example.com> 1700000000 +0000\n"
+                + "committer M <m@example.com> 1700000000 +0000\n\n\(message)\n"
+            return try git(["hash-object", "-w", "-t", "commit", "--literally", "--stdin"], input: Data(text.utf8))
+        }
+
         /// Pushes `commit` as the branch of device `device` (receive.fsckObjects is off by default).
         func push(_ commit: String, as device: String = "mallory") throws {
             _ = try git(["push", "-q", "--force", remote.path, "\(commit):refs/heads/docver/\(device)"])
@@ -125,6 +132,28 @@ import Testing
         }
     }
 
+    /// Each arriving save is checked against its parent (only the entries it changed): a
+    /// forbidden name added next to valid documents by a save in the middle of the branch,
+    /// and removed by the save after it, is found all the same.
+    @Test func aForbiddenNameInAnOlderSaveIsRefusedThoughALaterSaveRemovesIt() throws {
+        try expectRefused("'dir/.git'") { mallory in
+            let one = try mallory.blob("one\n"), two = try mallory.blob("two\n")
+            let inner = try fileTree(mallory, name: Array("x".utf8))
+            let valid = try mallory.tree([RawEntry(mode: "100644", name: Array("a.txt".utf8), id: one),
+                                          RawEntry(mode: "100644", name: Array("b.txt".utf8), id: two)])
+            let hostile = try mallory.tree([RawEntry(mode: "40000", name: Array(".git".utf8), id: inner),
+                                            RawEntry(mode: "100644", name: Array("a.txt".utf8), id: one),
+                                            RawEntry(mode: "100644", name: Array("b.txt".utf8), id: two)])
+            let edited = try mallory.tree([RawEntry(mode: "100644", name: Array("a.txt".utf8), id: two),
+                                           RawEntry(mode: "100644", name: Array("b.txt".utf8), id: two)])
+            let first = try mallory.commit(tree: mallory.tree([RawEntry(mode: "40000", name: Array("dir".utf8), id: valid)]))
+            let second = try mallory.commit(tree: mallory.tree([RawEntry(mode: "40000", name: Array("dir".utf8), id: hostile)]),
+                                            parent: first)
+            return try mallory.commit(tree: mallory.tree([RawEntry(mode: "40000", name: Array("dir".utf8), id: edited)]),
+                                      parent: second)
+        }
+    }
+
     @Test func aNameWithASlashIsRefused() throws {
         try expectRefused("'/'") { mallory in try mallory.commit(tree: fileTree(mallory, name: Array("/etc/passwd".utf8))) }
     }
@@ -142,6 +171,18 @@ import Testing
             let one = try mallory.blob("one\n"), two = try mallory.blob("two\n")
             return try mallory.commit(tree: mallory.tree([RawEntry(mode: "100644", name: Array("a.txt".utf8), id: one),
                                                          RawEntry(mode: "100644", name: Array("a.txt".utf8), id: two)]))
+        }
+    }
+
+    /// A file and a folder of one name are duplicates too, with entries between them.
+    @Test func aFileAndAFolderOfOneNameAreRefused() throws {
+        try expectRefused("duplicate entries named 'a'") { mallory in
+            let one = try mallory.blob("one\n")
+            let inner = try fileTree(mallory, name: Array("x".utf8))
+            return try mallory.commit(tree: mallory.tree([RawEntry(mode: "100644", name: Array("a".utf8), id: one),
+                                                         RawEntry(mode: "100644", name: Array("a-b".utf8), id: one),
+                                                         RawEntry(mode: "100644", name: Array("a.txt".utf8), id: one),
+                                                         RawEntry(mode: "40000", name: Array("a".utf8), id: inner)]))
         }
     }
 
