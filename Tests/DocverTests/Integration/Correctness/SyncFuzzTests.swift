@@ -1,5 +1,6 @@
-import DocverKit
+@testable import DocverKit
 import Foundation
+import Synchronization
 import Testing
 
 /// Issue 11's model-based fuzz test: random sessions of 3 to 5 devices sharing one bare
@@ -40,9 +41,10 @@ import Testing
 /// `DOCVER_FUZZ_SEEDS=<count>` scale a run, `DOCVER_FUZZ_TRACE=1` prints every seed's step log,
 /// `DOCVER_FUZZ_KEEP=<dir>` keeps the devices of a failing seed (at its first finding, and at its
 /// end), `DOCVER_FUZZ_TRACE=live` prints each step as it runs. A failure names its seed, the
-/// command that replays it and the step log. A replay repeats the same random choices; commit
-/// dates come from the clock, so an outcome that hinges on which of two saves was later can
-/// differ, and the step log says what happened in the failing run.
+/// command that replays it and the step log. A replay repeats the session commit for commit:
+/// the random choices come from the seed, and every commit's date (docver's saves through
+/// `Container.commitClock`, plain git's through `GIT_AUTHOR_DATE`/`GIT_COMMITTER_DATE`) from
+/// the seed and the step (`FuzzClock`).
 @Suite struct SyncFuzzTests {
     struct Profile: Sendable {
         var seeds: [UInt64]
@@ -74,6 +76,23 @@ import Testing
     func longProfileFindingsStayFixed(seed: UInt64) async throws {
         let world = try FuzzWorld(seed: seed, steps: 120)
         await world.run()
+    }
+
+    /// A replay repeats the session commit for commit: the random choices and every commit's
+    /// date come from the seed and the step, so a finding that hinges on which of two saves is
+    /// the later one replays too.
+    @Test func aReplayRepeatsTheSessionCommitForCommit() async throws {
+        var runs: [(log: [String], heads: [String?])] = []
+        for _ in 0..<2 {
+            let world = try FuzzWorld(seed: 5, steps: 30, recordsIssues: false)
+            await world.run()
+            let scratch = world.scratchPath
+            runs.append((world.log.map { $0.replacingOccurrences(of: scratch, with: "<scratch>") },
+                         try world.devices.map { try $0.headID() }))
+        }
+        #expect(runs[0].heads.allSatisfy { $0 != nil })
+        #expect(runs[0].heads == runs[1].heads)
+        #expect(runs[0].log == runs[1].log)
     }
 
     /// The oracle can fail: given what a real session's devices showed at the end, altered in
@@ -219,6 +238,29 @@ import Testing
     }
 }
 
+/// Commit dates from the seed and the step: every commit of a step has the step's second, so a
+/// replay makes the same commits. Steps take 2, 1 or 2/3 of a second by seed: ties between
+/// steps, as on a fast machine's clock, and dates a step apart.
+final class FuzzClock: Sendable {
+    private let base: Int
+    private let stepsPerTwoSeconds: Int
+    private let current = Mutex(-1)
+
+    init(seed: UInt64) {
+        base = 1_750_000_000 + Int(seed % 1000) * 100_000
+        stepsPerTwoSeconds = 1 + Int(seed % 3)
+    }
+
+    /// The step running (-1: the setup).
+    var step: Int {
+        get { current.withLock { $0 } }
+        set { current.withLock { $0 = newValue } }
+    }
+
+    var seconds: Int { base + (step + 1) * 2 / stepsPerTwoSeconds }
+    var date: Date { Date(timeIntervalSince1970: TimeInterval(seconds)) }
+}
+
 /// One fuzz session: the devices, the random source, the model and the step log.
 final class FuzzWorld {
     let seed: UInt64
@@ -229,13 +271,15 @@ final class FuzzWorld {
     private(set) var devices: [Container] = []
     private(set) var model = FuzzModel()
     private let trees = GitTrees()
-    private var log: [String] = []
+    private(set) var log: [String] = []
     /// Per device: documents changed in the working tree and not saved yet, with the state
     /// the harness left them in.
     private var pending: [String: [String: FuzzState]] = [:]
     /// Commits already seen on some device.
     private var known: Set<String> = []
-    private var step = -1
+    private var step = -1 { didSet { clock.step = step } }
+    /// The date of every commit made at this step.
+    private let clock: FuzzClock
     private var token = 0
     private var issues = 0
     private var stats: [String: Int] = [:]
@@ -246,6 +290,8 @@ final class FuzzWorld {
 
     /// False for a session run to exercise the oracle: failures are collected, not recorded.
     let recordsIssues: Bool
+    /// The session's directory (for comparing the logs of two runs).
+    var scratchPath: String { scratch.url.path }
     /// What the converged devices showed (after a session that got that far).
     private(set) var observation: FuzzObservation?
     private(set) var failures: [String] = []
@@ -255,11 +301,17 @@ final class FuzzWorld {
         self.steps = steps
         self.recordsIssues = recordsIssues
         random = SplitMix64(seed: seed)
+        let clock = FuzzClock(seed: seed)
+        self.clock = clock
         scratch = try Scratch("fuzz\(seed)")
         remote = try scratch.bareRemote()
         let ids = ["alice", "bob", "carol", "dave", "erin"]
         let count = Int.random(in: 3...5, using: &random)
-        devices = try ids.prefix(count).map { try scratch.device($0, remote: remote) }
+        devices = try ids.prefix(count).map {
+            var device = try scratch.device($0, remote: remote)
+            device.commitClock = CommitClock { clock.date }
+            return device
+        }
     }
 
     // MARK: Running
@@ -739,9 +791,11 @@ final class FuzzWorld {
         try probeFolderVersions(device)
     }
 
-    /// The identity of the git user who makes plain commits and merges.
-    private static let gitUser = ["GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "tester@example.com",
-                                  "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "tester@example.com"]
+    /// The identity of the git user who makes plain commits and merges, and the step's date.
+    private var gitUser: [String: String] {
+        ["GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "tester@example.com", "GIT_AUTHOR_DATE": "@\(clock.seconds) +0000",
+         "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "tester@example.com", "GIT_COMMITTER_DATE": "@\(clock.seconds) +0000"]
+    }
 
     /// A plain `git commit -am` in the checkout, dated a few seconds off (its author date is its
     /// version's date). Through the commit hook (a save of this device) or without it
@@ -777,12 +831,12 @@ final class FuzzWorld {
         }
         // `-a` commits changes of tracked documents only: new ones stay unsaved.
         let tracked = try Set((pending[id] ?? [:]).keys.filter { try !trees.state(of: $0, at: head, in: device.root).isAbsent })
-        let date = Int(Date().timeIntervalSince1970) + Int.random(in: -4...4, using: &random)
+        let date = clock.seconds + Int.random(in: -4...4, using: &random)
         let message = "Plain commit at step \(step)" + (records.isEmpty ? "" : "\n\n" + records.joined(separator: "\n"))
         let own = try await operate(device, "\(what) (author date \(date))", saving: tracked, plain: !hook) {
             let result = try runProcess("/usr/bin/git", (hook ? [] : ["-c", "core.hooksPath=/dev/null"])
                                         + ["commit", "-q", "-a", "-m", message] + (records.isEmpty ? [] : ["--allow-empty"]),
-                                        in: device.root, environment: Self.gitUser.merging(["GIT_AUTHOR_DATE": "@\(date) +0000"]) { $1 })
+                                        in: device.root, environment: gitUser.merging(["GIT_AUTHOR_DATE": "@\(date) +0000"]) { $1 })
             if result.status != 0 {
                 let output = result.stdout + result.stderr
                 guard output.contains("nothing to commit") || output.contains("no changes added") || output.contains("nothing added") else {
@@ -980,7 +1034,7 @@ final class FuzzWorld {
                           noFastForward: Bool) throws -> (commit: String?, outcome: String) {
         let before = try runGit(["rev-parse", "HEAD"], in: directory).trimmingCharacters(in: .whitespacesAndNewlines)
         let result = try runProcess("/usr/bin/git", ["merge", "-q", "--no-edit"] + (noFastForward ? ["--no-ff"] : []) + how.options + [other],
-                                    in: directory, environment: Self.gitUser)
+                                    in: directory, environment: gitUser)
         func head() throws -> String? {
             let after = try runGit(["rev-parse", "HEAD"], in: directory).trimmingCharacters(in: .whitespacesAndNewlines)
             return after == before ? nil : after
@@ -1051,7 +1105,7 @@ final class FuzzWorld {
             settled.append("\(path): \(style.rawValue)")
         }
         try runGit(["add", "-A"], in: directory)
-        let commit = try runProcess("/usr/bin/git", ["commit", "-q", "--no-edit"], in: directory, environment: Self.gitUser)
+        let commit = try runProcess("/usr/bin/git", ["commit", "-q", "--no-edit"], in: directory, environment: gitUser)
         guard commit.status == 0 else {
             try abortMerge(in: directory)
             return (nil, "could not commit: \(commit.stderr.prefix(200))")
