@@ -673,6 +673,7 @@ final class FuzzWorld {
                 return try trees.state(of: other, at: new, in: device.root) == was
             }
             if followed { continue }
+            if try followedARename(document, from: versionWas, state: was, to: new, graph: graph(), in: device.root) { continue }
             if try descends(document, from: versionWas, to: new, graph: graph(), in: device.root) { continue }
             fail("\(what) on \(id): \(document) went from \(was) (version \(versionWas.short)) to \(now)"
                 + (versionNow.map { " (version \($0.short))" } ?? "") + ", which does not descend from it, and the report says "
@@ -680,6 +681,29 @@ final class FuzzWorld {
                 + (report.newConflicts[try DocumentPath(document)].map { " (newConflicts lists \($0.map(\.short)))" } ?? "")
                 + model.typedRecordNotes(naming: Set([versionWas] + (versionNow.map { [$0] } ?? []))).map { " (\($0))" }.joined())
         }
+    }
+
+    /// True when the version followed a rename on the way to `head` (docs/FORMAT.md,
+    /// "Integration"): some commit between them has the document absent and another document
+    /// holding the version's state, or an edit made on top of it (seed 45: the edit was edited
+    /// again before it followed the rename; seed 44: it followed, then the new name was
+    /// deleted). What became of it at the new name is that document's change, reported there.
+    private func followedARename(_ document: String, from version: String, state: FuzzState, to head: String,
+                                 graph: FuzzGraph, in directory: URL) throws -> Bool {
+        let others = model.documents.filter { $0 != document }.sorted()
+        var lineage: FuzzLineage?
+        for commit in try runGit(["rev-list", "--ancestry-path", "\(version)..\(head)"], in: directory).split(separator: "\n").map(String.init) {
+            guard try trees.state(of: document, at: commit, in: directory).isAbsent else { continue }
+            for other in others {
+                let moved = try trees.state(of: other, at: commit, in: directory)
+                guard !moved.isAbsent else { continue }
+                if moved == state { return true }
+                if lineage == nil { lineage = FuzzLineage(model, graph: graph) }
+                let nodes = lineage!.nodes(holding: moved, before: commit)
+                if lineage!.ancestors(nodes).contains(where: { lineage!.versions[$0].state == state }) { return true }
+            }
+        }
+        return false
     }
 
     /// The first line of a git command's output, nil when empty.
@@ -702,7 +726,8 @@ final class FuzzWorld {
     /// graph: git's history of the path with its parents rewritten (the versions in the parents
     /// of each version commit, docs/FORMAT.md "Versions"), plus, for each docver merge
     /// resolution, the versions whose changes it holds. For an absence, any deletion of the
-    /// document on the head's history that descends from `version` counts.
+    /// document on the head's history that descends from `version` counts; for a creation on
+    /// top of an absence, such a deletion on the creation's history.
     private func descends(_ document: String, from version: String, to head: String, graph: FuzzGraph, in directory: URL) throws -> Bool {
         var parents: [String: [String]] = [:]
         var order: [String] = []
@@ -735,8 +760,17 @@ final class FuzzWorld {
         where model.plainCommits[commit] == nil && graph.isAncestorOrSelf(version, of: commit) && commit != version {
             if try trees.state(of: document, at: commit, in: directory) == now { return true }
         }
-        if now.isAbsent {
-            let touching = try runGit(["rev-list", "--full-history", head, "--", ":(literal)\(document)"], in: directory).split(separator: "\n")
+        // A creation made on top of an absence (seed 16: a device deleted the document, then
+        // created it again) descends from the version that absence deleted.
+        var absence: String? = now.isAbsent ? head : nil
+        if !now.isAbsent, let created = order.first {
+            let parents = try runGit(["rev-list", "--parents", "-n", "1", created], in: directory).split(whereSeparator: \.isWhitespace).dropFirst()
+            if parents.count == 1, try trees.state(of: document, at: String(parents.first!), in: directory).isAbsent {
+                absence = String(parents.first!)
+            }
+        }
+        if let absence {
+            let touching = try runGit(["rev-list", "--full-history", absence, "--", ":(literal)\(document)"], in: directory).split(separator: "\n")
             for commit in touching.map(String.init) where commit != version {
                 // A deletion saved on top of this version (or of the same state saved elsewhere);
                 // not an integration, whose absence is some side's.
