@@ -70,8 +70,9 @@ import Testing
     /// the time; FuzzFindingsTests holds their deterministic reductions). Seed 20: a
     /// `replace` of a document whose current version an open conflict record named made that
     /// version a new conflict version. Seed 30: a decision keeping the file `notes`, met by a
-    /// folder of that name, was dropped in silence. (Replays follow the clock for commit
-    /// dates, so each reproduced its failure here without the fix, not necessarily everywhere.)
+    /// folder of that name, was dropped in silence. (Then commit dates followed the clock: each
+    /// reproduced its failure without the fix under the dates of the time, not necessarily with
+    /// the dates the seed gives now.)
     @Test(arguments: [UInt64(20), 30])
     func longProfileFindingsStayFixed(seed: UInt64) async throws {
         let world = try FuzzWorld(seed: seed, steps: 120)
@@ -1626,15 +1627,6 @@ final class FuzzWorld {
         // off at its start (seen with 120-step sessions), and the end must still say it.
         let comment = Comment(rawValue: "\(header())\n[\(place)] \(message)\nstep log:\n\(log.joined(separator: "\n"))"
             + "\nfinding, again: \(header())\n[\(place)] \(message)")
-        // Known and open (issue 11): a sync whose report calls "updated" the replacement of a
-        // version the device had by one that does not descend from it, seen when a rename and
-        // a creation meet at one name, or a plain criss-cross merge decided it (seeds 11, 30
-        // and others; dates come from the clock, so a seed does not always replay it). Every
-        // version is still listed; only the report is short. Any other finding fails.
-        if message.contains("and the report says updated: an edit or a decision of") {
-            withKnownIssue("a report calls an override 'updated' (issue 11, open)", isIntermittent: true) { Issue.record(comment) }
-            return
-        }
         Issue.record(comment)
     }
 }
