@@ -83,7 +83,9 @@ extension Container {
             .map { DocumentPath.document(containingFile: $0) })
         let openAfter = after.unresolvedByDocument()
         for document in documents.subtracting(explained) where !DocumentPath.isReserved(document.path) {
-            guard let current = try current(document), current.device.id != device.id else { continue }
+            guard let current = try current(document) else { continue }
+            // (Before the skip of this device's own versions: a plain merge can bring back a
+            // state this device saved once, over another device's version current here.)
             let previous = try old.flatMap { try graph.currentVersion(of: document, at: $0) }
             if let previous, previous.id != current.id {
                 let record = VersionRecord(path: document.path, version: previous.id)
@@ -106,6 +108,7 @@ extension Container {
                     continue
                 }
             }
+            guard current.device.id != device.id else { continue }
             var change = DocumentSyncChange(document: document, kind: .updated, current: current, version: nil)
             // (Every text file of a package is looked at, as mark-resolved does.)
             if current.entryID != nil {

@@ -23,7 +23,7 @@ import Testing
         let alice = try scratch.device("alice", remote: remote)
         let bob = try scratch.device("bob", remote: remote)
         let carol = try scratch.device("carol", remote: remote)
-        try alice.saveText("base\n", to: "x.txt")
+        let baseVersion = try alice.saveText("base\n", to: "x.txt")
         for device in [alice, bob, carol] { try device.sync() }
         try alice.saveText("alice\n", to: "x.txt")
         waitForNextSecond()
@@ -92,7 +92,12 @@ import Testing
     /// later and wins. Bob's edit, already set aside, stays resolved (listed by `versions --all`,
     /// not by `conflicts`), and the report of each device that had it current said "updated",
     /// as if Carol's save had been made on top of it. It now says the version was set aside.
-    @Test func aCurrentVersionThatAPlainMergeSetAsideLosesAgainAndIsNotCalledUpdated() throws {
+    ///
+    /// `byPlainMerge` (seed 95 at 60 steps): instead, a git user merges Bob's branch into
+    /// Carol's keeping Carol's `x.txt`, the base Alice saved first. Alice's report said nothing
+    /// at all, the current version being her own; it now says Bob's was set aside.
+    @Test(arguments: [false, true])
+    func aCurrentVersionThatAPlainMergeSetAsideLosesAgainAndIsNotCalledUpdated(byPlainMerge: Bool) throws {
         let scratch = try Scratch()
         let remote = try scratch.bareRemote()
         // Each save at a second of the test's choosing.
@@ -106,7 +111,7 @@ import Testing
         let bob = at(0, try scratch.device("bob", remote: remote))
         let carol = at(0, try scratch.device("carol", remote: remote))
         let x = try DocumentPath("x.txt")
-        try alice.saveText("base\n", to: "x.txt")
+        let baseVersion = try alice.saveText("base\n", to: "x.txt")
         for device in [alice, bob, carol] { try device.sync() }
         try at(10, alice).saveText("alice\n", to: "x.txt")
         try alice.sync()
@@ -132,17 +137,29 @@ import Testing
         try #require(kept.id == bobVersion)
         try #require(try alice.resolvedConflictVersions(of: x).contains { $0.id == kept.id },
                      "the version current is also set aside by a plain merge")
-        // Carol, who never saw either edit, saves later; her version wins.
-        let carolVersion = try at(50, carol).saveText("carol\n", to: "x.txt")
-        try carol.sync()
+        // Carol, who never saw either edit, saves later and her version wins; or a git user
+        // merges Bob's branch into Carol's keeping her x.txt, the base.
+        let winner: String
+        if byPlainMerge {
+            winner = baseVersion
+            try runGit(["fetch", "-q", "origin"], in: clone)
+            try runGit(["checkout", "-q", "-f", "--detach", "refs/remotes/origin/docver/carol"], in: clone)
+            let merge = try runProcess("/usr/bin/git", ["merge", "-q", "--no-edit", "-s", "ours", "refs/remotes/origin/docver/bob"],
+                                       in: clone, environment: dated)
+            try #require(merge.status == 0, "\(merge.stderr)")
+            try runGit(["push", "-q", "origin", "HEAD:refs/heads/docver/carol"], in: clone)
+        } else {
+            winner = try at(50, carol).saveText("carol\n", to: "x.txt")
+            try carol.sync()
+        }
         for device in [alice, bob] {
             let report = try device.sync()
-            #expect(try device.currentVersion(of: x)?.id == carolVersion)
+            #expect(try device.currentVersion(of: x)?.id == winner)
             let change = try #require(report.documentChanges.first { $0.document == x }, "\(device.device.id) is told about x.txt")
             #expect(change.kind != .updated, "\(device.device.id): \(change.summary)")
             #expect(change.kind == .setAsideByPlainMerge, "\(device.device.id): \(change.summary)")
             #expect(change.version?.id == kept.id)
-            #expect(change.current?.id == carolVersion)
+            #expect(change.current?.id == winner)
         }
         try carol.sync()
         try expectConverged([alice, bob, carol])
