@@ -761,6 +761,17 @@ final class FuzzWorld {
         where model.plainCommits[commit] == nil && graph.isAncestorOrSelf(version, of: commit) && commit != version {
             if try trees.state(of: document, at: commit, in: directory) == now { return true }
         }
+        // The current state saved directly on top of this version's state, on a line git's
+        // simplified history does not follow (seed 71: a device saved over its version the
+        // bytes another device had saved; identical contents are one state, and the merge
+        // holding both is TREESAME to the other line).
+        if !now.isAbsent, !state.isAbsent {
+            for commit in try runGit(["rev-list", "--full-history", head, "--", ":(literal)\(document)"], in: directory).split(separator: "\n").map(String.init) {
+                let parents = try runGit(["rev-list", "--parents", "-n", "1", commit], in: directory).split(whereSeparator: \.isWhitespace).dropFirst()
+                guard parents.count == 1, try trees.state(of: document, at: commit, in: directory) == now else { continue }
+                if try trees.state(of: document, at: String(parents.first!), in: directory) == state { return true }
+            }
+        }
         // A creation made on top of an absence (seed 16: a device deleted the document, then
         // created it again) descends from the version that absence deleted.
         var absence: String? = now.isAbsent ? head : nil
