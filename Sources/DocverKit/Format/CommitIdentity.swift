@@ -5,7 +5,7 @@ import Foundation
 /// The author and committer docver writes, and how it reads them back.
 enum CommitIdentity {
     /// A device's saves: its name, `<id>@docver`, the local time and offset.
-    static func device(_ device: Device, at date: Date = Date()) -> Repository.Identity {
+    static func device(_ device: Device, at date: Date) -> Repository.Identity {
         Repository.Identity(name: device.name, email: "\(device.id)@docver", time: date,
                             offsetMinutes: Int32(TimeZone.current.secondsFromGMT(for: date) / 60))
     }
@@ -18,6 +18,14 @@ enum CommitIdentity {
 
     /// The pseudo-device integrations are attributed to.
     static let integrationDevice = Device(unchecked: "docver", name: "docver integration")
+}
+
+/// Where a device's saves take their date from: the clock, or for a test that must replay a
+/// session commit for commit, a sequence it chooses (which version is current, and what the
+/// latest-date resolution keeps, depend on dates; so do the version ids).
+struct CommitClock: Sendable {
+    let now: @Sendable () -> Date
+    static let system = CommitClock { Date() }
 }
 
 extension Commit {

@@ -95,7 +95,7 @@ extension Container {
                 try snapshot.checkQuota(after: changes)
                 let newTree = try repository.writeTree(base: headTree ?? ObjectID.emptyTree, replacing: replacements)
                 let message = CommitMessage.keyValueSave(sets: sets, removals: removals, device: device).render()
-                let identity = CommitIdentity.device(device)
+                let identity = CommitIdentity.device(device, at: commitClock.now())
                 let commit = try repository.createCommit(tree: newTree, parents: head.map { [$0] } ?? [],
                                                          author: identity, committer: identity, message: message,
                                                          sign: commitSigner(in: repository))

@@ -69,7 +69,7 @@ extension Container {
             let tree = try repository.writeTree(base: parentTree ?? ObjectID.emptyTree, replacing: replacements)
             let message = CommitMessage.save(subject: subject.flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultSubject(changes),
                                              changes: changes, device: device, records: records).render()
-            let identity = CommitIdentity.device(device)
+            let identity = CommitIdentity.device(device, at: commitClock.now())
             let commit = try repository.createCommit(tree: tree, parents: parent.map { [$0] } ?? [],
                                                      author: identity, committer: identity, message: message,
                                                      sign: commitSigner(in: repository))

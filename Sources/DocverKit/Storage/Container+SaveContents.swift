@@ -40,7 +40,7 @@ extension Container {
             let change = ChangeKind(existedBefore: old != nil, existsAfter: entry != nil) ?? .deleted
             let message = CommitMessage.save(subject: message ?? "Save \(document.path)",
                                              changes: [DocumentChange(document: document, change: change)], device: device)
-            let identity = CommitIdentity.device(device)
+            let identity = CommitIdentity.device(device, at: commitClock.now())
             let saved = try repository.createCommit(tree: tree, parents: parent.map { [$0] } ?? [], author: identity,
                                                     committer: identity, message: message.render(),
                                                     sign: commitSigner(in: repository))

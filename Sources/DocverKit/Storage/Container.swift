@@ -18,6 +18,8 @@ public struct Container: Sendable {
     public var onRepair: (@Sendable (String) -> Void)?
     /// False for the agent's own container: it never asks itself over its socket.
     var asksAgent = true
+    /// The date of this device's saves (a test's own sequence replays a session exactly).
+    var commitClock = CommitClock.system
 
     /// Opens the container at `url`, or the nearest one above it (like git).
     public init(at url: URL) throws {

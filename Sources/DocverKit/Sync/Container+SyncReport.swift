@@ -83,16 +83,33 @@ extension Container {
             .map { DocumentPath.document(containingFile: $0) })
         let openAfter = after.unresolvedByDocument()
         for document in documents.subtracting(explained) where !DocumentPath.isReserved(document.path) {
-            guard let current = try current(document), current.device.id != device.id else { continue }
-            // The version current here before may be named by a record that was open all along
-            // (it lost once, then won again): now that another is current, it is a listed
-            // conflict version again, and that is what happened to it, not a plain update.
-            if let old, let previous = try graph.currentVersion(of: document, at: old), previous.id != current.id,
-               openAfter[document]?.contains(where: { $0.version == previous.id }) == true {
-                let kind: DocumentSyncChange.Kind = previous.device.id == device.id ? .yoursIsConflictVersion : .conflictVersionKept
-                changes.append(DocumentSyncChange(document: document, kind: kind, current: current, version: previous))
-                continue
+            // (nil: absent because a folder of the document's name won over it.)
+            let current = try current(document)
+            // (Before the skip of this device's own versions: a plain merge can bring back a
+            // state this device saved once, over another device's version current here.)
+            let previous = try old.flatMap { try graph.currentVersion(of: document, at: $0) }
+            if let previous, previous.id != current?.id {
+                let record = VersionRecord(path: document.path, version: previous.id)
+                // The version current here before may be named by a record that was open all
+                // along (it lost once, then won again): now that another is current, it is a
+                // listed conflict version again, and that is what happened to it, not a plain update.
+                if openAfter[document]?.contains(where: { $0.version == previous.id }) == true {
+                    let kind: DocumentSyncChange.Kind = previous.device.id == device.id ? .yoursIsConflictVersion : .conflictVersionKept
+                    changes.append(DocumentSyncChange(document: document, kind: kind, current: current, version: previous))
+                    continue
+                }
+                // Or a decision had set it aside already, and it was current here all the same
+                // (the two merges of a criss-cross disagreed, and integration kept it). Replaced
+                // now by a version not made on top of it, it lost again and stays set aside
+                // (`versions --all` lists it): no update.
+                if after.resolved.contains(record) || after.removed.contains(record),
+                   try current.map({ try !graph.isAncestorOrSame(previous.commitID, of: $0.commitID) }) ?? true {
+                    let kind: DocumentSyncChange.Kind = after.setAside.contains(record) ? .setAsideByPlainMerge : .resolvedElsewhere
+                    changes.append(DocumentSyncChange(document: document, kind: kind, current: current, version: previous))
+                    continue
+                }
             }
+            guard let current, current.device.id != device.id else { continue }
             var change = DocumentSyncChange(document: document, kind: .updated, current: current, version: nil)
             // (Every text file of a package is looked at, as mark-resolved does.)
             if current.entryID != nil {

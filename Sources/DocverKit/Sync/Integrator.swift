@@ -172,18 +172,30 @@ extension Integrator {
 
     /// The newest explicit decision about each document on the line from `head` back to
     /// `base` (exclusive): commits carrying `Docver-Resolved`, `Docver-Removed` or
-    /// `Docver-Replaced` records. Cost: the commits since the base.
+    /// `Docver-Replaced` records. Of concurrent decisions the line holds (its devices' lines
+    /// met and one decision won), the newest one that kept the state the head holds: the
+    /// losing one is already recorded, and taking it for the side would leave the winner's
+    /// decision unrecorded when the side loses (fuzz seed 152). Cost: the commits since the base.
     func decisions(from head: ObjectID, since base: ObjectID?) throws -> [String: ObjectID] {
-        var result: [String: ObjectID] = [:]
+        var found: [String: [ObjectID]] = [:]
         let walk = try repository.revwalk(from: [head], hiding: base.map { [$0] } ?? [], topological: true)
         while let id = try walk.next() {
             let commit = try repository.commit(id)
             let trailers = commit.trailers
             let trust = RecordTrust(trailers)
             for trailer in trailers where Trailer.decisionRecords.contains(trailer.key) && trust.honours(trailer.key) {
-                guard let record = VersionRecord(trailerValue: trailer.value), result[record.path] == nil else { continue }
-                result[record.path] = id
+                guard let record = VersionRecord(trailerValue: trailer.value), found[record.path]?.last != id else { continue }
+                found[record.path, default: []].append(id)
             }
+        }
+        let headTree = try repository.tree(repository.commit(head).treeID)
+        var result: [String: ObjectID] = [:]
+        for (path, ids) in found {
+            guard ids.count > 1 else { result[path] = ids[0]; continue }
+            let held = try headTree.documentEntry(atPath: path).map(EntryState.init)
+            result[path] = try ids.first { id in
+                try repository.tree(repository.commit(id).treeID).documentEntry(atPath: path).map(EntryState.init) == held
+            } ?? ids[0]
         }
         return result
     }

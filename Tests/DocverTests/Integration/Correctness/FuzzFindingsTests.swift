@@ -1,4 +1,4 @@
-import DocverKit
+@testable import DocverKit
 import Foundation
 import Testing
 
@@ -288,6 +288,50 @@ import Testing
             let open = try #require(try device.conflicts(notes).first, "Dave's decision and the others' disagree: a conflict on \(device.device.id)")
             let states = try ([open.current] + open.conflicts).map { try device.contents(of: $0) }
             #expect(Set(states) == [.flat(Data("kept by dave\n".utf8)), .flat(Data("chosen by the others\n".utf8))])
+        }
+    }
+
+    /// Issue 11, seed 39 (noted with clock dates; with dates from the seed it no longer
+    /// reproduces at 40, 60 or 120 steps): two devices' identical decisions lost to a third
+    /// device's concurrent decision and no record was left. Bob and Carol each choose the
+    /// conflict version of `notes.txt`; Dave keeps the current one (remove-other-versions), his
+    /// decision dated before theirs, between them, or after. Whichever comes last, the two
+    /// decisions meet and the document stays in conflict between the two states on every device.
+    @Test(arguments: [5, 15, 25])
+    func twoIdenticalDecisionsMeetAThirdDevicesConcurrentOne(daveAt: Int) async throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        func at(_ seconds: Int, _ device: Container) -> Container {
+            var dated = device
+            let date = Date(timeIntervalSince1970: TimeInterval(1_750_000_000 + seconds))
+            dated.commitClock = CommitClock { date }
+            return dated
+        }
+        let alice = at(0, try scratch.device("alice", remote: remote))
+        let bob = try scratch.device("bob", remote: remote), carol = try scratch.device("carol", remote: remote)
+        let dave = try scratch.device("dave", remote: remote)
+        try alice.saveText("base\n", to: "notes.txt")
+        try alice.sync()
+        for device in [bob, carol, dave] { try device.sync() }
+        try at(1, bob).saveText("chosen by bob and carol\n", to: "notes.txt")
+        try bob.sync()
+        try at(2, alice).saveText("kept by dave\n", to: "notes.txt")
+        try alice.sync()
+        for device in [bob, carol, dave] { try device.sync() }
+        let notes = try DocumentPath("notes.txt")
+        let conflict = try #require(try dave.conflicts(notes).first)
+        #expect(try dave.read("notes.txt") == "kept by dave\n", "the later save is current")
+        let other = try #require(conflict.conflicts.first)
+        // Each decides before seeing the others' decisions.
+        _ = try at(daveAt, dave).removeOtherVersions(of: notes)
+        _ = try await at(10, bob).resolve(notes, using: UserChoiceStrategy.version(other.id))
+        _ = try await at(20, carol).resolve(notes, using: UserChoiceStrategy.version(other.id))
+        for device in [bob, carol, dave, bob, carol, dave] { try device.sync() }
+        try expectConverged([bob, carol, dave])
+        for device in [bob, carol, dave] {
+            let open = try #require(try device.conflicts(notes).first, "the decisions disagree: a conflict on \(device.device.id)")
+            let states = try ([open.current] + open.conflicts).map { try device.contents(of: $0) }
+            #expect(Set(states) == [.flat(Data("kept by dave\n".utf8)), .flat(Data("chosen by bob and carol\n".utf8))])
         }
     }
 

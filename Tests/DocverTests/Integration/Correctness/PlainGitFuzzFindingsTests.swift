@@ -1,4 +1,4 @@
-import DocverKit
+@testable import DocverKit
 import Foundation
 import Testing
 
@@ -23,7 +23,7 @@ import Testing
         let alice = try scratch.device("alice", remote: remote)
         let bob = try scratch.device("bob", remote: remote)
         let carol = try scratch.device("carol", remote: remote)
-        try alice.saveText("base\n", to: "x.txt")
+        let baseVersion = try alice.saveText("base\n", to: "x.txt")
         for device in [alice, bob, carol] { try device.sync() }
         try alice.saveText("alice\n", to: "x.txt")
         waitForNextSecond()
@@ -82,5 +82,87 @@ import Testing
                 "Alice's report: \(alices.documentChanges.map(\.summary))")
         #expect(bobs.documentChanges.contains { $0.document == notes && $0.kind == .conflictVersionKept },
                 "Bob's report: \(bobs.documentChanges.map(\.summary))")
+    }
+
+    /// Issue 11, fuzz seeds 29 and 42 at 120 steps (found once commit dates were replayable;
+    /// there the two merges were a criss-cross). A version a plain merge set aside can be
+    /// current all the same: here a git user merges Bob's edit into Alice's branch keeping
+    /// Alice's (`-s ours`: Bob's is set aside), then merges that into Bob's branch keeping
+    /// Bob's (Alice's is set aside too), and Bob's is current. Carol, who saw neither, saves
+    /// later and wins. Bob's edit, already set aside, stays resolved (listed by `versions --all`,
+    /// not by `conflicts`), and the report of each device that had it current said "updated",
+    /// as if Carol's save had been made on top of it. It now says the version was set aside.
+    ///
+    /// `byPlainMerge` (seed 95 at 60 steps): instead, a git user merges Bob's branch into
+    /// Carol's keeping Carol's `x.txt`, the base Alice saved first. Alice's report said nothing
+    /// at all, the current version being her own; it now says Bob's was set aside.
+    @Test(arguments: [false, true])
+    func aCurrentVersionThatAPlainMergeSetAsideLosesAgainAndIsNotCalledUpdated(byPlainMerge: Bool) throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        // Each save at a second of the test's choosing.
+        func at(_ seconds: Int, _ device: Container) -> Container {
+            var dated = device
+            let date = Date(timeIntervalSince1970: TimeInterval(1_750_000_000 + seconds))
+            dated.commitClock = CommitClock { date }
+            return dated
+        }
+        let alice = at(0, try scratch.device("alice", remote: remote))
+        let bob = at(0, try scratch.device("bob", remote: remote))
+        let carol = at(0, try scratch.device("carol", remote: remote))
+        let x = try DocumentPath("x.txt")
+        let baseVersion = try alice.saveText("base\n", to: "x.txt")
+        for device in [alice, bob, carol] { try device.sync() }
+        try at(10, alice).saveText("alice\n", to: "x.txt")
+        try alice.sync()
+        let bobVersion = try at(20, bob).saveText("bob\n", to: "x.txt")
+        // A git user merges the two edits keeping Alice's, pushes to docver/alice, then merges
+        // that keeping Bob's and pushes to docver/bob: each edit is set aside by one merge.
+        let clone = scratch.path("git-user")
+        try runGit(["clone", "-q", "--no-checkout", remote.path, clone.path], in: scratch.url)
+        try runGit(["fetch", "-q", bob.root.path, "+refs/heads/docver/bob:refs/bob"], in: clone)
+        let dated = ["GIT_AUTHOR_DATE": "@1750000030 +0000", "GIT_COMMITTER_DATE": "@1750000030 +0000",
+                     "GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "tester@example.com",
+                     "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "tester@example.com"]
+        for (ours, theirs, branch) in [("refs/remotes/origin/docver/alice", "refs/bob", "alice"), ("refs/bob", "refs/remotes/origin/docver/alice", "bob")] {
+            try runGit(["checkout", "-q", "-f", "--detach", ours], in: clone)
+            let merge = try runProcess("/usr/bin/git", ["merge", "-q", "--no-edit", "-s", "ours", theirs], in: clone, environment: dated)
+            try #require(merge.status == 0, "\(merge.stderr)")
+            try runGit(["push", "-q", "origin", "HEAD:refs/heads/docver/\(branch)"], in: clone)
+        }
+        try bob.sync(); try alice.sync(); try bob.sync()
+        try expectConverged([alice, bob])
+        // Bob's edit is current, though the first merge set it aside.
+        let kept = try #require(try alice.currentVersion(of: x))
+        try #require(kept.id == bobVersion)
+        try #require(try alice.resolvedConflictVersions(of: x).contains { $0.id == kept.id },
+                     "the version current is also set aside by a plain merge")
+        // Carol, who never saw either edit, saves later and her version wins; or a git user
+        // merges Bob's branch into Carol's keeping her x.txt, the base.
+        let winner: String
+        if byPlainMerge {
+            winner = baseVersion
+            try runGit(["fetch", "-q", "origin"], in: clone)
+            try runGit(["checkout", "-q", "-f", "--detach", "refs/remotes/origin/docver/carol"], in: clone)
+            let merge = try runProcess("/usr/bin/git", ["merge", "-q", "--no-edit", "-s", "ours", "refs/remotes/origin/docver/bob"],
+                                       in: clone, environment: dated)
+            try #require(merge.status == 0, "\(merge.stderr)")
+            try runGit(["push", "-q", "origin", "HEAD:refs/heads/docver/carol"], in: clone)
+        } else {
+            winner = try at(50, carol).saveText("carol\n", to: "x.txt")
+            try carol.sync()
+        }
+        for device in [alice, bob] {
+            let report = try device.sync()
+            #expect(try device.currentVersion(of: x)?.id == winner)
+            let change = try #require(report.documentChanges.first { $0.document == x }, "\(device.device.id) is told about x.txt")
+            #expect(change.kind != .updated, "\(device.device.id): \(change.summary)")
+            #expect(change.kind == .setAsideByPlainMerge, "\(device.device.id): \(change.summary)")
+            #expect(change.version?.id == kept.id)
+            #expect(change.current?.id == winner)
+        }
+        try carol.sync()
+        try expectConverged([alice, bob, carol])
+        #expect(try alice.resolvedConflictVersions(of: x).contains { $0.id == kept.id }, "Bob's edit stays set aside")
     }
 }
