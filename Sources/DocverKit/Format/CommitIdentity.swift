@@ -31,8 +31,11 @@ struct CommitClock: Sendable {
 extension Commit {
     /// The saving device: from docver's trailers, or for commits without them, from the
     /// author (a device id written as `ID@docver`, else the author's email and name).
-    var device: Device {
-        let trailers = self.trailers
+    var device: Device { device(trailers: trailers) }
+
+    /// ``device`` from trailers already read: a large integration's message (thousands of
+    /// conflict records) is worth parsing once.
+    func device(trailers: [(key: String, value: String)]) -> Device {
         if trailers.contains(where: { $0.key == Trailer.integration }) { return CommitIdentity.integrationDevice }
         if let id = trailers.first(where: { $0.key == Trailer.device })?.value, Device.isValidID(id) {
             let name = trailers.first(where: { $0.key == Trailer.deviceName })?.value ?? id

@@ -81,7 +81,9 @@ extension Repository {
     }
 
     /// Puts ``refuseTruncatedLooseObject(_:)`` in front of every object read from this
-    /// repository's object database, libgit2's own included: its history walks, merge bases
+    /// repository's object database, libgit2's own included (a loose object of up to 8 MB is
+    /// read there whole, inflated once, and handed to libgit2, which inflated it again after
+    /// the check: a 932 KB integration cost two inflations per read): its history walks, merge bases
     /// and ancestry checks read commits that docver never looks up itself, and a truncated
     /// one would hang them. Called once, when the repository is opened; the backend that
     /// calls back holds this repository unretained, and the object database it belongs to is
@@ -92,7 +94,7 @@ extension Repository {
         // Without an object database every read fails anyway, and says so.
         guard git_repository_odb(&odb, pointer) == 0 else { return }
         defer { git_odb_free(odb) }
-        _ = docver_add_checking_backend(odb, { payload, id in
+        _ = docver_add_checking_backend(odb, gitDirectory + "objects/", { payload, id in
             guard let payload, let id else { return 0 }
             let repository = Unmanaged<Repository>.fromOpaque(payload).takeUnretainedValue()
             do {

@@ -15,26 +15,43 @@ extension Container {
     /// With a document, the version index says which commits concern it, so only those are
     /// read; without one, each entry's changes come from its own tree difference.
     public func log(of document: DocumentPath? = nil, limit: Int? = nil, each body: (LogEntry) throws -> Void) throws {
+        try withRepository { repository in try log(of: document, limit: limit, in: repository, each: body) }
+    }
+
+    /// ``log(of:limit:each:)`` of a document that must exist: throws
+    /// ``DocverError/noSuchDocument(_:)`` for one with neither a current version nor conflict
+    /// versions, asked in the repository the log then reads (one repository per command: each
+    /// one opened reads the head again, which after a long offline join is an integration of
+    /// hundreds of kilobytes).
+    public func log(ofExisting document: DocumentPath, limit: Int? = nil, each body: (LogEntry) throws -> Void) throws {
         try withRepository { repository in
-            guard let head = try headCommit(repository) else { return }
-            let index = document.flatMap { versionIndex(in: repository, for: $0) }
-            // Time order streams; a topological sort would read all history before the first entry.
-            // With a document, the index knows the order and which commits concern it: only
-            // those commits are read.
-            var order = index?.revwalkOrder(from: head)
-            let walk = order == nil ? try repository.revwalk(from: [head], topological: false) : nil
-            var count = 0
-            while limit.map({ count < $0 }) ?? true, let id = try order?.next() ?? walk?.next() {
-                if let document {
-                    if let known = index?.touches(id, document: document.path) {
-                        if !known { continue }
-                    } else if !(try touches(repository.commit(id), document: document, in: repository)) {
-                        continue
-                    }
-                }
-                try body(logEntry(repository.commit(id), index: index, in: repository))
-                count += 1
+            if try currentVersion(of: document, in: repository) == nil,
+               try unresolvedConflicts(of: document, in: repository).isEmpty {
+                throw DocverError.noSuchDocument(document.path)
             }
+            try log(of: document, limit: limit, in: repository, each: body)
+        }
+    }
+
+    func log(of document: DocumentPath?, limit: Int?, in repository: Repository, each body: (LogEntry) throws -> Void) throws {
+        guard let head = try headCommit(repository) else { return }
+        let index = document.flatMap { versionIndex(in: repository, for: $0) }
+        // Time order streams; a topological sort would read all history before the first entry.
+        // With a document, the index knows the order and which commits concern it: only
+        // those commits are read.
+        var order = index?.revwalkOrder(from: head)
+        let walk = order == nil ? try repository.revwalk(from: [head], topological: false) : nil
+        var count = 0
+        while limit.map({ count < $0 }) ?? true, let id = try order?.next() ?? walk?.next() {
+            if let document {
+                if let known = index?.touches(id, document: document.path) {
+                    if !known { continue }
+                } else if !(try touches(repository.commit(id), document: document, in: repository)) {
+                    continue
+                }
+            }
+            try body(logEntry(repository.commit(id), index: index, in: repository))
+            count += 1
         }
     }
 
@@ -53,7 +70,9 @@ extension Container {
     }
 
     private func logEntry(_ commit: Commit, index: VersionIndex?, in repository: Repository) throws -> LogEntry {
-        let trailers = commit.trailers
+        // The message and its trailers read once: an integration's can hold thousands of records.
+        let message = commit.message
+        let trailers = CommitMessage.trailers(of: message)
         let kind: LogEntry.Kind = trailers.contains { $0.key == Trailer.integration } ? .integration
             : trailers.contains { [Trailer.resolved, Trailer.removed, Trailer.replaced].contains($0.key) } ? .resolution : .save
         var changes: [DocumentChange] = []
@@ -73,8 +92,8 @@ extension Container {
                 return ChangeKind(existedBefore: before, existsAfter: after).map { DocumentChange(document: document, change: $0) }
             }
         }
-        let subject = commit.message.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
-        return LogEntry(id: commit.id.hex, kind: kind, device: commit.device, date: commit.author.time,
+        let subject = message.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
+        return LogEntry(id: commit.id.hex, kind: kind, device: commit.device(trailers: trailers), date: commit.author.time,
                         subject: subject, changes: changes, conflicts: trailers.conflictRecordCount)
     }
 }

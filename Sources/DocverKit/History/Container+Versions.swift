@@ -29,6 +29,24 @@ extension Container {
         }
     }
 
+    /// Every version of a document a listing shows (`docver versions`), read in one repository:
+    /// each repository opened reads the head again, and after a long offline join that is an
+    /// integration of hundreds of kilobytes.
+    ///
+    /// Throws ``DocverError/noSuchDocument(_:)`` for a document never saved.
+    public func versions(of document: DocumentPath, includingResolved: Bool = false) throws -> DocumentVersions {
+        try withRepository { repository in
+            guard let current = try currentVersion(of: document, in: repository) else {
+                throw DocverError.noSuchDocument(document.path)
+            }
+            let unresolved = try unresolvedConflicts(of: document, in: repository)
+            let resolved = includingResolved ? try resolvedConflictVersions(of: document, in: repository) : []
+            let history = try VersionGraph(repository: repository, index: versionIndex(in: repository, for: document))
+                .history(of: document, after: current, limit: nil)
+            return DocumentVersions(current: current, unresolvedConflicts: unresolved, resolvedConflicts: resolved, history: history)
+        }
+    }
+
     /// Finds a version by a unique prefix of its id (at least four digits).
     ///
     /// With a document, the version must be a version of that document; without one, the
@@ -130,4 +148,16 @@ extension Container {
             throw DocverError.noSuchVersion(id)
         }
     }
+}
+
+/// A document's versions as ``Container/versions(of:includingResolved:)`` lists them.
+public struct DocumentVersions: Sendable {
+    /// The version this device's branch holds now.
+    public var current: DocumentVersion
+    /// Conflict versions not yet resolved, newest first.
+    public var unresolvedConflicts: [DocumentVersion]
+    /// Conflict versions marked resolved but not removed, newest first (empty unless asked for).
+    public var resolvedConflicts: [DocumentVersion]
+    /// The older versions that led to the current one, newest first.
+    public var history: [DocumentVersion]
 }

@@ -84,7 +84,7 @@ struct VersionIndexStore {
             for (key, entry) in ours where entry.stamp != now { loaded[key] = nil }
             return ours.filter { $0.value.stamp == now }.count
         }
-        guard documentsRead < Self.documentReadLimit, let data = FileSystem.contentsIfReadable(file),
+        guard documentsRead < Self.documentReadLimit, let data = FileSystem.mappedContentsIfReadable(file),
               let contents = VersionIndexFile.decode(data, document: document),
               contents.intact, contents.segments > 0, contents.segments < Self.segmentLimit else {
             return try load(covering: tips)

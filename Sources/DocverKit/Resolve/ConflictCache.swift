@@ -98,7 +98,7 @@ struct ConflictCache {
     /// document's lines: the outer nil when no listing for `head` is cached, the inner when
     /// the document has no open conflict.
     func listing(at head: ObjectID, of document: DocumentPath) -> Conflict?? {
-        guard let data = FileSystem.contentsIfReadable(files.conflictListing) else { return nil }
+        guard let data = FileSystem.mappedContentsIfReadable(files.conflictListing) else { return nil }
         return ListingText.decodeListing(data, format: Self.listingFormat, head: head.hex,
                                          trust: (try? SigningPolicy(repository: repository))??.key, document: document.path)
     }

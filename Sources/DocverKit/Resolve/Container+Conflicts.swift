@@ -14,30 +14,41 @@ extension Container {
             return document.map { document in served.filter { $0.document == document } } ?? served
         }
         guard let document else { return try computeConflicts() }
-        // One document's lines of the cached listing, not the whole listing (thousands of
-        // conflicts after a long offline period): `versions` and `log` ask for one.
-        if let cached = try withRepository({ repository in
-            try headCommit(repository).flatMap { ConflictCache(files: files, repository: repository).listing(at: $0, of: document) }
-        }) {
-            return cached.map { [$0] } ?? []
+        return try withRepository { repository in
+            try conflict(of: document, in: repository, askingAgent: false).map { [$0] } ?? []
         }
-        return try computeConflicts().filter { $0.document == document }
+    }
+
+    /// One document's unresolved conflict versions as ``conflicts(_:)`` finds them, in a
+    /// repository already open: the agent's answer, else the document's lines of the cached
+    /// listing (not the whole listing: thousands of conflicts after a long offline period),
+    /// else computed.
+    func unresolvedConflicts(of document: DocumentPath, in repository: Repository) throws -> [DocumentVersion] {
+        try conflict(of: document, in: repository, askingAgent: true)?.conflicts ?? []
+    }
+
+    private func conflict(of document: DocumentPath, in repository: Repository, askingAgent: Bool) throws -> Conflict? {
+        if askingAgent, let served = Agent.servedConflicts(of: self) {
+            return served.first { $0.document == document }
+        }
+        if let cached = try headCommit(repository).flatMap({ ConflictCache(files: files, repository: repository).listing(at: $0, of: document) }) {
+            return cached
+        }
+        return try computeConflicts(in: repository).first { $0.document == document }
     }
 
     /// Every document in conflict, read from the repository (never asks the agent).
     func computeConflicts() throws -> [Conflict] {
-        try withRepository { repository in
-            guard let head = try headCommit(repository) else { return [] }
-            let cache = ConflictCache(files: files, repository: repository)
-            let all: [Conflict]
-            if let cached = cache.listing(at: head) {
-                all = cached
-            } else {
-                all = try conflicts(nil, in: repository)
-                cache.storeListing(all, at: head)
-            }
-            return all
-        }
+        try withRepository { repository in try computeConflicts(in: repository) }
+    }
+
+    func computeConflicts(in repository: Repository) throws -> [Conflict] {
+        guard let head = try headCommit(repository) else { return [] }
+        let cache = ConflictCache(files: files, repository: repository)
+        if let cached = cache.listing(at: head) { return cached }
+        let all = try conflicts(nil, in: repository)
+        cache.storeListing(all, at: head)
+        return all
     }
 
     func conflicts(_ document: DocumentPath?, in repository: Repository) throws -> [Conflict] {
@@ -78,14 +89,16 @@ extension Container {
 
     /// Conflict versions of a document that were marked resolved but not removed.
     public func resolvedConflictVersions(of document: DocumentPath) throws -> [DocumentVersion] {
-        try withRepository { repository in
-            // A version is listed once, though several records name it (crossed integrations
-            // record it with their own bases; a plain merge may set aside a recorded one).
-            let ids = Set(try (conflictState(in: repository).resolvedByDocument()[document] ?? []).map(\.version))
-            return try ids.compactMap { id in
-                try ObjectID(hex: id).map { try VersionGraph(repository: repository).version(of: document, at: $0) }
-            }.sorted(by: Self.newestFirst)
-        }
+        try withRepository { repository in try resolvedConflictVersions(of: document, in: repository) }
+    }
+
+    func resolvedConflictVersions(of document: DocumentPath, in repository: Repository) throws -> [DocumentVersion] {
+        // A version is listed once, though several records name it (crossed integrations
+        // record it with their own bases; a plain merge may set aside a recorded one).
+        let ids = Set(try (conflictState(in: repository).resolvedByDocument()[document] ?? []).map(\.version))
+        return try ids.compactMap { id in
+            try ObjectID(hex: id).map { try VersionGraph(repository: repository).version(of: document, at: $0) }
+        }.sorted(by: Self.newestFirst)
     }
 
     /// Documents with unresolved conflict versions and how many each has.

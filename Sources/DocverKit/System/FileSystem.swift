@@ -53,6 +53,14 @@ enum FileSystem {
         FileManager.default.contents(atPath: path)
     }
 
+    /// ``contentsIfReadable(_:)`` mapped into memory rather than copied: for docver's large
+    /// caches (the version index, the conflict listing), of which a question about one
+    /// document reads a small part. Only for files that are replaced by renaming or appended
+    /// to, never truncated or rewritten in place: a mapped page that is cut off faults.
+    static func mappedContentsIfReadable(_ path: String) -> Data? {
+        try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
+    }
+
     /// The canonical absolute path (symbolic links resolved), or nil when it does not exist.
     static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }

@@ -41,14 +41,20 @@ extension Docver {
 
         func run(in container: Container) async throws {
             let path = try document.map(DocumentArguments(container, global).path)
-            if let path, try container.currentVersion(of: path) == nil, try container.conflicts(path).isEmpty {
-                throw DocverError.noSuchDocument(path.path)
+            // A document must exist; it is checked in the repository the log reads.
+            func log(_ body: (LogEntry) throws -> Void) throws {
+                if let path { try container.log(ofExisting: path, limit: limit, each: body) } else { try container.log(limit: limit, each: body) }
             }
-            if output.json { return try Terminal.printJSON(container.log(of: path, limit: limit).map(JSON.init)) }
+            func entries() throws -> [LogEntry] {
+                var result: [LogEntry] = []
+                try log { result.append($0) }
+                return result
+            }
+            if output.json { return try Terminal.printJSON(entries().map(JSON.init)) }
             guard OutputSettings.current.relativeDates else {
                 // In a pipe, each line as soon as its entry is found: `docver log | head -1`
                 // costs one entry (dates are ISO 8601 there, all of one width).
-                try container.log(of: path, limit: limit) { entry in
+                try log { entry in
                     print(Self.line(entry, dateWidth: 0, deviceWidth: 0))
                     fflush(nil)
                 }
@@ -56,7 +62,7 @@ extension Docver {
             }
             // On a terminal the date and device columns line up, as in versions and conflicts:
             // relative dates and device names differ in width, so the widths are taken first.
-            let entries = try container.log(of: path, limit: limit)
+            let entries = try entries()
             let dateWidth = entries.map { Terminal.date($0.date).count }.max() ?? 0
             let deviceWidth = entries.map(\.device.name.count).max() ?? 0
             for entry in entries { print(Self.line(entry, dateWidth: dateWidth, deviceWidth: deviceWidth)) }

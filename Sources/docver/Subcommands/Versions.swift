@@ -30,10 +30,9 @@ extension Docver {
 
         func run(in container: Container) async throws {
             let path = try DocumentArguments(container, global).path(document)
-            guard let current = try container.currentVersion(of: path) else { throw DocverError.noSuchDocument(path.path) }
-            let unresolved = try container.unresolvedConflictVersions(of: path)
-            let resolved = all ? try container.resolvedConflictVersions(of: path) : []
-            let history = try container.history(of: path)
+            let versions = try container.versions(of: path, includingResolved: all)
+            let (current, unresolved, resolved, history) =
+                (versions.current, versions.unresolvedConflicts, versions.resolvedConflicts, versions.history)
             if output.json {
                 return try Terminal.printJSON(JSON(
                     document: path.path, current: VersionOutput(current),
