@@ -1385,6 +1385,14 @@ final class FuzzWorld {
             return
         }
 
+        switch resolution {
+        case .choose, .latestDate:
+            if let commit = own.last?.commit,
+               let version = model.versions.lastIndex(where: { $0.commit == commit && $0.document == document }) {
+                model.versions[version].keepsOneVersion = true
+            }
+        default: break
+        }
         var notIncluded: [String] = []
         let after = try device.conflicts(path).first
         let listedAfter = Set(after?.conflicts.map(\.id) ?? [])
