@@ -316,7 +316,7 @@ struct VersionGraph {
     /// The versions a version was made from: the document's version in each parent of its
     /// commit (one for a save, several for a merge made with plain git, none for a root),
     /// and, for a merge resolution, every version it merged; a decision that kept one
-    /// version's contents is made from that version alone.
+    /// version's contents, or a replace with one, is made from that version alone.
     ///
     /// A merge resolution is a save with one parent, but it was made from the conflict
     /// versions it merged as much as from the current one, as a merge commit is made from its
@@ -324,7 +324,8 @@ struct VersionGraph {
     /// version, or a change the edit undid (a revert) would come back.
     ///
     /// A decision that kept one version (choose, latest-date, mark-resolved,
-    /// remove-other-versions) did not start from the versions it set aside. Counting them
+    /// remove-other-versions), and a replace, which copies one version's contents, did not
+    /// start from the versions they set aside or replaced. Counting them
     /// would make two decisions that disagree about the same conflict (one kept the current
     /// version, another chose a conflict version) share every version of the conflict as
     /// ancestors: their merge would start from all the conflict's edits merged, and each
@@ -340,7 +341,7 @@ struct VersionGraph {
         let decided = try decidedVersions(in: commit, path: path).filter { !result.contains($0) && $0 != version }
         guard !decided.isEmpty else { return result }
         let all = result + decided
-        guard try !mergedOrCopied(commit, path: path) else { return all }
+        guard try !isMergeResolution(commit) else { return all }
         func state(_ id: ObjectID) throws -> EntryState? {
             try repository.tree(repository.commit(id).treeID).documentEntry(atPath: path).map(EntryState.init)
         }
@@ -349,12 +350,9 @@ struct VersionGraph {
         return kept.isEmpty ? all : kept
     }
 
-    /// True for a merge resolution, and for a replace (an edit that copies a version's
-    /// contents on top of the current one, deciding nothing): made from every version named.
-    private func mergedOrCopied(_ commit: Commit, path: String) throws -> Bool {
-        let trailers = commit.trailers
-        return trailers.contains { $0.key == Trailer.strategy && $0.value == "merge" }
-            || trailers.contains { $0.key == Trailer.replaced && VersionRecord(trailerValue: $0.value)?.path == path }
+    /// True for a merge resolution: made from every version it names.
+    private func isMergeResolution(_ commit: Commit) throws -> Bool {
+        commit.trailers.contains { $0.key == Trailer.strategy && $0.value == "merge" }
     }
 
     /// The versions of `path` a commit's honoured decision records name (resolved, removed,
