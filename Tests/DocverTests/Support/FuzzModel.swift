@@ -122,8 +122,9 @@ struct FuzzVersion: CustomStringConvertible {
     /// The states this version holds in full, so that they are accounted for when it is (nil:
     /// `before`). A merge lists only the sides whose every change it holds.
     var supersedes: [FuzzState]? = nil
-    /// A decision that kept one version's contents (choose, latest-date): made from the
-    /// version it kept alone, not from the state it replaced (docs/RESOLVING.md, "merge").
+    /// A decision that kept one version's contents (choose, latest-date), or a replace with
+    /// one: made from that version alone, not from the state it replaced (docs/RESOLVING.md,
+    /// "merge").
     var keepsOneVersion = false
 
     var description: String {
