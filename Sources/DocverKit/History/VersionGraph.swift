@@ -315,12 +315,22 @@ struct VersionGraph {
 
     /// The versions a version was made from: the document's version in each parent of its
     /// commit (one for a save, several for a merge made with plain git, none for a root),
-    /// and, for a resolution, every version it decided about.
+    /// and, for a merge resolution, every version it merged; a decision that kept one
+    /// version's contents, or a replace with one, is made from that version alone.
     ///
-    /// A resolution is a save with one parent, but it was made from the conflict versions it
-    /// merged or set aside as much as from the current one, as a merge commit is made from
-    /// its parents: a later merge of one of those versions' further edits must start from
-    /// that version, or a change the edit undid (a revert) would come back.
+    /// A merge resolution is a save with one parent, but it was made from the conflict
+    /// versions it merged as much as from the current one, as a merge commit is made from its
+    /// parents: a later merge of one of those versions' further edits must start from that
+    /// version, or a change the edit undid (a revert) would come back.
+    ///
+    /// A decision that kept one version (choose, latest-date, mark-resolved,
+    /// remove-other-versions), and a replace, which copies one version's contents, did not
+    /// start from the versions they set aside or replaced. Counting them
+    /// would make two decisions that disagree about the same conflict (one kept the current
+    /// version, another chose a conflict version) share every version of the conflict as
+    /// ancestors: their merge would start from all the conflict's edits merged, and each
+    /// side's setting aside of the other's edit would drop both edits from a merge reported
+    /// clean. Two such decisions are a new conflict between the versions they kept.
     func predecessors(of version: ObjectID, path: String) throws -> [ObjectID] {
         var result: [ObjectID] = []
         let commit = try repository.commit(version)
@@ -328,10 +338,21 @@ struct VersionGraph {
             let predecessor = try introducingCommit(of: path, from: parent)
             if !result.contains(predecessor) { result.append(predecessor) }
         }
-        for decided in try decidedVersions(in: commit, path: path) where !result.contains(decided) && decided != version {
-            result.append(decided)
+        let decided = try decidedVersions(in: commit, path: path).filter { !result.contains($0) && $0 != version }
+        guard !decided.isEmpty else { return result }
+        let all = result + decided
+        guard try !isMergeResolution(commit) else { return all }
+        func state(_ id: ObjectID) throws -> EntryState? {
+            try repository.tree(repository.commit(id).treeID).documentEntry(atPath: path).map(EntryState.init)
         }
-        return result
+        let own = try state(commit.id)
+        let kept = try all.filter { try state($0) == own }
+        return kept.isEmpty ? all : kept
+    }
+
+    /// True for a merge resolution: made from every version it names.
+    private func isMergeResolution(_ commit: Commit) throws -> Bool {
+        commit.trailers.contains { $0.key == Trailer.strategy && $0.value == "merge" }
     }
 
     /// The versions of `path` a commit's honoured decision records name (resolved, removed,

@@ -84,8 +84,10 @@ struct ConflictCache {
     /// Raised whenever the rules that compute the listing change, so that a listing cached by
     /// an older build is recomputed, not trusted (2: records are validated, plain folders are
     /// no versions of files; 3: a resolution descends from the versions it decided, which
-    /// changes bases; 4: stored as text, not JSON).
-    static let listingFormat = 4
+    /// changes bases; 4: stored as text, not JSON; 5: a decision that kept one version,
+    /// and a replace, descend from that version alone, not from what they set aside or
+    /// replaced, which changes bases).
+    static let listingFormat = 5
 
     /// The conflict listing cached for `head`, if there is one.
     func listing(at head: ObjectID) -> [Conflict]? {

@@ -122,6 +122,10 @@ struct FuzzVersion: CustomStringConvertible {
     /// The states this version holds in full, so that they are accounted for when it is (nil:
     /// `before`). A merge lists only the sides whose every change it holds.
     var supersedes: [FuzzState]? = nil
+    /// A decision that kept one version's contents (choose, latest-date), or a replace with
+    /// one: made from that version alone, not from the state it replaced (docs/RESOLVING.md,
+    /// "merge").
+    var keepsOneVersion = false
 
     var description: String {
         "\(commit.short) \(document) \(state) by \(device) at step \(step) (\(operation)) on top of \(before)"
@@ -200,21 +204,29 @@ final class FuzzLineage {
     let versions: [FuzzVersion]
     let graph: FuzzGraph
     private var byState: [FuzzState: [Int]] = [:]
+    /// Deletions, per document: the absence a re-creation was saved on top of.
+    private var deletions: [String: [Int]] = [:]
     private var predecessorMemo: [Int: [Int]] = [:]
     private var ancestorMemo: [Int: Set<Int>] = [:]
 
     init(_ model: FuzzModel, graph: FuzzGraph) {
         versions = model.versions
         self.graph = graph
-        for (index, version) in versions.enumerated() where !version.state.isAbsent && graph.contains(version.commit) {
-            byState[version.state, default: []].append(index)
+        for (index, version) in versions.enumerated() where graph.contains(version.commit) {
+            if version.state.isAbsent {
+                deletions[version.document, default: []].append(index)
+            } else {
+                byState[version.state, default: []].append(index)
+            }
         }
     }
 
     /// The newest versions holding `state` on the ancestry of `commit` (itself included unless
-    /// `strictly`).
-    func nodes(holding state: FuzzState, before commit: String, strictly: Bool = false) -> [Int] {
-        let candidates = (byState[state] ?? []).filter {
+    /// `strictly`). For the absence: the newest deletions of `document`, so that a re-creation
+    /// is made on top of the deletion, as docver's version graph has it (docs/RESOLVING.md).
+    func nodes(holding state: FuzzState, of document: String? = nil, before commit: String, strictly: Bool = false) -> [Int] {
+        let pool = state.isAbsent ? document.map { deletions[$0] ?? [] } ?? [] : byState[state] ?? []
+        let candidates = pool.filter {
             graph.isAncestorOrSelf(versions[$0].commit, of: commit) && (!strictly || versions[$0].commit != commit)
         }
         return candidates.filter { candidate in
@@ -230,15 +242,18 @@ final class FuzzLineage {
     func node(commit: String, document: String, state: FuzzState) -> [Int] {
         if let exact = versions.indices.first(where: { versions[$0].commit == commit && versions[$0].document == document }),
            versions[exact].state == state, graph.contains(commit) { return [exact] }
-        return nodes(holding: state, before: commit)
+        return nodes(holding: state, of: document, before: commit)
     }
 
     func predecessors(_ index: Int) -> [Int] {
         if let known = predecessorMemo[index] { return known }
         let version = versions[index]
         var result: [Int] = []
-        for state in [version.before] + version.alsoFrom + [version.state] where !state.isAbsent {
-            for node in nodes(holding: state, before: version.commit, strictly: true) where !result.contains(node) { result.append(node) }
+        let states = version.keepsOneVersion ? [version.state] : [version.before] + version.alsoFrom + [version.state]
+        for state in states {
+            for node in nodes(holding: state, of: version.document, before: version.commit, strictly: true) where !result.contains(node) {
+                result.append(node)
+            }
         }
         predecessorMemo[index] = result
         return result
@@ -270,7 +285,8 @@ final class FuzzLineage {
         guard let first = best.first else { return [] }
         var side = [first]
         var atoms = versions[first].state.mergeAtoms
-        for next in best.dropFirst() where versions[next].state.mergeAtoms != atoms {
+        // (A deletion among several ancestors leaves the fold as it is, as in docver's mergeBase.)
+        for next in best.dropFirst() where !versions[next].state.isAbsent && versions[next].state.mergeAtoms != atoms {
             let base = depth > 4 ? atoms.intersection(versions[next].state.mergeAtoms) : baseAtoms(side, [next], depth: depth + 1)
             atoms = Self.merge(atoms, versions[next].state.mergeAtoms, base: base)
             side.append(next)

@@ -64,6 +64,83 @@ import Testing
         #expect(conflict.conflicts[0].device.id == "bob")
     }
 
+    /// Fuzz seed 41 (and 62): one device keeps the current version, another chooses the
+    /// conflict version, a third merges the two decisions. Each decision set aside the edit
+    /// the other kept; were the versions set aside counted as the decisions' ancestors, the
+    /// merge would start from both edits merged and drop both, reporting a clean merge. The
+    /// two decisions are a new conflict between the versions they kept: the merge holds both.
+    @Test func mergingTwoDecisionsThatDisagreeKeepsBothEdits() async throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", name: "Alice", remote: remote)
+        let bob = try scratch.device("bob", name: "Bob", remote: remote)
+        let carol = try scratch.device("carol", name: "Carol", remote: remote)
+        let lines = (1...12).map { "line \($0)" }
+        func text(_ edits: [Int: String]) -> String {
+            lines.enumerated().map { edits[$0.offset + 1] ?? $0.element }.joined(separator: "\n") + "\n"
+        }
+        try alice.saveText(text([:]), to: "notes.txt")
+        for device in [alice, bob, carol] { try device.sync() }
+        try alice.saveText(text([2: "alice 2"]), to: "notes.txt")
+        waitForNextSecond()
+        try bob.saveText(text([10: "bob 10"]), to: "notes.txt")
+        try alice.sync(); try bob.sync(); try alice.sync(); try carol.sync()
+        let notes = try DocumentPath("notes.txt")
+        let conflict = try #require(try alice.conflicts(notes).first)
+        #expect(conflict.current.device.id == "bob")
+        // Alice keeps Bob's edit; Carol, later, chooses Alice's.
+        try alice.markResolved(notes)
+        waitForNextSecond()
+        _ = try await carol.resolve(notes, using: UserChoiceStrategy.version(try #require(conflict.conflicts.first).id))
+        for device in [alice, carol, bob, alice, carol] { try device.sync() }
+        try expectConverged([alice, bob, carol])
+        #expect(try bob.conflicts(notes).first?.conflicts.count == 1, "two decisions that disagree are a new conflict")
+
+        let outcome = try await bob.resolve(notes, using: MergeStrategy())
+        let merged = try bob.read("notes.txt")
+        #expect(merged == text([2: "alice 2", 10: "bob 10"]), "the merge of the two decisions dropped an edit:\n\(merged)")
+        #expect(outcome.resolved.count == 1)
+    }
+
+    /// Fuzz seed 143: Alice chooses Dave's deletion over her own edit, Dave keeps her edit,
+    /// then Alice re-creates the document with an edit of the text from before. Her choice
+    /// was made from the deletion alone, not from the edit it set aside, so the merge of her
+    /// re-creation with Dave's decision starts from the text both started from and keeps the
+    /// edit Dave kept, where it used to start from that edit and drop it in a "clean" merge.
+    @Test func aRecreationAfterChoosingTheDeletionMeetsTheEditTheOtherDecisionKept() async throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", name: "Alice", remote: remote)
+        let dave = try scratch.device("dave", name: "Dave", remote: remote)
+        let lines = (1...12).map { "line \($0)" }
+        func text(_ edits: [Int: String]) -> String {
+            lines.enumerated().map { edits[$0.offset + 1] ?? $0.element }.joined(separator: "\n") + "\n"
+        }
+        try alice.saveText(text([:]), to: "notes.txt")
+        try alice.sync(); try dave.sync()
+        try dave.deleteAndSave("notes.txt")
+        waitForNextSecond()
+        try alice.saveText(text([2: "alice 2"]), to: "notes.txt")
+        try alice.sync(); try dave.sync(); try alice.sync()
+        let notes = try DocumentPath("notes.txt")
+        let conflict = try #require(try alice.conflicts(notes).first)
+        let deletion = try #require(conflict.conflicts.first)
+        #expect(deletion.isDeletion && !conflict.current.isDeletion, "a modification beats a deletion")
+        _ = try await alice.resolve(notes, using: UserChoiceStrategy.version(deletion.id))
+        waitForNextSecond()
+        _ = try await dave.resolve(notes, using: LatestDateStrategy()) // keeps Alice's edit
+        waitForNextSecond()
+        try alice.saveText(text([12: "alice 12"]), to: "notes.txt") // re-created on top of the deletion
+        for device in [alice, dave, alice] { try device.sync() }
+        try expectConverged([alice, dave])
+        let recreated = try #require(try dave.conflicts(notes).first, "the re-creation meets the decision that kept the edit")
+
+        _ = try await dave.resolve(notes, using: MergeStrategy())
+        let merged = try dave.read("notes.txt")
+        #expect(merged == text([2: "alice 2", 12: "alice 12"]), "the merge dropped an edit:\n\(merged)")
+        _ = recreated
+    }
+
     @Test func decisionsThatAgreeAreNothingToReport() async throws {
         let scratch = try Scratch()
         let (alice, bob, _, other) = try conflicted(scratch)

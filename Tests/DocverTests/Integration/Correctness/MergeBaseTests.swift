@@ -131,6 +131,33 @@ import Testing
         }
     }
 
+    /// Fuzz seed 56: a replace copies one version's contents and is made from that version
+    /// alone. Counted as made from the version it replaced too, it undid that version's edit
+    /// in a later merge with the replaced version's own further edit, reporting a clean merge.
+    @Test func aReplaceDoesNotUndoTheReplacedVersionsEditInALaterMerge() async throws {
+        let scratch = try Scratch()
+        let devices = try synced(["alice", "bob"], scratch)
+        let (alice, bob) = (devices[0], devices[1])
+        let doc = try DocumentPath("doc.txt")
+        try edit(alice, line: 2, to: "alice 2")
+        waitForNextSecond()
+        try edit(bob, line: 10, to: "bob 10")
+        try alice.sync(); try bob.sync(); try alice.sync()
+        let conflict = try #require(try alice.conflicts(doc).first)
+        #expect(conflict.current.device.id == "bob")
+        // Alice makes her own version current again; Bob, not having seen it, edits on.
+        try alice.replace(doc, with: try #require(conflict.conflicts.first).id)
+        waitForNextSecond()
+        try edit(bob, line: 15, to: "bob 15")
+        try alice.sync(); try bob.sync(); try alice.sync()
+        try expectConverged([alice, bob])
+        _ = try await alice.resolve(doc, using: MergeStrategy())
+        let merged = try alice.read("doc.txt")
+        for edit in ["alice 2", "bob 10", "bob 15"] {
+            #expect(merged.contains(edit), "the merge dropped '\(edit)':\n\(merged)")
+        }
+    }
+
     /// Two devices merge the same conflict at once, then edit on: the two new versions share
     /// two best common ancestors (the versions both merges were made from), a criss-cross.
     /// The merge starts from those ancestors merged, as git's recursive merge does, so a

@@ -86,7 +86,14 @@ import Testing
     /// state); 152: the same, replaced by a folder of its name (step 22), and at step 60 a
     /// decision that had won on its line dropped when the line lost (Integrator.decisions took
     /// the line's losing decision for it). Seeds 16, 45 and 71 were the check's mistakes.
-    @Test(arguments: [(UInt64(42), 61), (95, 60), (152, 60), (16, 60), (45, 42), (71, 60)])
+    /// Seeds 41, 62 and 143: a merge of two decisions that disagreed (one kept the current
+    /// version, another chose the conflict version) dropped both edits and reported a clean
+    /// merge, since a decision counted the versions it set aside as its ancestors; seed 68 was
+    /// the merge check's mistake (a re-creation is made on top of the deletion). Seed 56: the
+    /// check took a replace for made from the version it replaced, and expected that
+    /// version's edit undone.
+    @Test(arguments: [(UInt64(42), 61), (95, 60), (152, 60), (16, 60), (45, 42), (71, 60),
+                      (41, 64), (62, 54), (143, 57), (68, 29), (56, 77)])
     func replayedFindingsStayFixed(seed: UInt64, steps: Int) async throws {
         let world = try FuzzWorld(seed: seed, steps: steps)
         await world.run()
@@ -1385,6 +1392,14 @@ final class FuzzWorld {
             return
         }
 
+        switch resolution {
+        case .choose, .latestDate, .replace:
+            if let commit = own.last?.commit,
+               let version = model.versions.lastIndex(where: { $0.commit == commit && $0.document == document }) {
+                model.versions[version].keepsOneVersion = true
+            }
+        default: break
+        }
         var notIncluded: [String] = []
         let after = try device.conflicts(path).first
         let listedAfter = Set(after?.conflicts.map(\.id) ?? [])
