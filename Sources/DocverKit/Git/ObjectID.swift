@@ -6,10 +6,13 @@ struct ObjectID: Hashable, Sendable, Comparable, CustomStringConvertible {
 
     init(_ raw: git_oid) { self.raw = raw }
 
+    /// Read in Swift, not with `git_oid_fromstr`: that records its error in libgit2's
+    /// per-thread state, which does not exist before `git_libgit2_init` (a process that reads
+    /// an invalid id before opening any repository crashed there).
     init?(hex: String) {
-        var oid = git_oid()
-        guard hex.utf8.count == 40, git_oid_fromstr(&oid, hex) == 0 else { return nil }
-        raw = oid
+        var hex = hex
+        guard let id = hex.withUTF8({ ObjectID(hexDigits: $0) }) else { return nil }
+        self = id
     }
 
     /// From 40 hexadecimal digits (either case), as `git_oid_fromstr` reads them, straight
