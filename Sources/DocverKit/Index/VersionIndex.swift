@@ -148,8 +148,10 @@ struct VersionIndex: Sendable {
     struct RevwalkOrder: IteratorProtocol {
         let index: VersionIndex
         private var seen: [Bool]
-        /// (time, order of entry): a max-heap on time, then first in first out.
-        private var heap: [(time: Int64, sequence: Int, number: Int32)] = []
+        /// (time, order of entry): newest time first, then first in first out.
+        private var heap = PriorityHeap<(time: Int64, sequence: Int, number: Int32)> { a, b in
+            a.time != b.time ? a.time > b.time : a.sequence < b.sequence
+        }
         private var sequence = 0
 
         init(index: VersionIndex, head: Int32) {
@@ -158,37 +160,14 @@ struct VersionIndex: Sendable {
             enter(head)
         }
 
-        private static func before(_ a: (time: Int64, sequence: Int, number: Int32), _ b: (time: Int64, sequence: Int, number: Int32)) -> Bool {
-            a.time != b.time ? a.time > b.time : a.sequence < b.sequence
-        }
-
         private mutating func enter(_ number: Int32) {
             seen[Int(number)] = true
-            heap.append((index.nodes[Int(number)].time, sequence, number))
+            heap.push((index.nodes[Int(number)].time, sequence, number))
             sequence += 1
-            var child = heap.count - 1
-            while child > 0 {
-                let parent = (child - 1) / 2
-                guard Self.before(heap[child], heap[parent]) else { break }
-                heap.swapAt(child, parent)
-                child = parent
-            }
         }
 
         mutating func next() -> ObjectID? {
-            guard !heap.isEmpty else { return nil }
-            heap.swapAt(0, heap.count - 1)
-            let top = heap.removeLast()
-            var parent = 0
-            while true {
-                let left = 2 * parent + 1, right = left + 1
-                var first = parent
-                if left < heap.count, Self.before(heap[left], heap[first]) { first = left }
-                if right < heap.count, Self.before(heap[right], heap[first]) { first = right }
-                if first == parent { break }
-                heap.swapAt(parent, first)
-                parent = first
-            }
+            guard let top = heap.pop() else { return nil }
             for parent in index.nodes[Int(top.number)].parents where !seen[Int(parent)] { enter(parent) }
             return index.nodes[Int(top.number)].id
         }
@@ -413,7 +392,10 @@ extension VersionIndex {
 /// first, so each commit is visited once, after all its children.
 private struct SharedWalk<Work> {
     private var pending: [Int32: Work] = [:]
-    private var heap = GenerationHeap()
+    /// Commit numbers by generation, highest first (children before their parents).
+    private var heap = PriorityHeap<(generation: Int32, number: Int32)> { a, b in
+        (a.generation, a.number) > (b.generation, b.number)
+    }
     let isEmpty: (Work) -> Bool
     let merge: (inout Work, Work) -> Void
 
@@ -429,52 +411,15 @@ private struct SharedWalk<Work> {
             pending[number] = existing
         } else {
             pending[number] = work
-            heap.push(number, generation: generation)
+            heap.push((generation, number))
         }
     }
 
     mutating func next() -> (Int32, Work)? {
-        while let number = heap.pop() {
+        while let (_, number) = heap.pop() {
             if let work = pending.removeValue(forKey: number) { return (number, work) }
         }
         return nil
-    }
-}
-
-/// A max-heap of commit numbers by generation: children before their parents.
-private struct GenerationHeap {
-    private var items: [(generation: Int32, number: Int32)] = []
-
-    private static func above(_ a: (generation: Int32, number: Int32), _ b: (generation: Int32, number: Int32)) -> Bool {
-        (a.generation, a.number) > (b.generation, b.number)
-    }
-
-    mutating func push(_ number: Int32, generation: Int32) {
-        items.append((generation, number))
-        var child = items.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard Self.above(items[child], items[parent]) else { break }
-            items.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    mutating func pop() -> Int32? {
-        guard !items.isEmpty else { return nil }
-        items.swapAt(0, items.count - 1)
-        let top = items.removeLast()
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1, right = left + 1
-            var largest = parent
-            if left < items.count, Self.above(items[left], items[largest]) { largest = left }
-            if right < items.count, Self.above(items[right], items[largest]) { largest = right }
-            if largest == parent { break }
-            items.swapAt(parent, largest)
-            parent = largest
-        }
-        return top.number
     }
 }
 

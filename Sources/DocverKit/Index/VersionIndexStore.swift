@@ -33,18 +33,26 @@ struct VersionIndexStore {
     /// something. Writing is best effort: failing to write costs time on the next call only.
     func load(covering tips: [ObjectID]) throws -> VersionIndex {
         if let cached = Self.loaded.withLock({ $0[file] }), let now = stamp, cached.stamp == now {
-            var index = cached.index
-            let learned = try extend(&index, to: tips)
-            if !learned.isEmpty {
-                append(learned)
-                let written = stamp
+            return try extending(cached.index, to: tips) { written, index in
                 Self.loaded.withLock { $0[file] = written.map { ($0, index) } }
             }
-            return index
         }
         let index = try readAndExtend(covering: tips)
         let written = stamp
         Self.loaded.withLock { $0[file] = written.map { ($0, index) } }
+        return index
+    }
+
+    /// An index this process read earlier, extended to `tips`; what it learned is appended to
+    /// the file, and `remember` is given the file's new identity with the extended index.
+    private func extending(_ cached: VersionIndex, to tips: [ObjectID],
+                           remember: (_ stamp: [Int]?, _ index: VersionIndex) -> Void) throws -> VersionIndex {
+        var index = cached
+        let learned = try extend(&index, to: tips)
+        if !learned.isEmpty {
+            append(learned)
+            remember(stamp, index)
+        }
         return index
     }
 
@@ -64,14 +72,9 @@ struct VersionIndexStore {
         if let now = stamp {
             if let cached = Self.loaded.withLock({ $0[file] }), cached.stamp == now { return try load(covering: tips) }
             if let cached = Self.loadedForDocument.withLock({ $0[key] }), cached.stamp == now {
-                var index = cached.index
-                let learned = try extend(&index, to: tips)
-                if !learned.isEmpty {
-                    append(learned)
-                    let written = stamp
+                return try extending(cached.index, to: tips) { written, index in
                     Self.loadedForDocument.withLock { $0[key] = written.map { ($0, index) } }
                 }
-                return index
             }
         }
         // A command asking about many documents one by one (`resolve --all`, `diff` of many

@@ -5,6 +5,11 @@ import Testing
 /// Issue 11, item 6: two explicit decisions that disagree are a new conflict, reported on both
 /// devices; decisions that agree are nothing to report.
 @Suite struct ConcurrentDecisionTests {
+    /// Twelve lines, `line 1` to `line 12`, with the lines numbered in `edits` replaced.
+    private func text(_ edits: [Int: String]) -> String {
+        (1...12).map { edits[$0] ?? "line \($0)" }.joined(separator: "\n") + "\n"
+    }
+
     /// Alice and Bob in conflict on notes.txt: Bob's later edit is current, Alice's a conflict version.
     private func conflicted(_ scratch: Scratch, aliceDeletes: Bool = false) throws -> (Container, Container, DocumentVersion, DocumentVersion) {
         let remote = try scratch.bareRemote()
@@ -75,10 +80,6 @@ import Testing
         let alice = try scratch.device("alice", name: "Alice", remote: remote)
         let bob = try scratch.device("bob", name: "Bob", remote: remote)
         let carol = try scratch.device("carol", name: "Carol", remote: remote)
-        let lines = (1...12).map { "line \($0)" }
-        func text(_ edits: [Int: String]) -> String {
-            lines.enumerated().map { edits[$0.offset + 1] ?? $0.element }.joined(separator: "\n") + "\n"
-        }
         try alice.saveText(text([:]), to: "notes.txt")
         for device in [alice, bob, carol] { try device.sync() }
         try alice.saveText(text([2: "alice 2"]), to: "notes.txt")
@@ -112,10 +113,6 @@ import Testing
         let remote = try scratch.bareRemote()
         let alice = try scratch.device("alice", name: "Alice", remote: remote)
         let dave = try scratch.device("dave", name: "Dave", remote: remote)
-        let lines = (1...12).map { "line \($0)" }
-        func text(_ edits: [Int: String]) -> String {
-            lines.enumerated().map { edits[$0.offset + 1] ?? $0.element }.joined(separator: "\n") + "\n"
-        }
         try alice.saveText(text([:]), to: "notes.txt")
         try alice.sync(); try dave.sync()
         try dave.deleteAndSave("notes.txt")

@@ -301,21 +301,15 @@ import Testing
     func twoIdenticalDecisionsMeetAThirdDevicesConcurrentOne(daveAt: Int) async throws {
         let scratch = try Scratch()
         let remote = try scratch.bareRemote()
-        func at(_ seconds: Int, _ device: Container) -> Container {
-            var dated = device
-            let date = Date(timeIntervalSince1970: TimeInterval(1_750_000_000 + seconds))
-            dated.commitClock = CommitClock { date }
-            return dated
-        }
-        let alice = at(0, try scratch.device("alice", remote: remote))
+        let alice = try scratch.device("alice", remote: remote).dated(0)
         let bob = try scratch.device("bob", remote: remote), carol = try scratch.device("carol", remote: remote)
         let dave = try scratch.device("dave", remote: remote)
         try alice.saveText("base\n", to: "notes.txt")
         try alice.sync()
         for device in [bob, carol, dave] { try device.sync() }
-        try at(1, bob).saveText("chosen by bob and carol\n", to: "notes.txt")
+        try bob.dated(1).saveText("chosen by bob and carol\n", to: "notes.txt")
         try bob.sync()
-        try at(2, alice).saveText("kept by dave\n", to: "notes.txt")
+        try alice.dated(2).saveText("kept by dave\n", to: "notes.txt")
         try alice.sync()
         for device in [bob, carol, dave] { try device.sync() }
         let notes = try DocumentPath("notes.txt")
@@ -323,9 +317,9 @@ import Testing
         #expect(try dave.read("notes.txt") == "kept by dave\n", "the later save is current")
         let other = try #require(conflict.conflicts.first)
         // Each decides before seeing the others' decisions.
-        _ = try at(daveAt, dave).removeOtherVersions(of: notes)
-        _ = try await at(10, bob).resolve(notes, using: UserChoiceStrategy.version(other.id))
-        _ = try await at(20, carol).resolve(notes, using: UserChoiceStrategy.version(other.id))
+        _ = try dave.dated(daveAt).removeOtherVersions(of: notes)
+        _ = try await bob.dated(10).resolve(notes, using: UserChoiceStrategy.version(other.id))
+        _ = try await carol.dated(20).resolve(notes, using: UserChoiceStrategy.version(other.id))
         for device in [bob, carol, dave, bob, carol, dave] { try device.sync() }
         try expectConverged([bob, carol, dave])
         for device in [bob, carol, dave] {

@@ -100,22 +100,15 @@ import Testing
     func aCurrentVersionThatAPlainMergeSetAsideLosesAgainAndIsNotCalledUpdated(byPlainMerge: Bool) throws {
         let scratch = try Scratch()
         let remote = try scratch.bareRemote()
-        // Each save at a second of the test's choosing.
-        func at(_ seconds: Int, _ device: Container) -> Container {
-            var dated = device
-            let date = Date(timeIntervalSince1970: TimeInterval(1_750_000_000 + seconds))
-            dated.commitClock = CommitClock { date }
-            return dated
-        }
-        let alice = at(0, try scratch.device("alice", remote: remote))
-        let bob = at(0, try scratch.device("bob", remote: remote))
-        let carol = at(0, try scratch.device("carol", remote: remote))
+        let alice = try scratch.device("alice", remote: remote).dated(0)
+        let bob = try scratch.device("bob", remote: remote).dated(0)
+        let carol = try scratch.device("carol", remote: remote).dated(0)
         let x = try DocumentPath("x.txt")
         let baseVersion = try alice.saveText("base\n", to: "x.txt")
         for device in [alice, bob, carol] { try device.sync() }
-        try at(10, alice).saveText("alice\n", to: "x.txt")
+        try alice.dated(10).saveText("alice\n", to: "x.txt")
         try alice.sync()
-        let bobVersion = try at(20, bob).saveText("bob\n", to: "x.txt")
+        let bobVersion = try bob.dated(20).saveText("bob\n", to: "x.txt")
         // A git user merges the two edits keeping Alice's, pushes to docver/alice, then merges
         // that keeping Bob's and pushes to docver/bob: each edit is set aside by one merge.
         let clone = scratch.path("git-user")
@@ -149,7 +142,7 @@ import Testing
             try #require(merge.status == 0, "\(merge.stderr)")
             try runGit(["push", "-q", "origin", "HEAD:refs/heads/docver/carol"], in: clone)
         } else {
-            winner = try at(50, carol).saveText("carol\n", to: "x.txt")
+            winner = try carol.dated(50).saveText("carol\n", to: "x.txt")
             try carol.sync()
         }
         for device in [alice, bob] {
