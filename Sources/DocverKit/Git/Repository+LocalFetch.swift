@@ -23,7 +23,12 @@ extension Repository {
     func fetchLocally(from path: String, sourcePrefix: String, destinationPrefix: String, message: String,
                       progress: ((TransferCounts) -> Void)?) throws -> Bool {
         let source = try Repository(opening: path, search: false)
-        let heads = try source.references(matching: sourcePrefix + "*")
+        // A reference whose name git refuses (a file put under refs/ by hand) is ignored, as
+        // git ignores it, rather than failing the whole fetch on the name it would get here.
+        let heads = try source.references(matching: sourcePrefix + "*").filter { head in
+            Self.isValidReferenceName(head.name)
+                && Self.isValidReferenceName(destinationPrefix + head.name.dropFirst(sourcePrefix.count))
+        }
         if try heads.contains(where: { try !objectExists($0.target) }) {
             let packs = source.gitDirectory + "objects/pack"
             let names = (try? FileManager.default.contentsOfDirectory(atPath: packs)) ?? []

@@ -77,4 +77,12 @@ extension Repository {
         }
         return result
     }
+
+    /// Whether git accepts `name` as a reference's full name (a file under `refs/` may have any
+    /// name: git ignores such a reference with a warning).
+    static func isValidReferenceName(_ name: String) -> Bool {
+        _ = libgit2Initialised
+        var valid: Int32 = 0
+        return git_reference_name_is_valid(&valid, name) == 0 && valid == 1
+    }
 }

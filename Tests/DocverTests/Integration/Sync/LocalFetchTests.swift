@@ -62,4 +62,30 @@ import Testing
         #expect(try bob.git(["for-each-ref", "refs/remotes"]).isEmpty)
         try expectFsckClean(bob.root)
     }
+
+    /// A file under the remote's `refs/heads/docver/` whose name git refuses (`bad..name`,
+    /// a space) is ignored by the fetch, as git ignores it: the other devices' branches still
+    /// arrive. It used to fail the whole clone or sync ("the given reference name … is not
+    /// valid") before anything arrived. The push still goes through libgit2's local transport,
+    /// which refuses the remote's list of references: the sync ends in that one line, after
+    /// integrating.
+    @Test func aReferenceWithANameGitRefusesIsIgnored() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        try alice.saveText("one\n", to: "a.txt")
+        try alice.sync()
+        let commit = try runGit(["rev-parse", "refs/heads/docver/alice"], in: remote)
+        for name in ["bad..name", "sp ace", "end.lock"] {
+            try Data(commit.utf8).write(to: remote.appendingPathComponent("refs/heads/docver/" + name))
+        }
+        let bob = try scratch.device("bob", remote: remote)
+        do {
+            try bob.sync()
+        } catch {
+            #expect("\(error)".contains("refs/heads/docver/"), "\(error)")
+        }
+        #expect(try bob.read("a.txt") == "one\n")
+        try expectFsckClean(bob.root)
+    }
 }
