@@ -142,6 +142,11 @@ struct FuzzPlainMerge: CustomStringConvertible {
     /// Per document with new content: the parents' states whose changes the result lacks, and
     /// what it lacks of each (lines added since the base missing, lines removed still there).
     var dropped: [String: [(state: FuzzState, missing: [String])]] = [:]
+    /// Per document: the parents' states the result is not (a side another side's version
+    /// replaced whole, as `-s ours` does, or one whose changes the result lacks). docs/FORMAT.md
+    /// ("Merges made with plain git"): such a side's version is set aside, unless it is an
+    /// ancestor of the version kept.
+    var notKept: [String: [FuzzState]] = [:]
 
     var description: String { "plain merge \(commit.short) at step \(step) (\(how))" }
 }
@@ -181,6 +186,12 @@ struct FuzzModel {
     var typedRecords: [String: (records: [String], hook: Bool)] = [:]
     var plainMerges: [FuzzPlainMerge] = []
     var documents: Set<String> { Set(versions.map(\.document)).union(FuzzNames.all) }
+
+    /// Whether a plain merge had a parent holding `state` of `document` and a result that is not
+    /// that state: a merge that may have set a version of that state aside.
+    func plainMergeReplaced(_ state: FuzzState, of document: String) -> Bool {
+        plainMerges.contains { $0.notKept[document]?.contains(state) == true }
+    }
 
     /// For a finding's message: the plain commits whose typed records name one of `versions`.
     func typedRecordNotes(naming versions: Set<String>) -> [String] {
@@ -418,11 +429,16 @@ struct FuzzObservation {
             guard words.count >= 3, words[0] == "Docver-Resolved:" || words[0] == "Docver-Removed:" else { return nil }
             return words[1] + " " + (words.last!.removingPercentEncoding ?? words.last!)
         })
+        // A version a typed record names may still have been set aside by a plain merge (the
+        // record is ignored, the merge is not): only if a plain merge replaced its state.
         for document in documents.sorted() {
             let resolved = try device.resolvedConflictVersions(of: DocumentPath(document))
             if Set(resolved.map(\.id)).count != resolved.count { observation.resolvedListedTwice[document] = resolved.map(\.id) }
-            for version in resolved
-            where settledBy[document]?[version.id] != nil || !typed.contains(version.id + " " + document) {
+            for version in resolved {
+                let settledHere = settledBy[document]?[version.id] != nil
+                let named = typed.contains(version.id + " " + document)
+                let replaced = try named && model.plainMergeReplaced(trees.state(of: document, at: version.id, in: device.root), of: document)
+                guard settledHere || !named || replaced else { continue }
                 settledBy[document, default: [:]][version.id, default: []].insert("plain merge")
             }
         }
