@@ -21,9 +21,15 @@ let package = Package(
             pkgConfig: "libgit2",
             providers: [.apt(["libgit2-dev"])]
         ),
+        // libgit2's start-up with the CA bundle's parse deferred to the first transfer
+        // (Sources/Clibgit2Startup/include/libgit2_startup.h says how, and why it is safe).
+        .target(
+            name: "Clibgit2Startup",
+            dependencies: ["Clibgit2"]
+        ),
         .target(
             name: "DocverKit",
-            dependencies: ["Clibgit2"]
+            dependencies: ["Clibgit2", "Clibgit2Startup"]
         ),
         .executableTarget(
             name: "docver",

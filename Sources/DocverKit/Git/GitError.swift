@@ -1,4 +1,5 @@
 internal import Clibgit2
+internal import Clibgit2Startup
 
 /// An error reported by libgit2, with libgit2's own message.
 ///
@@ -76,8 +77,11 @@ func check(_ result: Int32, _ function: String = #function) throws -> Int32 {
 /// Large commits and trees (an integration recording thousands of conflicts, a folder of
 /// thousands of documents) are kept in libgit2's object cache like small ones: they were
 /// inflated again at every lookup.
+///
+/// The system CA bundle is parsed before the first transfer, not here (libgit2_startup.h): a
+/// local command never needs it, and it was a third of a one-document query's start-up.
 let libgit2Initialised: Void = {
-    git_libgit2_init()
+    docver_libgit2_init_deferring_certificates()
     docver_disable_strict_hash_verification()
     docver_cache_large_commits_and_trees()
 }()

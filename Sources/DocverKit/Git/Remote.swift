@@ -1,5 +1,6 @@
 import Foundation
 internal import Clibgit2
+internal import Clibgit2Startup
 
 /// A transfer's progress as libgit2 reports it: objects and bytes received (and indexed) by
 /// a fetch, or sent by a push.
@@ -362,6 +363,11 @@ final class Remote {
 
     private func transfer(_ state: UnsafeMutablePointer<TransferState>, settings: TransferSettings,
                           _ body: () throws -> Void) throws {
+        // The system CAs, whose parse start-up deferred (libgit2_startup.h): any transfer over
+        // a network may speak HTTPS, if only after a redirect; one on this machine never does.
+        // A bundle that cannot be read leaves the pinned certificates only, as libgit2's own
+        // parse would.
+        if localPackFolder == nil { _ = docver_load_deferred_certificates() }
         let endpoint = NetworkEndpoint(url: url)
         var peers: [sockaddr_storage] = []
         if let endpoint {
