@@ -51,25 +51,31 @@ extension AsyncParsableCommand {
     }
 
     private func report(_ error: any Error) throws {
-        do {
-            throw error
-        } catch let error as DocverError {
-            Terminal.error(error)
-            throw ExitCode.failure
-        } catch let error as HintedFailure {
-            Terminal.error(error.message, hint: error.hint)
-            throw error.code
-        } catch let error as GitError {
-            Terminal.error(error.message, hint: nil)
-            throw ExitCode.failure
-        } catch let error as ExitCode {
-            throw error
-        } catch let error as ValidationError {
-            throw error
-        } catch {
-            // Anything else (a file-system error, say) still gets the documented one-line form.
-            Terminal.error(DocverError.printable(error.localizedDescription), hint: nil)
-            throw ExitCode.failure
-        }
+        throw printedFailure(error)
+    }
+}
+
+/// Prints a failure the documented way (`docver: error: ...`, and a hint where one helps);
+/// returns what the command then throws: its exit code, or a usage error, which the argument
+/// parser prints with the usage (exit 64).
+func printedFailure(_ error: any Error) -> any Error {
+    switch error {
+    case let error as DocverError:
+        Terminal.error(error)
+        return ExitCode.failure
+    case let error as HintedFailure:
+        Terminal.error(error.message, hint: error.hint)
+        return error.code
+    case let error as GitError:
+        Terminal.error(error.message, hint: nil)
+        return ExitCode.failure
+    case let error as ExitCode:
+        return error
+    case let error as ValidationError:
+        return error
+    default:
+        // Anything else (a file-system error, say) still gets the documented one-line form.
+        Terminal.error(DocverError.printable(error.localizedDescription), hint: nil)
+        return ExitCode.failure
     }
 }

@@ -1,17 +1,23 @@
+import ArgumentParser
 import DocverKit
 import Foundation
 
-/// `docver status` and `docver conflicts` answered by the container's running agent without
-/// the argument parser (building its command tree scans the Swift runtime's conformances) and
-/// without libgit2 (its initialisation decodes the CA bundle): together most of a served
-/// answer's time (docs/PERFORMANCE.md, "The sync agent").
+/// The commonest read-only commands run without the argument parser: building its command
+/// tree scans the Swift runtime's protocol conformances, a third of what a one-document
+/// `versions` costs (docs/PERFORMANCE.md, "Start-up").
 ///
-/// Only the plain forms: `status` or `conflicts`, optionally `--json` after it and `-C PATH`
-/// before or after it, each at most once. The output is the normal path's, from the same
-/// rendering code (``Docver/Status/render(_:device:json:)``,
-/// ``Docver/Conflicts/render(_:of:json:)``) with the same output settings; anything else (other
-/// arguments, no agent, an agent that cannot vouch for its answer, see ``AgentShortcut``) goes
-/// the normal way.
+/// - `docver status` and `docver conflicts` are answered by the container's running agent,
+///   without libgit2 either; an agent that cannot vouch for its answer (see ``AgentShortcut``)
+///   sends them the normal way.
+/// - `docver versions DOC`, `docver log [DOC]` and `docver ls` run their own work directly.
+///
+/// Only the plain forms: the command, its one document where it takes one, optionally `--json`
+/// after the command and `-C PATH` before or after it, each at most once. The output is the
+/// normal path's, from the same rendering code (each command's `render`) with the same output
+/// settings (the defaults: colour and pager on terminals). Anything else, and any failure
+/// before the first line of output, goes the normal way, which prints the error (with its hint)
+/// as always; nothing here writes to the container but what opening it repairs, as the normal
+/// path does.
 enum Shortcut {
     /// True when the command was answered (its output printed); false: parse and run it normally.
     static func run(_ arguments: [String]) -> Bool {
@@ -26,20 +32,61 @@ enum Shortcut {
             guard let conflicts = AgentShortcut.conflicts(from: directory) else { return false }
             OutputSettings.apply(color: .auto, quiet: false, verbose: 0, noPager: false)
             do { try Docver.Conflicts.render(conflicts, of: nil, json: request.json) } catch { return false }
+        case .versions, .log, .list:
+            return runLocally(request, from: URL(fileURLWithPath: directory))
         }
         return true
     }
 
+    /// `versions`, `log` and `ls` as their `run(in:)` does them.
+    private static func runLocally(_ request: Request, from directory: URL) -> Bool {
+        OutputSettings.apply(color: .auto, quiet: false, verbose: 0, noPager: false)
+        var container: Container
+        do { container = try Container(at: directory) } catch { return false }
+        container.onRepair = { Terminal.warning($0, ofConsequence: false) }
+        // log and versions page on a terminal (PagedCommand), but never their JSON; the pager
+        // starts once the output is certain.
+        let paged = request.command != .list && !request.json
+        var printing = false
+        let willPrint = {
+            printing = true
+            if paged { Pager.start() }
+        }
+        do {
+            switch request.command {
+            case .versions:
+                try Docver.Versions.render(request.document!, in: container, from: directory, all: false, json: request.json, printing: willPrint)
+            case .log:
+                try Docver.Log.render(request.document, in: container, from: directory, limit: nil, json: request.json, printing: willPrint)
+            case .list:
+                try Docver.List.render(DocumentQuery(), in: container, json: request.json, printing: willPrint)
+            case .status, .conflicts:
+                return false
+            }
+            Pager.finish()
+            return true
+        } catch {
+            // Nothing printed yet: the normal path runs the command again and reports the
+            // failure with its hint. Mid-stream (a log in a pipe): report it here.
+            guard printing else { return false }
+            Pager.finish()
+            let code = (printedFailure(error) as? ExitCode)?.rawValue ?? 1
+            Foundation.exit(code)
+        }
+    }
+
     /// The plain forms the shortcut answers.
     struct Request: Equatable {
-        enum Command: Equatable { case status, conflicts }
+        enum Command: Equatable { case status, conflicts, versions, log, list }
         var command: Command
         var directory: String?
+        var document: String?
         var json = false
 
         init?(_ arguments: [String]) {
             var command: Command?
             var directory: String?
+            var document: String?
             var json = false
             var index = 0
             while index < arguments.count {
@@ -53,14 +100,24 @@ enum Shortcut {
                     index += 1
                 case "status" where command == nil: command = .status
                 case "conflicts" where command == nil: command = .conflicts
+                case "versions" where command == nil: command = .versions
+                case "log" where command == nil: command = .log
+                case "ls" where command == nil: command = .list
                 case "--json" where command != nil && !json: json = true
-                default: return nil
+                default:
+                    // The one document of versions and log; nothing the parser could read as an
+                    // option, a `--` or a second name.
+                    guard command == .versions || command == .log, document == nil, !argument.isEmpty,
+                          !argument.hasPrefix("-") else { return nil }
+                    document = argument
                 }
                 index += 1
             }
             guard let command else { return nil }
+            if command == .versions && document == nil { return nil }
             self.command = command
             self.directory = directory
+            self.document = document
             self.json = json
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DocverKit
+import Foundation
 
 extension Docver {
     struct List: ContainerCommand {
@@ -13,8 +14,15 @@ extension Docver {
         @OptionGroup var filter: QueryOptions
 
         func run(in container: Container) async throws {
-            let items = try container.query(filter.query())
-            if output.json { return try Terminal.printJSON(items.map(ItemOutput.init)) }
+            try Self.render(filter.query(), in: container, json: output.json)
+        }
+
+        /// The command's work and output, shared with the shortcut (Shortcut.swift). `printing`
+        /// is called once the output is certain, before its first line.
+        static func render(_ query: DocumentQuery, in container: Container, json: Bool, printing: () -> Void = {}) throws {
+            let items = try container.query(query)
+            printing()
+            if json { return try Terminal.printJSON(items.map(ItemOutput.init)) }
             print(ItemOutput.lines(items), terminator: "")
         }
     }

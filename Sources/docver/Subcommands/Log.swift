@@ -40,7 +40,15 @@ extension Docver {
         }
 
         func run(in container: Container) async throws {
-            let path = try document.map(DocumentArguments(container, global).path)
+            try Self.render(document, in: container, from: global.url, limit: limit, json: output.json)
+        }
+
+        /// The command's work and output, shared with the shortcut (Shortcut.swift): `document`
+        /// as typed in `directory`. `printing` is called once the output is certain, before its
+        /// first line (a log with no entry prints none).
+        static func render(_ document: String?, in container: Container, from directory: URL, limit: Int?, json: Bool,
+                           printing: () -> Void = {}) throws {
+            let path = try document.map(DocumentArguments(container, directory: directory).path)
             // A document must exist; it is checked in the repository the log reads.
             func log(_ body: (LogEntry) throws -> Void) throws {
                 if let path { try container.log(ofExisting: path, limit: limit, each: body) } else { try container.log(limit: limit, each: body) }
@@ -50,11 +58,18 @@ extension Docver {
                 try log { result.append($0) }
                 return result
             }
-            if output.json { return try Terminal.printJSON(entries().map(JSON.init)) }
+            if json {
+                let entries = try entries()
+                printing()
+                return try Terminal.printJSON(entries.map(JSON.init))
+            }
             guard OutputSettings.current.relativeDates else {
                 // In a pipe, each line as soon as its entry is found: `docver log | head -1`
                 // costs one entry (dates are ISO 8601 there, all of one width).
+                var first = true
                 try log { entry in
+                    if first { printing() }
+                    first = false
                     print(Self.line(entry, dateWidth: 0, deviceWidth: 0))
                     fflush(nil)
                 }
@@ -63,6 +78,7 @@ extension Docver {
             // On a terminal the date and device columns line up, as in versions and conflicts:
             // relative dates and device names differ in width, so the widths are taken first.
             let entries = try entries()
+            if !entries.isEmpty { printing() }
             let dateWidth = entries.map { Terminal.date($0.date).count }.max() ?? 0
             let deviceWidth = entries.map(\.device.name.count).max() ?? 0
             for entry in entries { print(Self.line(entry, dateWidth: dateWidth, deviceWidth: deviceWidth)) }

@@ -29,11 +29,20 @@ extension Docver {
         }
 
         func run(in container: Container) async throws {
-            let path = try DocumentArguments(container, global).path(document)
+            try Self.render(document, in: container, from: global.url, all: all, json: output.json)
+        }
+
+        /// The command's work and output, shared with the shortcut (Shortcut.swift): `document`
+        /// as typed in `directory`. `printing` is called once the output is certain, before its
+        /// first line.
+        static func render(_ document: String, in container: Container, from directory: URL, all: Bool, json: Bool,
+                           printing: () -> Void = {}) throws {
+            let path = try DocumentArguments(container, directory: directory).path(document)
             let versions = try container.versions(of: path, includingResolved: all)
             let (current, unresolved, resolved, history) =
                 (versions.current, versions.unresolvedConflicts, versions.resolvedConflicts, versions.history)
-            if output.json {
+            printing()
+            if json {
                 return try Terminal.printJSON(JSON(
                     document: path.path, current: VersionOutput(current),
                     conflicts: unresolved.map { VersionOutput($0, conflict: true) } + resolved.map { VersionOutput($0, conflict: true, resolved: true) },
