@@ -7,8 +7,8 @@ import Foundation
 /// `versions` costs (docs/PERFORMANCE.md, "Start-up").
 ///
 /// - `docver status` and `docver conflicts` are answered by the container's running agent,
-///   without libgit2 either; an agent that cannot vouch for its answer (see ``AgentShortcut``)
-///   sends them the normal way.
+///   without libgit2 either; when no agent can vouch for its answer (see ``AgentShortcut``),
+///   they run their own work directly, as the next do.
 /// - `docver versions DOC`, `docver log [DOC]` and `docver ls` run their own work directly.
 ///
 /// Only the plain forms: the command, its one document where it takes one, optionally `--json`
@@ -25,20 +25,23 @@ enum Shortcut {
         let directory = request.directory ?? FileManager.default.currentDirectoryPath
         switch request.command {
         case .status:
-            guard let (device, status) = AgentShortcut.status(from: directory) else { return false }
+            guard let (device, status) = AgentShortcut.status(from: directory) else { break }
             OutputSettings.apply(color: .auto, quiet: false, verbose: 0, noPager: false)
             do { try Docver.Status.render(status, device: device, json: request.json) } catch { return false }
+            return true
         case .conflicts:
-            guard let conflicts = AgentShortcut.conflicts(from: directory) else { return false }
+            guard let conflicts = AgentShortcut.conflicts(from: directory) else { break }
             OutputSettings.apply(color: .auto, quiet: false, verbose: 0, noPager: false)
             do { try Docver.Conflicts.render(conflicts, of: nil, json: request.json) } catch { return false }
+            return true
         case .versions, .log, .list:
-            return runLocally(request, from: URL(fileURLWithPath: directory))
+            break
         }
-        return true
+        return runLocally(request, from: URL(fileURLWithPath: directory))
     }
 
-    /// `versions`, `log` and `ls` as their `run(in:)` does them.
+    /// The commands as their `run(in:)` does them (status and conflicts when the agent did not
+    /// answer).
     private static func runLocally(_ request: Request, from directory: URL) -> Bool {
         OutputSettings.apply(color: .auto, quiet: false, verbose: 0, noPager: false)
         var container: Container
@@ -46,7 +49,7 @@ enum Shortcut {
         container.onRepair = { Terminal.warning($0, ofConsequence: false) }
         // log and versions page on a terminal (PagedCommand), but never their JSON; the pager
         // starts once the output is certain.
-        let paged = request.command != .list && !request.json
+        let paged = (request.command == .versions || request.command == .log) && !request.json
         var printing = false
         let willPrint = {
             printing = true
@@ -60,8 +63,14 @@ enum Shortcut {
                 try Docver.Log.render(request.document, in: container, from: directory, limit: nil, json: request.json, printing: willPrint)
             case .list:
                 try Docver.List.render(DocumentQuery(), in: container, json: request.json, printing: willPrint)
-            case .status, .conflicts:
-                return false
+            case .status:
+                let status = try Agent.cachedStatus(of: container) ?? container.status()
+                willPrint()
+                try Docver.Status.render(status, device: container.device, json: request.json)
+            case .conflicts:
+                let conflicts = try container.conflicts(nil)
+                willPrint()
+                try Docver.Conflicts.render(conflicts, of: nil, json: request.json)
             }
             Pager.finish()
             return true

@@ -2,7 +2,8 @@ import DocverKit
 import Foundation
 import Testing
 
-/// `versions DOC`, `log [DOC]` and `ls` run without the argument parser (Shortcut.swift). The
+/// `versions DOC`, `log [DOC]`, `ls`, and `status` and `conflicts` when no agent answers them,
+/// run without the argument parser (Shortcut.swift). The
 /// shortcut must print exactly what the normal path prints: on a pipe, on a terminal (colour,
 /// relative dates, the pager), with NO_COLOR, and for every failure (message, hint, exit code).
 /// `--color auto` is the default but no plain form, so it forces the normal path.
@@ -53,6 +54,9 @@ import Testing
             (["log"], alice.root), (["log", "--json"], alice.root), (["log", "a.txt"], alice.root),
             (["log", "notes/b.md", "--json"], alice.root), (["log", "-C", alice.root.path, "notes/b.md"], scratch.url),
             (["ls"], alice.root), (["ls", "--json"], alice.root), (["-C", "notes", "ls"], alice.root),
+            // No agent runs here: status and conflicts run locally too.
+            (["status"], alice.root), (["status", "--json"], notes), (["conflicts"], alice.root),
+            (["-C", alice.root.path, "conflicts", "--json"], scratch.url),
         ]
         for (arguments, directory) in forms { try expectSame(arguments, in: directory) }
     }
@@ -66,7 +70,8 @@ import Testing
             (["versions", "b.md"], alice.root), (["log", "b.md"], alice.root),
             (["versions", "missing.txt"], alice.root), (["versions", "../outside.txt"], alice.root),
             (["versions", "/etc/passwd"], alice.root), (["versions", "a.txt"], scratch.path("plain")),
-            (["log"], scratch.path("plain")), (["ls"], scratch.path("plain")),
+            (["log"], scratch.path("plain")), (["ls"], scratch.path("plain")), (["status"], scratch.path("plain")),
+            (["conflicts", "--json"], scratch.path("plain")),
             (["-C", scratch.path("nowhere").path, "ls"], scratch.url),
             // Forms the shortcut leaves to the parser.
             (["versions"], alice.root), (["versions", "a.txt", "notes/b.md"], alice.root), (["ls", "a.txt"], alice.root),
