@@ -108,6 +108,33 @@ import Testing
         #expect(ListingText.decodeListing(empty, format: 4, head: head, trust: nil, document: "a.txt") == .some(nil))
     }
 
+    /// `status` reads only each document's count from the cached listing: the counts of the
+    /// conflicts the whole listing decodes to, in order; nothing from another head's listing or
+    /// from a damaged one.
+    @Test func conflictCountsAreReadWithoutTheVersions() throws {
+        let conflicts = Self.names.sorted().enumerated().map { index, name in
+            let versions = (0...index % 4 + 1).map { Self.version(index * 3 + $0, document: name, deletion: $0 == 2) }
+            let bases = Dictionary(uniqueKeysWithValues: versions.dropFirst(index % 2 + 1).map { ($0.id, Self.version(index + 40, document: name)) })
+            return Conflict(document: DocumentPath(trusted: name), current: versions[0], conflicts: Array(versions.dropFirst()), bases: bases)
+        }
+        let head = String(repeating: "ab", count: 20)
+        let data = ListingText.encodeListing(format: 5, head: head, trust: "key", conflicts: conflicts)
+        let counts = try #require(ListingText.decodeConflictCounts(data, format: 5, head: head, trust: "key"))
+        #expect(counts.map(\.document) == conflicts.map(\.document.path))
+        #expect(counts.map(\.conflicts) == conflicts.map(\.conflicts.count))
+        #expect(ListingText.decodeConflictCounts(data, format: 5, head: head, trust: nil) == nil)
+        #expect(ListingText.decodeConflictCounts(data, format: 4, head: head, trust: "key") == nil)
+        #expect(ListingText.decodeConflictCounts(ListingText.encodeListing(format: 5, head: head, trust: nil, conflicts: []),
+                                                 format: 5, head: head, trust: nil)?.isEmpty == true)
+        let text = String(decoding: data, as: UTF8.self)
+        // A block short of its lines, a base where a version belongs, a block without its header.
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        for damaged in [lines.dropLast(3).joined(separator: "\n") + "\n", text.replacingOccurrences(of: "\nB\t", with: "\nV\t"),
+                        text.replacingOccurrences(of: "\nC\t", with: "\nX\t")] {
+            #expect(ListingText.decodeConflictCounts(Data(damaged.utf8), format: 5, head: head, trust: "key") == nil)
+        }
+    }
+
     @Test func damagedAnswersAreRefusedNotMisread() throws {
         let item = MetadataItem(document: DocumentPath(trusted: "a.txt"), created: Date(timeIntervalSinceReferenceDate: 5),
                                 current: Self.version(1, document: "a.txt"), hasUnresolvedConflicts: false,

@@ -194,6 +194,44 @@ extension ListingText {
         }
     }
 
+    /// Each document's count of unresolved conflict versions in a stored listing, in its
+    /// order, reading only the `C` lines and skipping the version lines by their first byte
+    /// (`status` needs no more; decoding every version of thousands of conflicts was a third of
+    /// it). Nil when the listing is not usable, as ``decodeListing(_:format:head:trust:)``
+    /// says, or not well formed.
+    static func decodeConflictCounts(_ data: Data, format: Int, head: String, trust: String?) -> [(document: String, conflicts: Int)]? {
+        guard let end = data.firstIndex(of: 0x0A) else { return nil }
+        let header = [listingMagic, String(format), head, trust.map(escape) ?? "-"].joined(separator: "\t")
+        guard data[data.startIndex..<end].elementsEqual(header.utf8) else { return nil }
+        return data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> [(document: String, conflicts: Int)]? in
+            let bytes = buffer.bindMemory(to: UInt8.self)
+            var result: [(document: String, conflicts: Int)] = []
+            var index = end - data.startIndex + 1
+            /// The line from `index`: its end (the newline's index, or the end of the data).
+            func lineEnd(from start: Int) -> Int {
+                var cursor = start
+                while cursor < bytes.count, bytes[cursor] != 0x0A { cursor += 1 }
+                return cursor
+            }
+            while index < bytes.count {
+                let stop = lineEnd(from: index)
+                // `C`, the escaped document, the conflict count, the base count.
+                let fields = bytes[index..<stop].split(separator: 0x09, omittingEmptySubsequences: false)
+                guard fields.count == 4, fields[0].elementsEqual([UInt8(ascii: "C")]),
+                      let count = Int(String(decoding: fields[2], as: UTF8.self)), let bases = Int(String(decoding: fields[3], as: UTF8.self)),
+                      count >= 0, bases >= 0 else { return nil }
+                result.append((unescape(String(decoding: fields[1], as: UTF8.self)), count))
+                index = stop + 1
+                // The current version and each conflict version (`V`), then each base (`B`).
+                for line in 0..<(1 + count + bases) {
+                    guard index < bytes.count, bytes[index] == UInt8(ascii: line <= count ? "V" : "B") else { return nil }
+                    index = lineEnd(from: index) + 1
+                }
+            }
+            return result
+        }
+    }
+
     private static func firstOccurrence(of pattern: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         guard let first = pattern.first, pattern.count <= bytes.count else { return nil }
         var index = start

@@ -6,19 +6,29 @@ extension Container {
         if hasInterruptedCheckout || hasEmptyIndex {
             try withWriteLock { _ in } // finishes the interrupted update before reading the tree
         }
-        let changed = try withRepository { repository in
-            let headTree = try headCommit(repository).map { try repository.commit($0).treeID }
+        let served = Agent.servedConflicts(of: self)
+        return try withRepository { repository in
+            let head = try headCommit(repository)
+            let headTree = try head.map { try repository.commit($0).treeID }
             // As `git status` does: when no docver process is writing, files found unchanged
             // after hashing get fresh stat data in the index, so a copied, restored or touched
             // container is hashed once, not on every call. Busy lock: read only.
+            var changed: [DocumentChange]?
             if let lock = FileLock.ifFree(path: files.lock) {
                 defer { lock.unlock() }
-                if let changed = try? changedDocuments(since: headTree, in: repository, refreshIndex: true) { return changed }
+                changed = try? changedDocuments(since: headTree, in: repository, refreshIndex: true)
             }
-            return try changedDocuments(since: headTree, in: repository)
+            let changes = try changed ?? changedDocuments(since: headTree, in: repository)
+            // The same listing `conflicts()` gives (the agent's, or the one cached per head), so
+            // the two never disagree; from the cache, only the counts are read.
+            let counts = try served.map(Self.counts)
+                ?? head.flatMap { ConflictCache(files: files, repository: repository).counts(at: $0) }
+                ?? Self.counts(computeConflicts(in: repository))
+            return ContainerStatus(changed: changes, inConflict: counts)
         }
-        // The same listing `conflicts()` gives (cached per head), so the two never disagree.
-        let counts = try conflicts().map { DocumentConflictCount(document: $0.document, conflicts: $0.conflicts.count) }
-        return ContainerStatus(changed: changed, inConflict: counts)
+    }
+
+    private static func counts(_ conflicts: [Conflict]) -> [DocumentConflictCount] {
+        conflicts.map { DocumentConflictCount(document: $0.document, conflicts: $0.conflicts.count) }
     }
 }

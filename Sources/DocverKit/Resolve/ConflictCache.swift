@@ -105,6 +105,15 @@ struct ConflictCache {
                                          trust: (try? SigningPolicy(repository: repository))??.key, document: document.path)
     }
 
+    /// Each document's count of unresolved conflict versions from the listing cached for
+    /// `head`, without decoding the versions; nil when no listing for `head` is cached.
+    func counts(at head: ObjectID) -> [DocumentConflictCount]? {
+        guard let data = FileSystem.mappedContentsIfReadable(files.conflictListing) else { return nil }
+        return ListingText.decodeConflictCounts(data, format: Self.listingFormat, head: head.hex,
+                                                trust: (try? SigningPolicy(repository: repository))??.key)?
+            .map { DocumentConflictCount(document: DocumentPath(trusted: $0.document), conflicts: $0.conflicts) }
+    }
+
     func storeListing(_ conflicts: [Conflict], at head: ObjectID) {
         let data = ListingText.encodeListing(format: Self.listingFormat, head: head.hex,
                                              trust: (try? SigningPolicy(repository: repository))??.key, conflicts: conflicts)
