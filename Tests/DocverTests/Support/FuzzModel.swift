@@ -711,8 +711,8 @@ enum FuzzOracle {
     /// conflict version, or a later version on its own line (an edit of the state it kept)
     /// current or listed, unless a later save of the document descends from both decisions.
     /// An edit of the kept state made without seeing the decision supersedes it when that
-    /// edit, or a later edit of it, is current or listed; decided contents that followed a
-    /// rename count where they went.
+    /// edit, or a later edit of it, is current or listed, or was set aside by an explicit
+    /// resolution; decided contents that followed a rename count where they went.
     static func droppedDecisions(_ model: FuzzModel, _ observation: FuzzObservation) -> [FuzzFailure] {
         var failures: [FuzzFailure] = []
         let graph = observation.graph
@@ -753,14 +753,26 @@ enum FuzzOracle {
                                 && (version.state == now || shown.contains(version.state))
                         }
                     }
+                    // A version of `document` that is `edit` or descends from it was set aside by
+                    // an explicit resolution (a record, or a git user's plain merge, which docver
+                    // records): someone who saw it decided against it.
+                    func setAsideOnItsLine(_ edit: FuzzVersion, in document: String) -> Bool {
+                        let settled = observation.setAside[document] ?? []
+                        return model.versions.contains { version in
+                            version.document == document && graph.isAncestorOrSelf(edit.commit, of: version.commit)
+                                && settled.contains(version.commit)
+                        }
+                    }
                     // An ordinary edit of the kept state, made before seeing the decision, supersedes
                     // it (docs/FORMAT.md, "Integration"): that edit, or a later edit of it, is
-                    // current or listed.
+                    // current or listed, or was set aside by an explicit resolution (the decided
+                    // contents went on in the edit, and the edit was not lost in silence; `evolved`
+                    // allows the same for a later version on the decision's own line).
                     let edited = model.versions.contains { version in
                         version.document == a.document && version.before == decision.result
                             && !graph.isAncestorOrSelf(version.commit, of: decision.commit)
                             && !decisions.contains { $0.commit == version.commit }
-                            && livesOn(version, in: a.document)
+                            && (livesOn(version, in: a.document) || setAsideOnItsLine(version, in: a.document))
                     }
                     // The decided contents followed another device's rename of the document (the
                     // edit follows the rename): they are current at the new name, or a save there,
