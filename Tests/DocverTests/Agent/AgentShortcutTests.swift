@@ -7,24 +7,6 @@ import Testing
 /// parser, no libgit2): it must print exactly what the normal path prints, and step aside
 /// whenever the agent cannot vouch for its answer.
 @Suite struct AgentShortcutTests {
-    /// A container with a document changed since its last save and a conflict.
-    func containerWithAConflict(_ scratch: Scratch) throws -> Container {
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", name: "Alice's laptop", remote: remote)
-        let bob = try scratch.device("bob", remote: remote)
-        try alice.saveText("start\n", to: "a.txt")
-        try alice.sync()
-        try bob.sync()
-        try alice.saveText("alice\n", to: "a.txt")
-        try bob.saveText("bob\n", to: "a.txt")
-        try bob.sync()
-        try alice.sync()
-        try alice.saveText("more\n", to: "notes/b.md")
-        try alice.write("edited\n", to: "notes/b.md")
-        try alice.write("new\n", to: "c.txt")
-        return alice
-    }
-
     func startAgent(_ container: Container) -> (Agent, Task<Void, any Error>) {
         // No autosave and no sync during the test: only the test changes the container.
         let agent = try! Agent(container: container, configuration: Agent.Configuration(quietDelay: .seconds(86_400), pollInterval: .seconds(86_400)))
@@ -61,7 +43,7 @@ import Testing
 
     @Test func theShortcutPrintsWhatTheNormalPathPrints() async throws {
         let scratch = try Scratch()
-        let alice = try containerWithAConflict(scratch)
+        let alice = try containerWithAConflictAndChanges(scratch)
         let (agent, running) = startAgent(alice)
         try await waitFor("the agent to serve the shortcut") {
             AgentShortcut.status(from: alice.root.path) != nil && AgentShortcut.conflicts(from: alice.root.path) != nil
@@ -102,7 +84,7 @@ import Testing
 
     @Test func theShortcutStepsAsideWhenTheAgentCannotVouch() async throws {
         let scratch = try Scratch()
-        let alice = try containerWithAConflict(scratch)
+        let alice = try containerWithAConflictAndChanges(scratch)
         let (agent, running) = startAgent(alice)
         try await waitFor("the agent to serve the shortcut") { AgentShortcut.status(from: alice.root.path) != nil }
 

@@ -8,25 +8,6 @@ import Testing
 /// relative dates, the pager), with NO_COLOR, and for every failure (message, hint, exit code).
 /// `--color auto` is the default but no plain form, so it forces the normal path.
 @Suite struct ReadShortcutCLITests {
-    /// Two devices with a conflict on a.txt, history on notes/b.md, and a document changed
-    /// since its last save.
-    func container(_ scratch: Scratch) throws -> Container {
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", name: "Alice's laptop", remote: remote)
-        let bob = try scratch.device("bob", remote: remote)
-        try alice.saveText("start\n", to: "a.txt")
-        try alice.sync()
-        try bob.sync()
-        try alice.saveText("alice\n", to: "a.txt")
-        try bob.saveText("bob\n", to: "a.txt")
-        try bob.sync()
-        try alice.sync()
-        try alice.saveText("one\n", to: "notes/b.md")
-        try alice.saveText("two\n", to: "notes/b.md")
-        try alice.write("unsaved\n", to: "notes/b.md")
-        return alice
-    }
-
     func expectSame(_ arguments: [String], in directory: URL, _ comment: String = "") throws {
         let shortcut = try docver(arguments, in: directory)
         let normal = try docver(["--color", "auto"] + arguments, in: directory)
@@ -45,7 +26,7 @@ import Testing
 
     @Test func theShortcutPrintsWhatTheNormalPathPrints() throws {
         let scratch = try Scratch()
-        let alice = try container(scratch)
+        let alice = try containerWithAConflictAndChanges(scratch)
         let notes = alice.root.appendingPathComponent("notes")
         let forms: [([String], URL)] = [
             (["versions", "a.txt"], alice.root), (["versions", "a.txt", "--json"], alice.root),
@@ -63,7 +44,7 @@ import Testing
 
     @Test func failuresAreTheNormalPathsToo() throws {
         let scratch = try Scratch()
-        let alice = try container(scratch)
+        let alice = try containerWithAConflictAndChanges(scratch)
         try FileManager.default.createDirectory(at: scratch.path("plain"), withIntermediateDirectories: true)
         let forms: [([String], URL)] = [
             // A name typed from the wrong folder: the hint names the document it may mean.
@@ -83,6 +64,6 @@ import Testing
             #expect(result.stderr.hasPrefix("docver: error:") || result.stderr.hasPrefix("Error:"), "\(arguments): \(result.stderr)")
         }
         // The failures changed nothing.
-        #expect(try runGit(["status", "--porcelain"], in: alice.root) == " M notes/b.md\n")
+        #expect(try runGit(["status", "--porcelain"], in: alice.root) == " M notes/b.md\n?? c.txt\n")
     }
 }

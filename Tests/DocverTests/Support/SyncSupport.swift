@@ -295,3 +295,22 @@ func twoDevicesInConflict(_ scratch: Scratch, base: String = "base\n", alice ali
     if bothSeeIt { try alice.sync() }
     return (alice, bob, try DocumentPath(file))
 }
+
+/// Alice (named "Alice's laptop") with a.txt in conflict with Bob's edit, notes/b.md saved once
+/// and edited since, and c.txt new and unsaved: something in every section of `status`.
+func containerWithAConflictAndChanges(_ scratch: Scratch) throws -> Container {
+    let remote = try scratch.bareRemote()
+    let alice = try scratch.device("alice", name: "Alice's laptop", remote: remote)
+    let bob = try scratch.device("bob", remote: remote)
+    try alice.saveText("start\n", to: "a.txt")
+    try alice.sync()
+    try bob.sync()
+    try alice.saveText("alice\n", to: "a.txt")
+    try bob.saveText("bob\n", to: "a.txt")
+    try bob.sync()
+    try alice.sync()
+    try alice.saveText("more\n", to: "notes/b.md")
+    try alice.write("edited\n", to: "notes/b.md")
+    try alice.write("new\n", to: "c.txt")
+    return alice
+}
