@@ -123,7 +123,7 @@ struct TreeMerger {
                 let introduced = try known ?? graph.introducingCommit(of: path, from: heads[index])
                 var version = introduced
                 if let decision = decisions.isEmpty ? nil : decisions[index][path],
-                   try decision == introduced || graph.isDescendant(decision, of: introduced) {
+                   try standsForSide(decision, introduced: introduced, state: fileMerged, path: path) {
                     version = decision
                 }
                 records.append(ConflictRecord(path: path, version: version.hex, base: fileBase == nil ? nil : base?.hex))
@@ -166,7 +166,7 @@ struct TreeMerger {
             guard !Self.same(slot, baseSlot) || decision != nil || hiddenDeletion else { continue }
             let known = versionTable.isEmpty ? nil : versionTable[index][path]
             let introduced = try known ?? graph.introducingCommit(of: path, from: heads[index])
-            if let decision, try decision == introduced || graph.isDescendant(decision, of: introduced) {
+            if let decision, try standsForSide(decision, introduced: introduced, state: slot, path: path) {
                 versions[decision] = slot
                 decisionIDs.insert(decision)
             } else {
@@ -221,6 +221,19 @@ struct TreeMerger {
             records.append(ConflictRecord(path: path, version: loser.hex, base: baseVersion))
         }
         return versions[winner]!
+    }
+
+    /// True when a side's decision about `path` stands for the side's version, whose state is
+    /// `state` and which `introduced` introduced: the decision is the side's newest state of
+    /// the document (docs/FORMAT.md, "Integration"). It is made after that version and keeps
+    /// that very state. A decision whose own state the side no longer holds was set aside on
+    /// its line since (a plain merge that kept the version the decision replaced, fuzz seed
+    /// 247): taking it for the side would record it, already set aside, as the conflict
+    /// version, and leave the state the side holds, if it loses, neither current nor listed.
+    private func standsForSide(_ decision: ObjectID, introduced: ObjectID, state: Slot, path: String) throws -> Bool {
+        guard try decision == introduced || graph.isDescendant(decision, of: introduced) else { return false }
+        let kept: Slot = try repository.tree(repository.commit(decision).treeID).documentEntry(atPath: path).map(EntryState.init)
+        return Self.same(kept, state)
     }
 
     /// True when `version` is an ordinary save made on top of the state `kept` introduced:

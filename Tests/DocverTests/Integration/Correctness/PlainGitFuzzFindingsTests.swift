@@ -158,4 +158,64 @@ import Testing
         try expectConverged([alice, bob, carol])
         #expect(try alice.resolvedConflictVersions(of: x).contains { $0.id == kept.id }, "Bob's edit stays set aside")
     }
+
+    /// Fuzz seed 247 at 120 steps (check 7). Bob's later edit is current, Alice's a conflict
+    /// version; Bob chooses Alice's version (a decision that replaces his own edit). A git user
+    /// merges Bob's branch into Alice's, which holds Bob's edit current, keeping Alice's side
+    /// (`-s ours`): the merge sets Bob's decision aside and keeps Bob's edit. Carol, who saw
+    /// none of it, saves a later edit of the base. Her integration took Bob's decision for the
+    /// merge's side (it was made after the side's version, but the side no longer holds what
+    /// it kept), recorded that decision, already set aside, as the conflict version, and Bob's
+    /// edit, current until then, was neither current nor listed: Alice's sync called Carol's
+    /// version "updated". The side's version is Bob's edit, the state it holds: it is kept as a
+    /// conflict version, and the syncs say so.
+    @Test func aDecisionAPlainMergeSetAsideDoesNotStandForTheMergesSide() async throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote).dated(0)
+        let bob = try scratch.device("bob", remote: remote).dated(0)
+        let carol = try scratch.device("carol", remote: remote).dated(0)
+        let x = try DocumentPath("x.txt")
+        try alice.saveText("base\n", to: "x.txt")
+        for device in [alice, bob, carol] { try device.sync() }
+        let aliceVersion = try alice.dated(10).saveText("alice\n", to: "x.txt")
+        try alice.sync()
+        let bobVersion = try bob.dated(20).saveText("bob\n", to: "x.txt")
+        try bob.sync(); try alice.sync()
+        try #require(try alice.conflicts(x).first?.current.id == bobVersion, "Bob's later edit is current")
+        // Bob chooses Alice's version.
+        _ = try await bob.dated(30).resolve(x, using: UserChoiceStrategy.version(aliceVersion))
+        let decision = try #require(try bob.headID())
+        try bob.sync()
+        // A git user merges Bob's branch into Alice's keeping Alice's side, where Bob's edit is current.
+        let clone = scratch.path("git-user")
+        try runGit(["clone", "-q", "--no-checkout", remote.path, clone.path], in: scratch.url)
+        let dated = ["GIT_AUTHOR_DATE": "@1750000040 +0000", "GIT_COMMITTER_DATE": "@1750000040 +0000",
+                     "GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "tester@example.com",
+                     "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "tester@example.com"]
+        try runGit(["checkout", "-q", "-f", "--detach", "refs/remotes/origin/docver/alice"], in: clone)
+        let merge = try runProcess("/usr/bin/git", ["merge", "-q", "--no-edit", "-s", "ours", "refs/remotes/origin/docver/bob"],
+                                   in: clone, environment: dated)
+        try #require(merge.status == 0, "\(merge.stderr)")
+        try runGit(["push", "-q", "origin", "HEAD:refs/heads/docver/git-user"], in: clone)
+        try alice.sync()
+        try #require(try alice.currentVersion(of: x)?.id == bobVersion, "the merge kept Bob's edit")
+        try #require(try alice.resolvedConflictVersions(of: x).contains { $0.id == decision }, "and set Bob's decision aside")
+        // Carol, who saw none of it, saves a later edit of the base.
+        let carolVersion = try carol.dated(50).saveText("carol\n", to: "x.txt")
+        let carols = try carol.sync()
+        let alices = try alice.sync()
+        try bob.sync(); try carol.sync(); try alice.sync()
+        try expectConverged([alice, bob, carol])
+
+        #expect(try alice.currentVersion(of: x)?.id == carolVersion)
+        let conflict = try #require(try alice.conflicts(x).first, "Bob's edit, current until Carol's, is not lost in silence")
+        #expect(conflict.conflicts.map(\.id) == [bobVersion], "Bob's edit is kept as a conflict version")
+        #expect(try alice.resolvedConflictVersions(of: x).contains { $0.id == decision }, "Bob's decision stays set aside")
+        #expect(carols.newConflicts[x] == [bobVersion], "Carol's integration: \(carols.newConflicts)")
+        let change = try #require(alices.documentChanges.first { $0.document == x }, "Alice is told about x.txt")
+        #expect(change.kind == .conflictVersionKept, "Alice: \(change.summary)")
+        #expect(change.version?.id == bobVersion)
+        #expect(change.current?.id == carolVersion)
+    }
 }
