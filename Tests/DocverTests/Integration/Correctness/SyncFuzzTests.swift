@@ -96,8 +96,11 @@ import Testing
     /// took the typed record for the reason it was resolved. Seed 136 was the check's mistake:
     /// an edit of the state one decision kept, made before that decision, superseded it and was
     /// later set aside by a plain merge, and the check accepted the edit only current or listed.
+    /// Seed 277: a deletion of a version that a plain merge on a decision's line had set aside
+    /// was taken for an edit of the state the decision kept, and deleted the document everywhere.
     @Test(arguments: [(UInt64(42), 61), (95, 60), (152, 60), (16, 60), (45, 42), (71, 60),
-                      (41, 64), (62, 54), (143, 57), (68, 29), (56, 77), (194, 60), (136, 120)])
+                      (41, 64), (62, 54), (143, 57), (68, 29), (56, 77), (194, 60), (136, 120),
+                      (277, 111)])
     func replayedFindingsStayFixed(seed: UInt64, steps: Int) async throws {
         let world = try FuzzWorld(seed: seed, steps: steps)
         await world.run()
