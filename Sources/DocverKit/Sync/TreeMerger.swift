@@ -193,7 +193,7 @@ struct TreeMerger {
                 // The state the decision kept, or any version it was made after, is no edit
                 // on top of it (else each would drop the other and no version would be left).
                 if try graph.isDescendant(id, of: other) { return false }
-                return try isEdit(other, onTopOf: graph.introducingCommit(of: path, from: id), path: path)
+                return try isEdit(other, onTopOf: graph.introducingCommit(of: path, from: id), decidedAt: id, path: path)
             }
         }
         let states = remaining.map { versions[$0]! }
@@ -241,8 +241,12 @@ struct TreeMerger {
     /// through a decision about the document. An edit made on top of another device's
     /// decision (one that replaced the kept state) is no edit of the kept state, although
     /// its commit descends from it: it must meet a decision that kept that state, not
-    /// supersede it in silence.
-    private func isEdit(_ version: ObjectID, onTopOf kept: ObjectID, path: String) throws -> Bool {
+    /// supersede it in silence. So is an edit of a later version that the decision's own line
+    /// holds (`decidedAt` descends from it) and left for the kept state (a plain merge set it
+    /// aside, or it lost and was decided against): the decision was made after that version,
+    /// and an edit of it made without seeing the decision must meet it (fuzz seed 277, where
+    /// a deletion of such a version deleted the document everywhere).
+    private func isEdit(_ version: ObjectID, onTopOf kept: ObjectID, decidedAt decision: ObjectID, path: String) throws -> Bool {
         if version == kept { return true }
         // A side's version may be a decision other than the one taken for the side (several
         // devices made the same choice, and their lines met before this one): a decision is
@@ -253,7 +257,8 @@ struct TreeMerger {
         while let next = stack.popLast() {
             for predecessor in try graph.predecessors(of: next, path: path) where visited.insert(predecessor).inserted {
                 if predecessor == kept { return true }
-                guard try graph.isDescendant(predecessor, of: kept), try !isDecision(predecessor, about: path) else { continue }
+                guard try graph.isDescendant(predecessor, of: kept), try !isDecision(predecessor, about: path),
+                      try !graph.isDescendant(decision, of: predecessor) else { continue }
                 stack.append(predecessor)
             }
         }

@@ -164,4 +164,54 @@ import Testing
         #expect(try alice.conflicts().isEmpty)
         #expect(try alice.read("notes.txt") == "bob, later\n")
     }
+
+    /// Fuzz seed 277 (120 steps): a git user's `git merge -s ours` kept Bob's edit and set
+    /// aside Alice's later edit of it; Carol, whose line holds that merge, then kept Bob's edit
+    /// explicitly (mark-resolved, against her own conflict version). Alice, who saw neither,
+    /// deleted the document. Her deletion descends from Bob's edit (through her own), so it was
+    /// taken for an ordinary edit of the state Carol kept and superseded her decision: the
+    /// document was deleted on every device, and nobody was told. But Carol's line had seen
+    /// Alice's edit and left it for Bob's: an edit of that edit is no edit of what Carol kept.
+    /// The deletion meets the decision, and a modification beats a deletion.
+    @Test func deletingAnEditThatTheDecidingLineSetAsideDoesNotOverrideTheDecision() async throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote).dated(0)
+        let bob = try scratch.device("bob", remote: remote).dated(0)
+        let carol = try scratch.device("carol", remote: remote).dated(0)
+        let notes = try DocumentPath("notes.txt")
+        try alice.saveText("base\n", to: "notes.txt")
+        for device in [alice, bob, carol] { try device.sync() }
+        try carol.dated(10).saveText("carol\n", to: "notes.txt")
+        let bobEdit = try bob.dated(20).saveText("bob\n", to: "notes.txt")
+        try bob.sync(); try alice.sync()
+        try alice.dated(30).saveText("alice, on top of bob\n", to: "notes.txt")
+        try alice.sync()
+        // A git user merges Alice's branch into Bob's keeping Bob's edit.
+        let clone = scratch.path("git-user")
+        try runGit(["clone", "-q", "--no-checkout", remote.path, clone.path], in: scratch.url)
+        try runGit(["checkout", "-q", "-f", "--detach", "refs/remotes/origin/docver/bob"], in: clone)
+        let dated = ["GIT_AUTHOR_DATE": "@1750000040 +0000", "GIT_COMMITTER_DATE": "@1750000040 +0000",
+                     "GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "tester@example.com",
+                     "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "tester@example.com"]
+        let merge = try runProcess("/usr/bin/git", ["merge", "-q", "--no-edit", "-s", "ours", "refs/remotes/origin/docver/alice"],
+                                   in: clone, environment: dated)
+        try #require(merge.status == 0, "\(merge.stderr)")
+        try runGit(["push", "-q", "origin", "HEAD:refs/heads/docver/bob"], in: clone)
+        // Carol meets Bob's edit (it beats hers) and keeps it.
+        try carol.sync()
+        let conflict = try #require(try carol.conflicts(notes).first)
+        try #require(conflict.current.id == bobEdit)
+        try carol.dated(50).markResolved(notes)
+        try carol.sync()
+        // Alice, who saw neither the merge nor the decision, deletes the document.
+        let deletion = try alice.dated(60).deleteAndSave("notes.txt")
+        for device in [alice, carol, bob, alice] { try device.sync() }
+        try expectConverged([alice, bob, carol])
+        for device in [alice, carol] {
+            #expect((try? device.read("notes.txt")) == "bob\n", "\(device.device.id): the decision to keep Bob's edit was dropped in silence")
+            let listed = try device.conflicts(notes).first?.conflicts.map(\.id) ?? []
+            #expect(listed == [deletion], "\(device.device.id): Alice's deletion is a conflict version: \(listed)")
+        }
+    }
 }

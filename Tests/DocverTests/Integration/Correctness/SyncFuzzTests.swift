@@ -99,8 +99,10 @@ import Testing
     /// Seed 247: a decision a `-s ours` merge had set aside was taken for the merge's side, so
     /// when that side lost, the edit the merge kept, current until then, was neither current nor
     /// listed, and reported "updated".
-    @Test(arguments: [(UInt64(42), 61), (95, 60), (152, 60), (16, 60), (45, 42), (71, 60),
-                      (41, 64), (62, 54), (143, 57), (68, 29), (56, 77), (194, 60), (136, 120), (247, 91)])
+    /// Seed 277: a deletion of a version that a plain merge on a decision's line had set aside
+    /// was taken for an edit of the state the decision kept, and deleted the document everywhere.
+    @Test(arguments: [(UInt64(42), 61), (95, 60), (152, 60), (16, 60), (45, 42), (71, 60), (41, 64), (62, 54),
+                      (143, 57), (68, 29), (56, 77), (194, 60), (136, 120), (247, 91), (277, 111)])
     func replayedFindingsStayFixed(seed: UInt64, steps: Int) async throws {
         let world = try FuzzWorld(seed: seed, steps: steps)
         await world.run()
