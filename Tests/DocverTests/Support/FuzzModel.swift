@@ -318,6 +318,21 @@ final class FuzzLineage {
         let resurrected = base.subtracting(atoms).intersection(result).map { "removed but still there: " + $0 }
         return (missing + resurrected).sorted()
     }
+
+    /// The versions a merge resolution's side is compared with (`lacks`): the other merged
+    /// sides' versions, but not those the side descends from (a conflict version its device
+    /// edited on top of, still listed). Such an ancestor is no rival: merged against the side
+    /// it changes nothing, as docs/RESOLVING.md ("merge") merges each version against its own
+    /// base with the current one. Taken as a rival, it would make the side's base that
+    /// ancestor, so that the side's undoing of the ancestor's edit of a line would count as a
+    /// change of the side's own, lacking wherever a true rival edited the same line. (All the
+    /// others when every one is an ancestor.)
+    func rivals(of index: Int, among sides: [[Int]]) -> [Int] {
+        let ancestry = ancestors(sides[index])
+        let others = sides.indices.filter { $0 != index }
+        let rivals = others.filter { !sides[$0].allSatisfy(ancestry.contains) }
+        return (rivals.isEmpty ? others : rivals).flatMap { sides[$0] }
+    }
 }
 
 // MARK: - What the converged devices show

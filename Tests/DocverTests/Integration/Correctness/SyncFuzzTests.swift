@@ -93,9 +93,12 @@ import Testing
     /// check took a replace for made from the version it replaced, and expected that
     /// version's edit undone. Seed 194 was the check's mistake: a version that a typed (and
     /// ignored) record named had been set aside by a `-s ours` merge all the same, and the check
-    /// took the typed record for the reason it was resolved.
+    /// took the typed record for the reason it was resolved. Seed 250 was the merge check's
+    /// mistake: it compared a merge resolution's current version with a conflict version the
+    /// current one was saved on top of, so the current version's undoing of that version's edit
+    /// counted as its own change, overridden by another version's edit of the line.
     @Test(arguments: [(UInt64(42), 61), (95, 60), (152, 60), (16, 60), (45, 42), (71, 60),
-                      (41, 64), (62, 54), (143, 57), (68, 29), (56, 77), (194, 60)])
+                      (41, 64), (62, 54), (143, 57), (68, 29), (56, 77), (194, 60), (250, 79)])
     func replayedFindingsStayFixed(seed: UInt64, steps: Int) async throws {
         let world = try FuzzWorld(seed: seed, steps: steps)
         await world.run()
@@ -170,8 +173,9 @@ import Testing
     /// The merge oracle (checks 2 and 3) computes merge bases without docver: from what each
     /// version was saved on top of. Against a small history built with git's plumbing it finds
     /// the base of two edits, reports a merge that drops one side's line or keeps a line the
-    /// other side removed, and, for two sides with two best common ancestors (a criss-cross),
-    /// takes the merge of both as the base rather than either one.
+    /// other side removed, compares a merged side with the other sides but those it descends
+    /// from, and, for two sides with two best common ancestors (a criss-cross), takes the merge
+    /// of both as the base rather than either one.
     @Test func theMergeOracleComputesItsOwnBases() throws {
         let scratch = try Scratch()
         let repository = scratch.path("repo")
@@ -201,7 +205,11 @@ import Testing
         let mergedTwo = try save("0\na\nb\nc\n1\n", on: "0\na\nb\nc\n", two, one, also: ["a\nb\nc\n1\n"])
         let left = try save("0\na\nB\nc\n1\n", on: "0\na\nb\nc\n1\n", mergedOne)
         let right = try save("0\na\nb\nc\n", on: "0\na\nb\nc\n1\n", mergedTwo)
-        let head = try commit("end\n", x, try commit("end\n", y, try commit("end\n", left, right)))
+        // An edit made on top of x that undoes x's edit of b, and another edit of b.
+        let undone = try save("a\nb\nc\nS\n", on: "a\nx\nc\n", x)
+        let rival = try save("a\nR\nc\n", on: "a\nb\nc\n", base)
+        var head = try commit("end\n", x, try commit("end\n", y, try commit("end\n", left, right)))
+        for tip in [undone, rival] { head = try commit("end\n", tip, head) }
         let lineage = FuzzLineage(model, graph: try FuzzGraph(head: head, in: repository))
         func node(_ id: String) -> [Int] { [model.versions.firstIndex { $0.commit == id }!] }
 
@@ -212,6 +220,14 @@ import Testing
         #expect(lineage.lacks(["a", "b", "x", "c", "d"], side: node(x), atoms: ["a", "x", "c"], others: node(y))
             == ["removed but still there: b"])
         #expect(lineage.lacks(["a", "x", "c", "d"], side: node(x), atoms: ["a", "x", "c"], others: node(y)).isEmpty)
+        // Merged with x, which it descends from, and with rival: undone's base is the one it
+        // shares with rival, so rival's edit of b does not undo a change of undone's.
+        let sides = [node(undone), node(x), node(rival)]
+        #expect(lineage.rivals(of: 0, among: sides) == node(rival))
+        #expect(lineage.rivals(of: 1, among: sides) == node(undone) + node(rival))
+        #expect(lineage.rivals(of: 0, among: [node(undone), node(x)]) == node(x))
+        #expect(lineage.lacks(["a", "R", "c", "S"], side: node(undone), atoms: ["a", "b", "c", "S"], others: node(x) + node(rival)) == ["missing: b"])
+        #expect(lineage.lacks(["a", "R", "c", "S"], side: node(undone), atoms: ["a", "b", "c", "S"], others: lineage.rivals(of: 0, among: sides)).isEmpty)
         // Criss-cross: both merges are best common ancestors of left and right; the base is
         // their merge, so right's removal of "1" and left's edit of "b" both hold.
         #expect(Set(lineage.bestCommonAncestors(node(left), node(right))) == Set(node(mergedOne) + node(mergedTwo))
@@ -1483,7 +1499,7 @@ final class FuzzWorld {
         var notIncluded: [String] = []
         var included: [FuzzState] = []
         for (index, side) in sides.enumerated() {
-            let others = nodes.enumerated().filter { $0.offset != index }.flatMap(\.element)
+            let others = lineage.rivals(of: index, among: nodes)
             if lineage.lacks(atoms, side: nodes[index], atoms: states[side.id]!.mergeAtoms, others: others).isEmpty {
                 included.append(states[side.id]!)
             } else if index > 0 {
