@@ -318,6 +318,46 @@ final class FuzzLineage {
         let resurrected = base.subtracting(atoms).intersection(result).map { "removed but still there: " + $0 }
         return (missing + resurrected).sorted()
     }
+
+    /// The versions a merge resolution's side is compared with (`lacks`): the other merged
+    /// sides' versions, but not those the side descends from (a conflict version its device
+    /// edited on top of, still listed). Such an ancestor is no rival: merged against the side
+    /// it changes nothing, as docs/RESOLVING.md ("merge") merges each version against its own
+    /// base with the current one. Taken as a rival, it would make the side's base that
+    /// ancestor, so that the side's undoing of the ancestor's edit of a line would count as a
+    /// change of the side's own, lacking wherever a true rival edited the same line. (All the
+    /// others when every one is an ancestor.)
+    func rivals(of index: Int, among sides: [[Int]]) -> [Int] {
+        let ancestry = ancestors(sides[index])
+        let others = sides.indices.filter { $0 != index }
+        let rivals = others.filter { !sides[$0].allSatisfy(ancestry.contains) }
+        return (rivals.isEmpty ? others : rivals).flatMap { sides[$0] }
+    }
+
+    /// Whether `git merge-file` finds every change of a flat text side, since its one best
+    /// common ancestor with the others, in `result` in order: merging the side into the
+    /// result again changes nothing (docs/FORMAT.md, "Merges made with plain git": "text line
+    /// by line"). False when the side, the result or that base is not flat text, or the sides
+    /// have several best common ancestors or none.
+    ///
+    /// `lacks` compares sets of lines, which cannot tell a line the result still has where the
+    /// side removed it from the same line put back elsewhere: a conflict settled with both
+    /// sides' hunks (`ours` then `theirs`) holds, after the side's replacement of a line, the
+    /// other side's unchanged copy of that line. Git then reads the copy as a line the result
+    /// added, and the side's replacement as made.
+    func heldLineByLine(_ result: FuzzState, side: [Int], state: FuzzState, others: [Int]) throws -> Bool {
+        let best = bestCommonAncestors(side, others)
+        guard best.count == 1, case let .flat(base) = versions[best[0]].state,
+              case let .flat(ours) = result, case let .flat(theirs) = state else { return false }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-merge-file-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for (name, data) in [("result", ours), ("base", base), ("side", theirs)] {
+            try data.write(to: directory.appendingPathComponent(name))
+        }
+        let merged = try runProcess("/usr/bin/git", ["merge-file", "-p", "result", "base", "side"], in: directory)
+        return merged.status == 0 && merged.stdoutData == ours
+    }
 }
 
 // MARK: - What the converged devices show

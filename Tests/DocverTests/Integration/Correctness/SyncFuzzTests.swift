@@ -101,8 +101,16 @@ import Testing
     /// listed, and reported "updated".
     /// Seed 277: a deletion of a version that a plain merge on a decision's line had set aside
     /// was taken for an edit of the state the decision kept, and deleted the document everywhere.
+    /// took the typed record for the reason it was resolved. Seed 250 was the merge check's
+    /// mistake: it compared a merge resolution's current version with a conflict version the
+    /// current one was saved on top of, so the current version's undoing of that version's edit
+    /// counted as its own change, overridden by another version's edit of the line. Seed 225
+    /// was the plain-merge check's mistake: a conflict settled with both hunks put a line one
+    /// side had replaced back after that side's hunk, which the set of lines read as the
+    /// replacement undone, though merging the side into the result again changes nothing.
     @Test(arguments: [(UInt64(42), 61), (95, 60), (152, 60), (16, 60), (45, 42), (71, 60), (41, 64), (62, 54),
-                      (143, 57), (68, 29), (56, 77), (194, 60), (136, 120), (247, 91), (277, 111)])
+                      (143, 57), (68, 29), (56, 77), (194, 60), (136, 120), (247, 91), (277, 111), (250, 79),
+                      (225, 43)])
     func replayedFindingsStayFixed(seed: UInt64, steps: Int) async throws {
         let world = try FuzzWorld(seed: seed, steps: steps)
         await world.run()
@@ -177,8 +185,10 @@ import Testing
     /// The merge oracle (checks 2 and 3) computes merge bases without docver: from what each
     /// version was saved on top of. Against a small history built with git's plumbing it finds
     /// the base of two edits, reports a merge that drops one side's line or keeps a line the
-    /// other side removed, and, for two sides with two best common ancestors (a criss-cross),
-    /// takes the merge of both as the base rather than either one.
+    /// other side removed (unless git's own line-by-line merge reads the line as put back
+    /// elsewhere), compares a merged side with the other sides but those it descends from, and,
+    /// for two sides with two best common ancestors (a criss-cross), takes the merge of both as
+    /// the base rather than either one.
     @Test func theMergeOracleComputesItsOwnBases() throws {
         let scratch = try Scratch()
         let repository = scratch.path("repo")
@@ -208,7 +218,14 @@ import Testing
         let mergedTwo = try save("0\na\nb\nc\n1\n", on: "0\na\nb\nc\n", two, one, also: ["a\nb\nc\n1\n"])
         let left = try save("0\na\nB\nc\n1\n", on: "0\na\nb\nc\n1\n", mergedOne)
         let right = try save("0\na\nb\nc\n", on: "0\na\nb\nc\n1\n", mergedTwo)
-        let head = try commit("end\n", x, try commit("end\n", y, try commit("end\n", left, right)))
+        // Two edits of y's neighbouring lines, merged by keeping both conflict hunks (p's, then q's).
+        let p = try save("a\nP\nc\nd\n", on: "a\nb\nc\nd\n", y)
+        let q = try save("a\nb\nQ\nd\n", on: "a\nb\nc\nd\n", y)
+        // An edit made on top of x that undoes x's edit of b, and another edit of b.
+        let undone = try save("a\nb\nc\nS\n", on: "a\nx\nc\n", x)
+        let rival = try save("a\nR\nc\n", on: "a\nb\nc\n", base)
+        var head = try commit("end\n", x, try commit("end\n", y, try commit("end\n", left, right)))
+        for tip in [p, q, undone, rival] { head = try commit("end\n", tip, head) }
         let lineage = FuzzLineage(model, graph: try FuzzGraph(head: head, in: repository))
         func node(_ id: String) -> [Int] { [model.versions.firstIndex { $0.commit == id }!] }
 
@@ -219,6 +236,23 @@ import Testing
         #expect(lineage.lacks(["a", "b", "x", "c", "d"], side: node(x), atoms: ["a", "x", "c"], others: node(y))
             == ["removed but still there: b"])
         #expect(lineage.lacks(["a", "x", "c", "d"], side: node(x), atoms: ["a", "x", "c"], others: node(y)).isEmpty)
+        // Line by line (git merge-file against the same base), a removed line left where it
+        // was is not held either; one put back elsewhere is, when git reads it as added there:
+        // after p's hunk, q's hunk holds b, which p replaced, and before q's, p's holds c.
+        #expect(try !lineage.heldLineByLine(state("a\nb\nx\nc\nd\n"), side: node(x), state: state("a\nx\nc\n"), others: node(y)))
+        let both = state("a\nP\nc\nb\nQ\nd\n")
+        #expect(lineage.lacks(both.mergeAtoms, side: node(p), atoms: ["a", "P", "c", "d"], others: node(q)) == ["removed but still there: b"])
+        #expect(lineage.lacks(both.mergeAtoms, side: node(q), atoms: ["a", "b", "Q", "d"], others: node(p)) == ["removed but still there: c"])
+        #expect(try lineage.heldLineByLine(both, side: node(p), state: state("a\nP\nc\nd\n"), others: node(q)))
+        #expect(try !lineage.heldLineByLine(both, side: node(q), state: state("a\nb\nQ\nd\n"), others: node(p)))
+        // Merged with x, which it descends from, and with rival: undone's base is the one it
+        // shares with rival, so rival's edit of b does not undo a change of undone's.
+        let sides = [node(undone), node(x), node(rival)]
+        #expect(lineage.rivals(of: 0, among: sides) == node(rival))
+        #expect(lineage.rivals(of: 1, among: sides) == node(undone) + node(rival))
+        #expect(lineage.rivals(of: 0, among: [node(undone), node(x)]) == node(x))
+        #expect(lineage.lacks(["a", "R", "c", "S"], side: node(undone), atoms: ["a", "b", "c", "S"], others: node(x) + node(rival)) == ["missing: b"])
+        #expect(lineage.lacks(["a", "R", "c", "S"], side: node(undone), atoms: ["a", "b", "c", "S"], others: lineage.rivals(of: 0, among: sides)).isEmpty)
         // Criss-cross: both merges are best common ancestors of left and right; the base is
         // their merge, so right's removal of "1" and left's edit of "b" both hold.
         #expect(Set(lineage.bestCommonAncestors(node(left), node(right))) == Set(node(mergedOne) + node(mergedTwo))
@@ -1228,7 +1262,15 @@ final class FuzzWorld {
                 }
                 let others = nodes.enumerated().filter { $0.offset != index }.flatMap(\.element)
                 let lacks = lineage.lacks(result.mergeAtoms, side: nodes[index], atoms: side.mergeAtoms, others: others)
-                if lacks.isEmpty { included.append(side) } else { merge.dropped[document, default: []].append((side, lacks)) }
+                // Lines the side removed that are still there may have been put back elsewhere
+                // (both hunks of a conflict kept): then git's own merge decides.
+                let movedOnly = !lacks.isEmpty && lacks.allSatisfy { $0.hasPrefix("removed but still there: ") }
+                let held = try lacks.isEmpty || movedOnly && lineage.heldLineByLine(result, side: nodes[index], state: side, others: others)
+                if held {
+                    included.append(side)
+                } else {
+                    merge.dropped[document, default: []].append((side, lacks))
+                }
             }
             model.versions.append(FuzzVersion(commit: commit, device: "git user", document: document, state: result, before: sides[0],
                                               step: step, operation: how, alsoFrom: Array(sides.dropFirst()), supersedes: included))
@@ -1490,7 +1532,7 @@ final class FuzzWorld {
         var notIncluded: [String] = []
         var included: [FuzzState] = []
         for (index, side) in sides.enumerated() {
-            let others = nodes.enumerated().filter { $0.offset != index }.flatMap(\.element)
+            let others = lineage.rivals(of: index, among: nodes)
             if lineage.lacks(atoms, side: nodes[index], atoms: states[side.id]!.mergeAtoms, others: others).isEmpty {
                 included.append(states[side.id]!)
             } else if index > 0 {
