@@ -93,9 +93,11 @@ import Testing
     /// check took a replace for made from the version it replaced, and expected that
     /// version's edit undone. Seed 194 was the check's mistake: a version that a typed (and
     /// ignored) record named had been set aside by a `-s ours` merge all the same, and the check
-    /// took the typed record for the reason it was resolved.
+    /// took the typed record for the reason it was resolved. Seed 96: a merge of two decisions
+    /// about a state two versions held (Bob's edit, and Carol's save of the same bytes that took
+    /// her line out) started from the one the version walk named, and brought her line back.
     @Test(arguments: [(UInt64(42), 61), (95, 60), (152, 60), (16, 60), (45, 42), (71, 60),
-                      (41, 64), (62, 54), (143, 57), (68, 29), (56, 77), (194, 60)])
+                      (41, 64), (62, 54), (143, 57), (68, 29), (56, 77), (194, 60), (96, 77)])
     func replayedFindingsStayFixed(seed: UInt64, steps: Int) async throws {
         let world = try FuzzWorld(seed: seed, steps: steps)
         await world.run()
