@@ -1462,7 +1462,14 @@ final class FuzzWorld {
         let document = conflict.document.path
         let lineage = FuzzLineage(model, graph: try FuzzGraph(head: commit, in: device.root))
         let sides = [conflict.current] + conflict.conflicts
-        let nodes = sides.map { lineage.node(commit: $0.id, document: document, state: states[$0.id]!) }
+        var nodes = sides.map { lineage.node(commit: $0.id, document: document, state: states[$0.id]!) }
+        // The current state is made from every version holding it at the head, whichever one
+        // the version walk names (docs/FORMAT.md, "The unresolved set").
+        if let current = states[sides[0].id], !current.isAbsent, !nodes[0].isEmpty {
+            for node in lineage.nodes(holding: current, of: document, before: commit, strictly: true) where !nodes[0].contains(node) {
+                nodes[0].append(node)
+            }
+        }
         guard !nodes.contains(where: \.isEmpty) else {
             stats["merge check skipped (a version unknown to the model)", default: 0] += 1
             return []
