@@ -17,9 +17,16 @@ struct VersionGraph {
     /// Ancestry answers from the index, remembered per ancestor (see
     /// ``VersionIndex/isDescendant(_:of:remembering:)``): shared by the copies of this graph.
     private let descent = DescentMemo()
+    /// ``introducingCommits(ofStateOf:at:)`` answers, per document and commit: shared by the
+    /// copies of this graph.
+    private let introductions = IntroductionMemo()
 
     private final class DescentMemo {
         var known: [Int32: [Int32: Bool]] = [:]
+    }
+
+    private final class IntroductionMemo {
+        var known: [String: [ObjectID: [ObjectID]]] = [:]
     }
 
     init(repository: Repository, memo: VersionMemo? = nil, index: VersionIndex? = nil) {
@@ -129,6 +136,60 @@ struct VersionGraph {
             try !deletions.contains { other in try other != deletion && isDescendant(other, of: deletion) }
         }
         return latest ?? firstRoot ?? start
+    }
+
+    /// The most commits the search for every version holding one state passes (see
+    /// ``introducingCommits(ofStateOf:at:)``): far more than a document stays in one state
+    /// across in practice. Past it the search keeps what it found, in the same order on every
+    /// device holding the same commits.
+    static let introductionSearchLimit = 100_000
+
+    /// Every version that holds the state a document has at `start`: the version walk's
+    /// answer (``introducingCommit(of:from:)``) first, then every other commit that introduced
+    /// that same state on a line leading to `start`, in first-parent-first order.
+    ///
+    /// Two lines can reach one state through different versions: devices that saved the same
+    /// bytes, one of them as an edit made on top of another state than the other's. The
+    /// version walk names the first parent's, but the state is as much the other's: it was
+    /// made from both, and a merge with a version made from one of them must start from both
+    /// (docs/FORMAT.md, "The unresolved set"), or it starts from one line only, whichever the
+    /// order of an integration's parents put first, and undoes the other line's change. The
+    /// absence of a document has its own rule in the walk and is answered by it alone.
+    func introducingCommits(ofStateOf path: String, at start: ObjectID) throws -> [ObjectID] {
+        if let known = introductions.known[path]?[start] { return known }
+        let first = try introducingCommit(of: path, from: start)
+        let treeID = try index?.tree(of: start) ?? repository.commit(start).treeID
+        var result = [first]
+        if try repository.tree(treeID).documentEntry(atPath: path) != nil {
+            let found: [ObjectID]
+            if DocumentPath.document(containingFile: path).path == path,
+               let indexed = index?.introducingCommits(ofStateOf: path, at: start, limit: Self.introductionSearchLimit) {
+                found = indexed
+            } else {
+                found = try introducingCommitsByTrees(ofStateOf: path, at: start)
+            }
+            result += found.filter { $0 != first }
+        }
+        introductions.known[path, default: [:]][start] = result
+        return result
+    }
+
+    /// ``introducingCommits(ofStateOf:at:)``'s search, reading trees.
+    private func introducingCommitsByTrees(ofStateOf path: String, at start: ObjectID) throws -> [ObjectID] {
+        let components = path.split(separator: "/").map(String.init)
+        var result: [ObjectID] = []
+        var visited: Set<ObjectID> = []
+        var stack = [start]
+        while let id = stack.popLast(), visited.count < Self.introductionSearchLimit {
+            guard visited.insert(id).inserted else { continue }
+            let commit = try repository.commit(id)
+            var same: [ObjectID] = []
+            for parentID in commit.parentIDs where try repository.sameDocumentState(components, commit.treeID, repository.commit(parentID).treeID) {
+                same.append(parentID)
+            }
+            if same.isEmpty { result.append(id) } else { stack.append(contentsOf: same.reversed()) }
+        }
+        return result
     }
 
     /// ``introducingCommit(of:from:)`` for many documents at once: one pass down the
@@ -314,9 +375,11 @@ struct VersionGraph {
     // MARK: The version graph of one document
 
     /// The versions a version was made from: the document's version in each parent of its
-    /// commit (one for a save, several for a merge made with plain git, none for a root),
-    /// and, for a merge resolution, every version it merged; a decision that kept one
-    /// version's contents, or a replace with one, is made from that version alone.
+    /// commit (one for a save, several for a merge made with plain git, none for a root;
+    /// every version holding the parent's state, when lines that reached it through
+    /// different versions met there: ``introducingCommits(ofStateOf:at:)``), and, for a merge
+    /// resolution, every version it merged; a decision that kept one version's contents, or
+    /// a replace with one, is made from that version alone (from every version holding it).
     ///
     /// A merge resolution is a save with one parent, but it was made from the conflict
     /// versions it merged as much as from the current one, as a merge commit is made from its
@@ -335,8 +398,9 @@ struct VersionGraph {
         var result: [ObjectID] = []
         let commit = try repository.commit(version)
         for parent in commit.parentIDs {
-            let predecessor = try introducingCommit(of: path, from: parent)
-            if !result.contains(predecessor) { result.append(predecessor) }
+            for predecessor in try introducingCommits(ofStateOf: path, at: parent) where !result.contains(predecessor) {
+                result.append(predecessor)
+            }
         }
         let decided = try decidedVersions(in: commit, path: path).filter { !result.contains($0) && $0 != version }
         guard !decided.isEmpty else { return result }
@@ -374,7 +438,28 @@ struct VersionGraph {
     /// newest of ``commonAncestors(of:and:path:)``): the state both started from, shown as
     /// a conflict version's base. nil only for two unrelated histories.
     func commonAncestor(of a: ObjectID, and b: ObjectID, path: String) throws -> ObjectID? {
+        try commonAncestors(of: [a], and: [b], path: path).first
+    }
+
+    /// ``commonAncestor(of:and:path:)`` of two sides, each one or more versions holding one
+    /// state (see ``introducingCommits(ofStateOf:at:)``).
+    func commonAncestor(of a: [ObjectID], and b: [ObjectID], path: String) throws -> ObjectID? {
         try commonAncestors(of: a, and: b, path: path).first
+    }
+
+    /// ``commonAncestors(of:and:path:)`` of two single versions.
+    func commonAncestors(of a: ObjectID, and b: ObjectID, path: String) throws -> [ObjectID] {
+        try commonAncestors(of: [a], and: [b], path: path)
+    }
+
+    /// The side of `current`, the current version of `path` at `head`, in a merge base
+    /// search: every version holding its state there (``introducingCommits(ofStateOf:at:)``).
+    /// A deletion, or a version `head` does not hold (a conflict listed at another head),
+    /// is its own side.
+    func currentSide(_ current: DocumentVersion, path: String, head: ObjectID?) throws -> [ObjectID] {
+        guard !current.isDeletion, let head else { return [current.commitID] }
+        let side = try introducingCommits(ofStateOf: path, at: head)
+        return side.first == current.commitID ? side : [current.commitID]
     }
 
     /// Every best common ancestor of two versions of a document in its version graph, newest
@@ -388,10 +473,15 @@ struct VersionGraph {
     /// and stops once every version still queued lies below a common ancestor found
     /// (git's `paint_down_to_common`); its cost is the document's versions since the two
     /// diverged.
-    func commonAncestors(of a: ObjectID, and b: ObjectID, path: String) throws -> [ObjectID] {
-        if a == b { return [a] }
+    ///
+    /// Each side is one or more versions: the several versions holding one state, when lines
+    /// reached it through different versions (``introducingCommits(ofStateOf:at:)``).
+    func commonAncestors(of a: [ObjectID], and b: [ObjectID], path: String) throws -> [ObjectID] {
+        if a.count == 1, a == b { return a }
         let (sideA, sideB, stale): (UInt8, UInt8, UInt8) = (1, 2, 4)
-        var flags: [ObjectID: UInt8] = [a: sideA, b: sideB]
+        var flags: [ObjectID: UInt8] = [:]
+        for id in a { flags[id, default: 0] |= sideA }
+        for id in b { flags[id, default: 0] |= sideB }
         var dates: [ObjectID: Date] = [:]
         var queue: [ObjectID] = []
         var queued: Set<ObjectID> = []
@@ -400,8 +490,7 @@ struct VersionGraph {
             if dates[id] == nil { dates[id] = try repository.commit(id).committer.time }
             queue.append(id)
         }
-        try enqueue(a)
-        try enqueue(b)
+        for id in a + b { try enqueue(id) }
         var results: [ObjectID] = []
         while queue.contains(where: { flags[$0, default: 0] & stale == 0 }) {
             queue.sort { (dates[$0]!, $0) < (dates[$1]!, $1) }

@@ -280,6 +280,27 @@ extension VersionIndex {
         }
     }
 
+    /// ``VersionGraph/introducingCommits(ofStateOf:at:)`` from the index, for a document
+    /// present at `start`: every commit that introduced its state there, along every line
+    /// that holds that state, in first-parent-first order (the version walk's answer first).
+    /// nil when `start` is not indexed. `limit` bounds the commits passed.
+    func introducingCommits(ofStateOf path: String, at start: ObjectID, limit: Int) -> [ObjectID]? {
+        guard covers(path), let startNumber = nodeNumbers[start] else { return nil }
+        let document = documentNumbers[path] ?? -1
+        var result: [ObjectID] = []
+        var visited: Set<Int32> = []
+        var stack = [startNumber]
+        while let number = stack.popLast(), visited.count < limit {
+            guard visited.insert(number).inserted else { continue }
+            let node = nodes[Int(number)]
+            // The walk only enters commits holding the state, so a parent holds it exactly when
+            // the document did not change against it.
+            let same = node.parents.indices.filter { !node.changes[$0].contains(document) }.map { node.parents[$0] }
+            if same.isEmpty { result.append(node.id) } else { stack.append(contentsOf: same.reversed()) }
+        }
+        return result
+    }
+
     /// The index's form of VersionGraph's search through every line lacking a document.
     private func latestDeletion(of document: Int32, from start: Int32) -> Int32 {
         var deletions: [Int32] = []

@@ -86,8 +86,9 @@ struct ConflictCache {
     /// no versions of files; 3: a resolution descends from the versions it decided, which
     /// changes bases; 4: stored as text, not JSON; 5: a decision that kept one version,
     /// and a replace, descend from that version alone, not from what they set aside or
-    /// replaced, which changes bases).
-    static let listingFormat = 5
+    /// replaced, which changes bases; 6: a state several versions hold descends from all of
+    /// them, which changes bases).
+    static let listingFormat = 6
 
     /// The conflict listing cached for `head`, if there is one.
     func listing(at head: ObjectID) -> [Conflict]? {

@@ -72,8 +72,9 @@ extension Container {
             }.sorted(by: Self.newestFirst)
             guard !versions.isEmpty else { return nil }
             var bases: [String: DocumentVersion] = [:]
+            let currentSide = try graph.currentSide(current, path: document.path, head: head)
             for version in versions {
-                guard let ancestor = try graph.commonAncestor(of: version.commitID, and: current.commitID, path: document.path)
+                guard let ancestor = try graph.commonAncestor(of: [version.commitID], and: currentSide, path: document.path)
                 else { continue }
                 let base = try graph.version(of: document, at: ancestor)
                 if !base.isDeletion { bases[version.id] = base }

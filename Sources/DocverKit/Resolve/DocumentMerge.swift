@@ -23,8 +23,12 @@ extension Container {
             // Each conflict version is merged against its own base with the current version
             // (the state the two started from), folded in one at a time, oldest first.
             let graph = VersionGraph(repository: repository, index: versionIndex(in: repository))
+            // The current state may be held by several versions (lines that reached the same
+            // bytes through different versions): the merge starts from what all of them and
+            // the conflict version started from.
+            let currentSide = try graph.currentSide(conflict.current, path: document.path, head: headCommit(repository))
             func base(of version: DocumentVersion) throws -> DocumentContents? {
-                try mergeBase(of: conflict.current.commitID, and: version.commitID, document: document, graph: graph)
+                try mergeBase(of: currentSide, and: [version.commitID], document: document, graph: graph)
             }
             var merged = try contents(of: conflict.current, in: repository)
             var clean = true
@@ -65,7 +69,7 @@ extension Container {
     /// where the ancestors themselves disagree keep conflict markers, which then differ from
     /// both sides and surface as a conflict of the merge). nil when the two share no
     /// ancestor or it is the document's absence.
-    func mergeBase(of a: ObjectID, and b: ObjectID, document: DocumentPath, graph: VersionGraph,
+    func mergeBase(of a: [ObjectID], and b: [ObjectID], document: DocumentPath, graph: VersionGraph,
                    depth: Int = 0) throws -> DocumentContents? {
         let ancestors = try graph.commonAncestors(of: a, and: b, path: document.path)
         func contents(at id: ObjectID) throws -> DocumentContents? {
@@ -80,7 +84,7 @@ extension Container {
             // An ancestor that is the document's absence, or one that cannot be merged,
             // leaves the fold as it is: the base is then the newer ancestors' merge.
             guard let ours = merged, let theirs = try contents(at: next) else { continue }
-            let base = try mergeBase(of: first, and: next, document: document, graph: graph, depth: depth + 1)
+            let base = try mergeBase(of: [first], and: [next], document: document, graph: graph, depth: depth + 1)
             if let step = try? mergeContents(document: document, base: base, ours: ours, theirs: theirs,
                                              labels: ("base", "ancestor", "ancestor"), markers: true, in: graph.repository) {
                 merged = step.contents

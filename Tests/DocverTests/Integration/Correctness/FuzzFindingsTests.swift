@@ -489,4 +489,92 @@ import Testing
         try bob.sync()
         try expectConverged([alice, bob])
     }
+
+    /// Twelve lines, `line 1` to `line 12`, with the lines numbered in `edits` replaced.
+    private func twelveLines(_ edits: [Int: String]) -> String {
+        (1...12).map { edits[$0] ?? "line \($0)" }.joined(separator: "\n") + "\n"
+    }
+
+    /// The session of fuzz seed 96, reduced. Carol adds line 2, Bob (later) edits line 10;
+    /// Dave merges the two. Carol, who saw neither, replaces her text with Bob's (same bytes:
+    /// her line 2 taken back) after Dave's merge: her version is current, the merge a conflict
+    /// version whose base is her line-2 edit. Bob then saves another document and syncs: his
+    /// line and Carol's hold the same state of `notes.txt` by two versions, Bob's own edit and
+    /// Carol's. Which one the version walk names depends on the order of the integration's
+    /// parents (`bobFirst`: Bob's side first, where it names Bob's edit).
+    private func oneStateByTwoVersions(_ scratch: Scratch, bobFirst: Bool)
+        async throws -> (bob: Container, carol: Container, dave: Container, merge: String, carols: String) {
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote).dated(0)
+        let bob = try scratch.device("bob", remote: remote), carol = try scratch.device("carol", remote: remote)
+        let dave = try scratch.device("dave", remote: remote)
+        let notes = try DocumentPath("notes.txt")
+        try alice.saveText(twelveLines([:]), to: "notes.txt")
+        try alice.sync()
+        for device in [bob, carol, dave] { try device.sync() }
+        try carol.dated(1).saveText(twelveLines([2: "carol 2"]), to: "notes.txt")
+        try carol.sync()
+        try bob.dated(2).saveText(twelveLines([10: "bob 10"]), to: "notes.txt")
+        try bob.sync()
+        try dave.sync()
+        _ = try await dave.dated(3).resolve(notes, using: MergeStrategy())
+        #expect(try dave.read("notes.txt") == twelveLines([2: "carol 2", 10: "bob 10"]))
+        try dave.sync()
+        let carols = try carol.dated(4).saveText(twelveLines([10: "bob 10"]), to: "notes.txt")
+        try carol.sync()
+        let conflict = try #require(try carol.conflicts(notes).first)
+        #expect(conflict.current.id == carols, "Carol's later save is current")
+        let merge = try #require(conflict.conflicts.first).id
+        let carolsTip = try #require(try carol.headID())
+        // Bob saves another document until his tip sorts on the side the case asks for.
+        var attempt = 0
+        repeat {
+            attempt += 1
+            try bob.dated(5).saveText("other \(attempt)\n", to: "other.txt")
+        } while try (bob.headID()! < carolsTip) != bobFirst && attempt < 64
+        try bob.sync()
+        try carol.sync(); try dave.sync(); try bob.sync()
+        try expectConverged([bob, carol, dave])
+        let listed = try #require(try bob.conflicts(notes).first, "the merge is still a conflict version")
+        #expect(listed.conflicts.map(\.id) == [merge])
+        #expect(try bob.read("notes.txt") == twelveLines([10: "bob 10"]))
+        return (bob, carol, dave, merge, carols)
+    }
+
+    /// Fuzz seed 96: when two versions hold the current state, the current version's side
+    /// in a merge is both, whichever the version walk names. Merged against Bob's edit alone
+    /// (the version walk's answer when Bob's side is the first parent), Dave's merge looked
+    /// like a later edit of the current version, and the merge took it whole, bringing back
+    /// Carol's line 2 that her current version had taken out, and reported a clean merge.
+    @Test(arguments: [true, false])
+    func aMergeAgainstAStateTwoVersionsHoldKeepsEachVersionsChanges(bobFirst: Bool) async throws {
+        let scratch = try Scratch()
+        let (bob, _, _, _, _) = try await oneStateByTwoVersions(scratch, bobFirst: bobFirst)
+        let notes = try DocumentPath("notes.txt")
+        _ = try await bob.resolve(notes, using: MergeStrategy())
+        let merged = try bob.read("notes.txt")
+        #expect(merged == twelveLines([10: "bob 10"]), "Carol took line 2 out after Dave's merge; the merge brought it back:\n\(merged)")
+    }
+
+    /// Fuzz seed 96, as the fuzz test met it: a decision that kept the current state stands
+    /// for every version holding it. Dave chooses his merge back; Bob keeps the current state
+    /// (mark-resolved), which Carol's version holds as much as his own edit. The two
+    /// decisions are a new conflict between the versions they kept, and merging them keeps
+    /// Carol's taking out of line 2, whichever version the walk names at Bob's decision.
+    @Test(arguments: [true, false])
+    func twoDecisionsAboutAStateTwoVersionsHoldMergeAsThoseVersions(bobFirst: Bool) async throws {
+        let scratch = try Scratch()
+        let (bob, carol, dave, merge, _) = try await oneStateByTwoVersions(scratch, bobFirst: bobFirst)
+        let notes = try DocumentPath("notes.txt")
+        _ = try bob.dated(6).markResolved(notes)
+        _ = try await dave.dated(7).resolve(notes, using: UserChoiceStrategy.version(merge))
+        for device in [bob, dave, carol, bob, dave] { try device.sync() }
+        try expectConverged([bob, carol, dave])
+        let conflict = try #require(try carol.conflicts(notes).first, "the two decisions disagree")
+        #expect(try carol.read("notes.txt") == twelveLines([2: "carol 2", 10: "bob 10"]), "Dave's later decision is current")
+        #expect(conflict.conflicts.count == 1)
+        _ = try await carol.resolve(notes, using: MergeStrategy())
+        let merged = try carol.read("notes.txt")
+        #expect(merged == twelveLines([10: "bob 10"]), "Carol took line 2 out after Dave's merge; the merge brought it back:\n\(merged)")
+    }
 }
