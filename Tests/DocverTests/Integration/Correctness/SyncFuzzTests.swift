@@ -101,14 +101,14 @@ import Testing
     /// listed, and reported "updated".
     /// Seed 277: a deletion of a version that a plain merge on a decision's line had set aside
     /// was taken for an edit of the state the decision kept, and deleted the document everywhere.
-    /// took the typed record for the reason it was resolved. Seed 250 was the merge check's
+    /// Seed 250 was the merge check's
     /// mistake: it compared a merge resolution's current version with a conflict version the
     /// current one was saved on top of, so the current version's undoing of that version's edit
     /// counted as its own change, overridden by another version's edit of the line. Seed 225
     /// was the plain-merge check's mistake: a conflict settled with both hunks put a line one
     /// side had replaced back after that side's hunk, which the set of lines read as the
     /// replacement undone, though merging the side into the result again changes nothing.
-    /// took the typed record for the reason it was resolved. Seed 96: a merge of two decisions
+    /// Seed 96: a merge of two decisions
     /// about a state two versions held (Bob's edit, and Carol's save of the same bytes that took
     /// her line out) started from the one the version walk named, and brought her line back.
     @Test(arguments: [(UInt64(42), 61), (95, 60), (152, 60), (16, 60), (45, 42), (71, 60), (41, 64), (62, 54),
