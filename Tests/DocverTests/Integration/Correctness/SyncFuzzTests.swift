@@ -98,9 +98,13 @@ import Testing
     /// later set aside by a plain merge, and the check accepted the edit only current or listed.
     /// Seed 247: a decision a `-s ours` merge had set aside was taken for the merge's side, so
     /// when that side lost, the edit the merge kept, current until then, was neither current nor
-    /// listed, and reported "updated".
+    /// listed, and reported "updated". Seed 163: a version a plain merge had set aside, current
+    /// all the same, replaced by an edit whose commit held it but that was not made on top of
+    /// it, was reported "updated" (the report read descent in the commits, not the version graph).
+    /// Seed 189: the same, replaced by another device's re-creation of the document.
     @Test(arguments: [(UInt64(42), 61), (95, 60), (152, 60), (16, 60), (45, 42), (71, 60),
-                      (41, 64), (62, 54), (143, 57), (68, 29), (56, 77), (194, 60), (136, 120), (247, 91)])
+                      (41, 64), (62, 54), (143, 57), (68, 29), (56, 77), (194, 60), (136, 120), (247, 91),
+                      (163, 112), (189, 117)])
     func replayedFindingsStayFixed(seed: UInt64, steps: Int) async throws {
         let world = try FuzzWorld(seed: seed, steps: steps)
         await world.run()
