@@ -517,6 +517,14 @@ struct VersionGraph {
         return best.sorted { (dates[$0]!, $0) > (dates[$1]!, $1) }
     }
 
+    /// True when `version` is `ancestor` or was made on top of it, directly or not, in the
+    /// document's version graph. Not the commits' ancestry: a version's commit can hold
+    /// another version (a conflict version its line recorded, a version a merge set aside)
+    /// that the version was not made from.
+    func isMadeOnTop(of ancestor: ObjectID, _ version: ObjectID, path: String) throws -> Bool {
+        try version == ancestor || reaches(version, ancestor, path: path)
+    }
+
     /// True when `ancestor` is among the versions `version` was made from, directly or not.
     private func reaches(_ version: ObjectID, _ ancestor: ObjectID, path: String) throws -> Bool {
         guard try isDescendant(version, of: ancestor) else { return false }

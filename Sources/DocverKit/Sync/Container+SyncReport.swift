@@ -101,9 +101,11 @@ extension Container {
                 // Or a decision had set it aside already, and it was current here all the same
                 // (the two merges of a criss-cross disagreed, and integration kept it). Replaced
                 // now by a version not made on top of it, it lost again and stays set aside
-                // (`versions --all` lists it): no update.
+                // (`versions --all` lists it): no update. "Made on top of" is read in the
+                // document's version graph: the new version's commit may hold this one all the
+                // same, its line having recorded it or set it aside (fuzz seeds 163 and 189).
                 if after.resolved.contains(record) || after.removed.contains(record),
-                   try current.map({ try !graph.isAncestorOrSame(previous.commitID, of: $0.commitID) }) ?? true {
+                   try current.map({ try !graph.isMadeOnTop(of: previous.commitID, $0.commitID, path: document.path) }) ?? true {
                     let kind: DocumentSyncChange.Kind = after.setAside.contains(record) ? .setAsideByPlainMerge : .resolvedElsewhere
                     changes.append(DocumentSyncChange(document: document, kind: kind, current: current, version: previous))
                     continue

@@ -218,4 +218,66 @@ import Testing
         #expect(change.version?.id == bobVersion)
         #expect(change.current?.id == carolVersion)
     }
+
+    /// Fuzz seeds 163 and 189 at 120 steps (check 7). A git user merges Alice's edit into
+    /// Bob's branch keeping Bob's (`-s ours`: Alice's is set aside), then merges that into
+    /// Alice's branch keeping Alice's, and Alice's edit is current on her device. Bob, who
+    /// never saw the second merge, edits his own version again; his integration with Alice's
+    /// branch takes his edit (its commit descends from Alice's, which his line holds as the
+    /// version the first merge set aside). Alice's edit, current on her device until then,
+    /// stays set aside (`versions --all` lists it), yet her sync said "updated": the report
+    /// asked whether the new version's commit descends from hers, and it does, though Bob's
+    /// edit was made on top of his own version only (docs/FORMAT.md, "The unresolved set":
+    /// the document's version graph). It now says her edit was set aside. (In seed 189 the
+    /// version that replaced it was a third device's re-creation of the document, after a
+    /// deletion, on a line that held it the same way.)
+    @Test func aSetAsideVersionReplacedByAnEditWhoseCommitHoldsItIsNotCalledUpdated() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote).dated(0)
+        let bob = try scratch.device("bob", remote: remote).dated(0)
+        let x = try DocumentPath("x.txt")
+        try alice.saveText("base\n", to: "x.txt")
+        for device in [alice, bob] { try device.sync() }
+        let aliceVersion = try alice.dated(10).saveText("alice\n", to: "x.txt")
+        try alice.sync()
+        let bobVersion = try bob.dated(20).saveText("bob\n", to: "x.txt")
+        // A git user merges Alice's edit into Bob's branch keeping Bob's and pushes it to
+        // docver/bob; Bob takes that merge.
+        let clone = scratch.path("git-user")
+        try runGit(["clone", "-q", "--no-checkout", remote.path, clone.path], in: scratch.url)
+        try runGit(["fetch", "-q", bob.root.path, "+refs/heads/docver/bob:refs/bob"], in: clone)
+        let dated = ["GIT_AUTHOR_DATE": "@1750000030 +0000", "GIT_COMMITTER_DATE": "@1750000030 +0000",
+                     "GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "tester@example.com",
+                     "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "tester@example.com"]
+        func mergeKeepingOurs(_ ours: String, _ theirs: String, into branch: String) throws {
+            try runGit(["checkout", "-q", "-f", "--detach", ours], in: clone)
+            let merge = try runProcess("/usr/bin/git", ["merge", "-q", "--no-edit", "-s", "ours", theirs], in: clone, environment: dated)
+            try #require(merge.status == 0, "\(merge.stderr)")
+            try runGit(["push", "-q", "origin", "HEAD:refs/heads/docver/\(branch)"], in: clone)
+        }
+        try mergeKeepingOurs("refs/bob", "refs/remotes/origin/docver/alice", into: "bob")
+        try bob.sync()
+        try #require(try bob.currentVersion(of: x)?.id == bobVersion)
+        try #require(try bob.resolvedConflictVersions(of: x).contains { $0.id == aliceVersion }, "the merge set Alice's edit aside")
+        // Then merges that into Alice's branch keeping Alice's, and pushes it to docver/alice.
+        try runGit(["fetch", "-q", "origin"], in: clone)
+        try mergeKeepingOurs("refs/remotes/origin/docver/alice", "refs/remotes/origin/docver/bob", into: "alice")
+        try alice.sync()
+        try #require(try alice.currentVersion(of: x)?.id == aliceVersion, "the second merge kept Alice's edit")
+        try #require(try alice.resolvedConflictVersions(of: x).contains { $0.id == aliceVersion }, "the first merge set it aside")
+        // Bob, who has not seen the second merge, edits his own version again.
+        let bobEdit = try bob.dated(50).saveText("bob again\n", to: "x.txt")
+        try bob.sync()
+        let alices = try alice.sync()
+        try bob.sync()
+        try expectConverged([alice, bob])
+
+        #expect(try alice.currentVersion(of: x)?.id == bobEdit)
+        #expect(try alice.resolvedConflictVersions(of: x).contains { $0.id == aliceVersion }, "Alice's edit stays listed, set aside")
+        let change = try #require(alices.documentChanges.first { $0.document == x }, "Alice is told about x.txt")
+        #expect(change.kind == .setAsideByPlainMerge, "Alice: \(change.summary)")
+        #expect(change.version?.id == aliceVersion)
+        #expect(change.current?.id == bobEdit)
+    }
 }

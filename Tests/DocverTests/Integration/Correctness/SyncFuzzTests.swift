@@ -98,22 +98,24 @@ import Testing
     /// later set aside by a plain merge, and the check accepted the edit only current or listed.
     /// Seed 247: a decision a `-s ours` merge had set aside was taken for the merge's side, so
     /// when that side lost, the edit the merge kept, current until then, was neither current nor
-    /// listed, and reported "updated".
-    /// Seed 277: a deletion of a version that a plain merge on a decision's line had set aside
-    /// was taken for an edit of the state the decision kept, and deleted the document everywhere.
-    /// Seed 250 was the merge check's
-    /// mistake: it compared a merge resolution's current version with a conflict version the
-    /// current one was saved on top of, so the current version's undoing of that version's edit
-    /// counted as its own change, overridden by another version's edit of the line. Seed 225
-    /// was the plain-merge check's mistake: a conflict settled with both hunks put a line one
-    /// side had replaced back after that side's hunk, which the set of lines read as the
-    /// replacement undone, though merging the side into the result again changes nothing.
-    /// Seed 96: a merge of two decisions
-    /// about a state two versions held (Bob's edit, and Carol's save of the same bytes that took
-    /// her line out) started from the one the version walk named, and brought her line back.
+    /// listed, and reported "updated". Seed 277: a deletion of a version that a plain merge on a
+    /// decision's line had set aside was taken for an edit of the state the decision kept, and
+    /// deleted the document everywhere. Seed 96: a merge of two decisions about a state two
+    /// versions held (Bob's edit, and Carol's save of the same bytes that took her line out)
+    /// started from the one the version walk named, and brought her line back. Seed 163: a
+    /// version a plain merge had set aside, current all the same, replaced by an edit whose
+    /// commit held it but that was not made on top of it, was reported "updated" (the report read
+    /// descent in the commits, not the version graph); seed 189: the same, replaced by another
+    /// device's re-creation of the document. Seed 250 was the merge check's mistake: it compared
+    /// a merge resolution's current version with a conflict version the current one was saved
+    /// on top of, so the current version's undoing of that version's edit counted as its own
+    /// change, overridden by another version's edit of the line. Seed 225 was the plain-merge
+    /// check's mistake: a conflict settled with both hunks put a line one side had replaced back
+    /// after that side's hunk, which the set of lines read as the replacement undone, though
+    /// merging the side into the result again changes nothing.
     @Test(arguments: [(UInt64(42), 61), (95, 60), (152, 60), (16, 60), (45, 42), (71, 60), (41, 64), (62, 54),
                       (143, 57), (68, 29), (56, 77), (194, 60), (136, 120), (247, 91), (277, 111), (250, 79),
-                      (225, 43), (96, 77)])
+                      (225, 43), (96, 77), (163, 112), (189, 117)])
     func replayedFindingsStayFixed(seed: UInt64, steps: Int) async throws {
         let world = try FuzzWorld(seed: seed, steps: steps)
         await world.run()
