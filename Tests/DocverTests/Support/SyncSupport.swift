@@ -314,3 +314,35 @@ func containerWithAConflictAndChanges(_ scratch: Scratch) throws -> Container {
     try alice.write("new\n", to: "c.txt")
     return alice
 }
+
+/// A git user with a plain clone of a remote (no checkout), who merges device branches with
+/// `git merge -s ours` and pushes the result to a device branch, as the fuzz test's git users
+/// do; the merges are dated so the tests replay exactly.
+struct PlainGitUser {
+    let clone: URL
+
+    init(cloning remote: URL, in scratch: Scratch, name: String = "git-user") throws {
+        clone = scratch.path(name)
+        try runGit(["clone", "-q", "--no-checkout", remote.path, clone.path], in: scratch.url)
+    }
+
+    /// Fetches `device`'s branch as its checkout has it (not yet pushed) into `reference`.
+    func fetch(_ device: Container, into reference: String) throws {
+        try runGit(["fetch", "-q", device.root.path, "+refs/heads/docver/\(device.device.id):\(reference)"], in: clone)
+    }
+
+    /// Fetches the remote's branches again.
+    func fetch() throws { try runGit(["fetch", "-q", "origin"], in: clone) }
+
+    /// Merges `theirs` into `ours` keeping `ours` whole (`-s ours`), committed at `date` (seconds
+    /// since 1970), and pushes the merge to `docver/<branch>`.
+    func mergeKeepingOurs(_ ours: String, _ theirs: String, pushTo branch: String, date: Int = 1_750_000_030) throws {
+        let dated = ["GIT_AUTHOR_DATE": "@\(date) +0000", "GIT_COMMITTER_DATE": "@\(date) +0000",
+                     "GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "tester@example.com",
+                     "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "tester@example.com"]
+        try runGit(["checkout", "-q", "-f", "--detach", ours], in: clone)
+        let merge = try runProcess("/usr/bin/git", ["merge", "-q", "--no-edit", "-s", "ours", theirs], in: clone, environment: dated)
+        try #require(merge.status == 0, "\(merge.stderr)")
+        try runGit(["push", "-q", "origin", "HEAD:refs/heads/docver/\(branch)"], in: clone)
+    }
+}

@@ -188,16 +188,8 @@ import Testing
         try alice.dated(30).saveText("alice, on top of bob\n", to: "notes.txt")
         try alice.sync()
         // A git user merges Alice's branch into Bob's keeping Bob's edit.
-        let clone = scratch.path("git-user")
-        try runGit(["clone", "-q", "--no-checkout", remote.path, clone.path], in: scratch.url)
-        try runGit(["checkout", "-q", "-f", "--detach", "refs/remotes/origin/docver/bob"], in: clone)
-        let dated = ["GIT_AUTHOR_DATE": "@1750000040 +0000", "GIT_COMMITTER_DATE": "@1750000040 +0000",
-                     "GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "tester@example.com",
-                     "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "tester@example.com"]
-        let merge = try runProcess("/usr/bin/git", ["merge", "-q", "--no-edit", "-s", "ours", "refs/remotes/origin/docver/alice"],
-                                   in: clone, environment: dated)
-        try #require(merge.status == 0, "\(merge.stderr)")
-        try runGit(["push", "-q", "origin", "HEAD:refs/heads/docver/bob"], in: clone)
+        try PlainGitUser(cloning: remote, in: scratch)
+            .mergeKeepingOurs("refs/remotes/origin/docver/bob", "refs/remotes/origin/docver/alice", pushTo: "bob", date: 1_750_000_040)
         // Carol meets Bob's edit (it beats hers) and keeps it.
         try carol.sync()
         let conflict = try #require(try carol.conflicts(notes).first)

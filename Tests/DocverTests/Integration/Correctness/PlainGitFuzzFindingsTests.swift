@@ -111,18 +111,10 @@ import Testing
         let bobVersion = try bob.dated(20).saveText("bob\n", to: "x.txt")
         // A git user merges the two edits keeping Alice's, pushes to docver/alice, then merges
         // that keeping Bob's and pushes to docver/bob: each edit is set aside by one merge.
-        let clone = scratch.path("git-user")
-        try runGit(["clone", "-q", "--no-checkout", remote.path, clone.path], in: scratch.url)
-        try runGit(["fetch", "-q", bob.root.path, "+refs/heads/docver/bob:refs/bob"], in: clone)
-        let dated = ["GIT_AUTHOR_DATE": "@1750000030 +0000", "GIT_COMMITTER_DATE": "@1750000030 +0000",
-                     "GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "tester@example.com",
-                     "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "tester@example.com"]
-        for (ours, theirs, branch) in [("refs/remotes/origin/docver/alice", "refs/bob", "alice"), ("refs/bob", "refs/remotes/origin/docver/alice", "bob")] {
-            try runGit(["checkout", "-q", "-f", "--detach", ours], in: clone)
-            let merge = try runProcess("/usr/bin/git", ["merge", "-q", "--no-edit", "-s", "ours", theirs], in: clone, environment: dated)
-            try #require(merge.status == 0, "\(merge.stderr)")
-            try runGit(["push", "-q", "origin", "HEAD:refs/heads/docver/\(branch)"], in: clone)
-        }
+        let gitUser = try PlainGitUser(cloning: remote, in: scratch)
+        try gitUser.fetch(bob, into: "refs/bob")
+        try gitUser.mergeKeepingOurs("refs/remotes/origin/docver/alice", "refs/bob", pushTo: "alice")
+        try gitUser.mergeKeepingOurs("refs/bob", "refs/remotes/origin/docver/alice", pushTo: "bob")
         try bob.sync(); try alice.sync(); try bob.sync()
         try expectConverged([alice, bob])
         // Bob's edit is current, though the first merge set it aside.
@@ -135,12 +127,8 @@ import Testing
         let winner: String
         if byPlainMerge {
             winner = baseVersion
-            try runGit(["fetch", "-q", "origin"], in: clone)
-            try runGit(["checkout", "-q", "-f", "--detach", "refs/remotes/origin/docver/carol"], in: clone)
-            let merge = try runProcess("/usr/bin/git", ["merge", "-q", "--no-edit", "-s", "ours", "refs/remotes/origin/docver/bob"],
-                                       in: clone, environment: dated)
-            try #require(merge.status == 0, "\(merge.stderr)")
-            try runGit(["push", "-q", "origin", "HEAD:refs/heads/docver/carol"], in: clone)
+            try gitUser.fetch()
+            try gitUser.mergeKeepingOurs("refs/remotes/origin/docver/carol", "refs/remotes/origin/docver/bob", pushTo: "carol")
         } else {
             winner = try carol.dated(50).saveText("carol\n", to: "x.txt")
             try carol.sync()
@@ -188,16 +176,8 @@ import Testing
         let decision = try #require(try bob.headID())
         try bob.sync()
         // A git user merges Bob's branch into Alice's keeping Alice's side, where Bob's edit is current.
-        let clone = scratch.path("git-user")
-        try runGit(["clone", "-q", "--no-checkout", remote.path, clone.path], in: scratch.url)
-        let dated = ["GIT_AUTHOR_DATE": "@1750000040 +0000", "GIT_COMMITTER_DATE": "@1750000040 +0000",
-                     "GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "tester@example.com",
-                     "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "tester@example.com"]
-        try runGit(["checkout", "-q", "-f", "--detach", "refs/remotes/origin/docver/alice"], in: clone)
-        let merge = try runProcess("/usr/bin/git", ["merge", "-q", "--no-edit", "-s", "ours", "refs/remotes/origin/docver/bob"],
-                                   in: clone, environment: dated)
-        try #require(merge.status == 0, "\(merge.stderr)")
-        try runGit(["push", "-q", "origin", "HEAD:refs/heads/docver/git-user"], in: clone)
+        try PlainGitUser(cloning: remote, in: scratch)
+            .mergeKeepingOurs("refs/remotes/origin/docver/alice", "refs/remotes/origin/docver/bob", pushTo: "git-user", date: 1_750_000_040)
         try alice.sync()
         try #require(try alice.currentVersion(of: x)?.id == bobVersion, "the merge kept Bob's edit")
         try #require(try alice.resolvedConflictVersions(of: x).contains { $0.id == decision }, "and set Bob's decision aside")
@@ -244,25 +224,15 @@ import Testing
         let bobVersion = try bob.dated(20).saveText("bob\n", to: "x.txt")
         // A git user merges Alice's edit into Bob's branch keeping Bob's and pushes it to
         // docver/bob; Bob takes that merge.
-        let clone = scratch.path("git-user")
-        try runGit(["clone", "-q", "--no-checkout", remote.path, clone.path], in: scratch.url)
-        try runGit(["fetch", "-q", bob.root.path, "+refs/heads/docver/bob:refs/bob"], in: clone)
-        let dated = ["GIT_AUTHOR_DATE": "@1750000030 +0000", "GIT_COMMITTER_DATE": "@1750000030 +0000",
-                     "GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "tester@example.com",
-                     "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "tester@example.com"]
-        func mergeKeepingOurs(_ ours: String, _ theirs: String, into branch: String) throws {
-            try runGit(["checkout", "-q", "-f", "--detach", ours], in: clone)
-            let merge = try runProcess("/usr/bin/git", ["merge", "-q", "--no-edit", "-s", "ours", theirs], in: clone, environment: dated)
-            try #require(merge.status == 0, "\(merge.stderr)")
-            try runGit(["push", "-q", "origin", "HEAD:refs/heads/docver/\(branch)"], in: clone)
-        }
-        try mergeKeepingOurs("refs/bob", "refs/remotes/origin/docver/alice", into: "bob")
+        let gitUser = try PlainGitUser(cloning: remote, in: scratch)
+        try gitUser.fetch(bob, into: "refs/bob")
+        try gitUser.mergeKeepingOurs("refs/bob", "refs/remotes/origin/docver/alice", pushTo: "bob")
         try bob.sync()
         try #require(try bob.currentVersion(of: x)?.id == bobVersion)
         try #require(try bob.resolvedConflictVersions(of: x).contains { $0.id == aliceVersion }, "the merge set Alice's edit aside")
         // Then merges that into Alice's branch keeping Alice's, and pushes it to docver/alice.
-        try runGit(["fetch", "-q", "origin"], in: clone)
-        try mergeKeepingOurs("refs/remotes/origin/docver/alice", "refs/remotes/origin/docver/bob", into: "alice")
+        try gitUser.fetch()
+        try gitUser.mergeKeepingOurs("refs/remotes/origin/docver/alice", "refs/remotes/origin/docver/bob", pushTo: "alice")
         try alice.sync()
         try #require(try alice.currentVersion(of: x)?.id == aliceVersion, "the second merge kept Alice's edit")
         try #require(try alice.resolvedConflictVersions(of: x).contains { $0.id == aliceVersion }, "the first merge set it aside")
