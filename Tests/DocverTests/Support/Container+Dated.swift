@@ -11,3 +11,12 @@ extension Container {
         return dated
     }
 }
+
+extension Scratch {
+    /// Devices named `ids` sharing one new bare remote, each saving at dates counted from the
+    /// same fixed start (``Container/dated(_:)``), and the remote.
+    func datedDevices(_ ids: String...) throws -> (devices: [Container], remote: URL) {
+        let remote = try bareRemote()
+        return (try ids.map { try device($0, remote: remote).dated(0) }, remote)
+    }
+}

@@ -175,10 +175,8 @@ import Testing
     /// The deletion meets the decision, and a modification beats a deletion.
     @Test func deletingAnEditThatTheDecidingLineSetAsideDoesNotOverrideTheDecision() async throws {
         let scratch = try Scratch()
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", remote: remote).dated(0)
-        let bob = try scratch.device("bob", remote: remote).dated(0)
-        let carol = try scratch.device("carol", remote: remote).dated(0)
+        let (devices, remote) = try scratch.datedDevices("alice", "bob", "carol")
+        let (alice, bob, carol) = (devices[0], devices[1], devices[2])
         let notes = try DocumentPath("notes.txt")
         try alice.saveText("base\n", to: "notes.txt")
         for device in [alice, bob, carol] { try device.sync() }

@@ -99,10 +99,8 @@ import Testing
     @Test(arguments: [false, true])
     func aCurrentVersionThatAPlainMergeSetAsideLosesAgainAndIsNotCalledUpdated(byPlainMerge: Bool) throws {
         let scratch = try Scratch()
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", remote: remote).dated(0)
-        let bob = try scratch.device("bob", remote: remote).dated(0)
-        let carol = try scratch.device("carol", remote: remote).dated(0)
+        let (devices, remote) = try scratch.datedDevices("alice", "bob", "carol")
+        let (alice, bob, carol) = (devices[0], devices[1], devices[2])
         let x = try DocumentPath("x.txt")
         let baseVersion = try alice.saveText("base\n", to: "x.txt")
         for device in [alice, bob, carol] { try device.sync() }
@@ -159,10 +157,8 @@ import Testing
     /// conflict version, and the syncs say so.
     @Test func aDecisionAPlainMergeSetAsideDoesNotStandForTheMergesSide() async throws {
         let scratch = try Scratch()
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", remote: remote).dated(0)
-        let bob = try scratch.device("bob", remote: remote).dated(0)
-        let carol = try scratch.device("carol", remote: remote).dated(0)
+        let (devices, remote) = try scratch.datedDevices("alice", "bob", "carol")
+        let (alice, bob, carol) = (devices[0], devices[1], devices[2])
         let x = try DocumentPath("x.txt")
         try alice.saveText("base\n", to: "x.txt")
         for device in [alice, bob, carol] { try device.sync() }
@@ -213,9 +209,8 @@ import Testing
     /// deletion, on a line that held it the same way.)
     @Test func aSetAsideVersionReplacedByAnEditWhoseCommitHoldsItIsNotCalledUpdated() throws {
         let scratch = try Scratch()
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", remote: remote).dated(0)
-        let bob = try scratch.device("bob", remote: remote).dated(0)
+        let (devices, remote) = try scratch.datedDevices("alice", "bob")
+        let (alice, bob) = (devices[0], devices[1])
         let x = try DocumentPath("x.txt")
         try alice.saveText("base\n", to: "x.txt")
         for device in [alice, bob] { try device.sync() }
