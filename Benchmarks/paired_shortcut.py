@@ -3,7 +3,7 @@
 `git status --porcelain`, in paired rounds: each round runs every command once in turn, so
 load that comes and goes weighs on all of them alike. Start an agent on the container first
 (for instance `docver -C C agent --quiet-delay 1000000 --poll-interval 1000000 &` on the
-`alice` that `bench_agent.py` leaves in its --work folder). docs/PERFORMANCE.md, "The sync agent"."""
+`alice` that `bench_agent.py` leaves in its --work folder). Benchmarks/NOTES.md, "the sync agent"."""
 
 import argparse
 import os

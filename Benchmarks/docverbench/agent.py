@@ -1,6 +1,6 @@
 """The sync agent (issue 13): how long does a write take to reach the other device, and what
 does an idle agent cost? Run through `python3 Benchmarks/bench_agent.py`; figures go to
-docs/PERFORMANCE.md by hand (the section "The sync agent")."""
+docs/PERFORMANCE.md (the goals table) and Benchmarks/NOTES.md by hand."""
 
 import argparse
 import json
