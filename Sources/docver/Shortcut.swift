@@ -4,7 +4,7 @@ import Foundation
 
 /// The commonest read-only commands run without the argument parser: building its command
 /// tree scans the Swift runtime's protocol conformances, a third of what a one-document
-/// `versions` costs (docs/PERFORMANCE.md, "Start-up: libgit2's TLS initialisation").
+/// `versions` costs (Benchmarks/NOTES.md, 2026-11-24 (e)).
 ///
 /// - `docver status` and `docver conflicts` are answered by the container's running agent,
 ///   without libgit2 either; when no agent can vouch for its answer (see ``AgentShortcut``),
