@@ -28,6 +28,10 @@ enum ConfigKey {
     /// device ids) that, when set, decides whose decisions count.
     static let signingKey = "docver.signingKey"
     static let allowedSigners = "docver.allowedSigners"
+    /// git's own threshold of loose objects above which `git gc --auto` packs them (default
+    /// 6,700; 0 turns automatic packing off). docver honours it as `git commit` does.
+    static let gitAutoPackThreshold = "gc.auto"
+    static let gitAutoPackDefault = 6_700
     /// The format version this build writes.
     static let currentFormatVersion = "1"
 }

@@ -56,6 +56,51 @@ extension Container {
         }
     }
 
+    /// Packs loose objects in the background once there are more than git's `gc.auto`
+    /// threshold (default 6,700), as `git commit` does: a first save of 10,000 documents
+    /// otherwise leaves 10,000 loose files, about three times their packed size, for good.
+    ///
+    /// Runs after every command that writes (inside ``withWriteLock``). The count is git's
+    /// estimate, the entries of `.git/objects/17` times 256: one directory read. Over the
+    /// threshold, it starts `git gc --auto` detached and returns at once; git re-checks the
+    /// threshold and takes its own lock (`gc.pid`), so concurrent commands start at most one.
+    /// It only packs: pruning, reflog expiry and packing references are turned off for that
+    /// run, so no object is removed that is not in a pack (nothing docver's records name can
+    /// go, reachable or not) and the reference files the agent watches stay where they are.
+    /// Without `git` on `PATH` nothing happens; the objects stay loose, which costs only space.
+    func packLooseObjectsIfNeeded(_ repository: Repository) {
+        let threshold = (try? repository.configString(ConfigKey.gitAutoPackThreshold))
+            .flatMap { $0.flatMap(Self.gitInteger) } ?? ConfigKey.gitAutoPackDefault
+        guard threshold > 0, Self.looseObjectEstimateExceeds(threshold, objects: gitDirectory + "/objects") else { return }
+        Subprocess.startDetached(["git", "-c", "gc.pruneExpire=never", "-c", "gc.reflogExpire=never",
+                                  "-c", "gc.reflogExpireUnreachable=never", "-c", "gc.packRefs=false",
+                                  "-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"],
+                                 directory: root, environment: ["GIT_DIR": gitDirectory])
+    }
+
+    /// git's `too_many_loose_objects`: more than `threshold / 256` (rounded up) loose objects
+    /// in the folder `17`.
+    static func looseObjectEstimateExceeds(_ threshold: Int, objects: String) -> Bool {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: objects + "/17") else { return false }
+        let limit = (threshold + 255) / 256
+        var count = 0
+        for name in names where name.utf8.count == 38 && name.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) {
+            count += 1
+            if count > limit { return true }
+        }
+        return false
+    }
+
+    /// An integer as git config writes it: decimal with an optional `k`, `m` or `g` suffix.
+    static func gitInteger(_ text: String) -> Int? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let multipliers: [Character: Int] = ["k": 1 << 10, "m": 1 << 20, "g": 1 << 30]
+        if let last = trimmed.last, let multiplier = multipliers[last] {
+            return Int(trimmed.dropLast()).map { $0 * multiplier }
+        }
+        return Int(trimmed)
+    }
+
     private func storageReport(in repository: Repository) throws -> StorageReport {
         let database = try ObjectDatabase(repository)
         let (commits, reachable) = try repository.reachableObjects(from: repository.referenceRoots(), in: database)

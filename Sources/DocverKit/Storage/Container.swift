@@ -125,7 +125,9 @@ public struct Container: Sendable {
             try? Self.installCommitHook(in: repository.gitDirectory)
             try repairEmptyIndex(repository)
             if let repair = try finishInterruptedWrite(repository) { onRepair?(repair) }
-            return try body(repository)
+            let result = try body(repository)
+            packLooseObjectsIfNeeded(repository)
+            return result
         }
     }
 

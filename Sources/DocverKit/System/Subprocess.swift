@@ -16,8 +16,21 @@ enum Subprocess {
     }
 
     /// Runs a shell command line with `/bin/sh -c`, as git runs merge drivers.
-    static func shell(_ command: String, directory: URL? = nil) throws(SystemError) -> Outcome {
-        try run(executable: "/bin/sh", ["-c", command], input: nil, directory: directory, environment: [:])
+    static func shell(_ command: String, directory: URL? = nil,
+                      environment: [String: String] = [:]) throws(SystemError) -> Outcome {
+        try run(executable: "/bin/sh", ["-c", command], input: nil, directory: directory, environment: environment)
+    }
+
+    /// Starts `arguments` (found on `PATH`) in the background and returns at once, without
+    /// waiting for it: a shell starts it with its standard streams on `/dev/null` and exits,
+    /// so the program is nobody's child to reap (no zombie in a long-lived process such as the
+    /// agent or an editor) and no pipe waits on it. Returns false if the shell could not run.
+    @discardableResult
+    static func startDetached(_ arguments: [String], directory: URL? = nil, environment: [String: String] = [:]) -> Bool {
+        let quoted = arguments.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let outcome = try? shell("exec </dev/null >/dev/null 2>&1; " + quoted + " &", directory: directory,
+                                 environment: environment)
+        return outcome?.status == 0
     }
 
     private static func run(executable: String, _ arguments: [String], input: Data?, directory: URL?,

@@ -1,0 +1,47 @@
+import DocverKit
+import Foundation
+import Testing
+
+/// Loose objects are packed in the background once there are more than git's `gc.auto`
+/// threshold, as `git commit` does (docs/CLI.md, "gc": automatic packing), and packing loses nothing.
+@Suite struct CoreAutoPackTests {
+    /// Contents whose blob ids start with `17`: git estimates the loose objects from the
+    /// folder `.git/objects/17` alone, so three of these are over a threshold of 256.
+    private static let contentsIn17 = [43, 534, 1263].map { "packed document \($0)\n" }
+
+    private func looseAndPacked(_ container: Container) throws -> (loose: Int, packed: Int) {
+        let fields = try container.git(["count-objects", "-v"]).split(separator: "\n").reduce(into: [String: Int]()) {
+            let parts = $1.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }
+            if parts.count == 2, let value = Int(parts[1]) { $0[parts[0]] = value }
+        }
+        return (fields["count"] ?? -1, fields["in-pack"] ?? -1)
+    }
+
+    @Test func aSaveOverTheThresholdPacksItsLooseObjectsAndLosesNothing() async throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        _ = try alice.git(["config", "gc.auto", "256"])
+        for (index, text) in Self.contentsIn17.enumerated() {
+            try alice.write(text, to: "doc\(index).txt")
+            #expect(try alice.git(["hash-object", "doc\(index).txt"]).hasPrefix("17"))
+        }
+        let save = try #require(try alice.save())
+        #expect(save.changes.count == 3)
+
+        // The save returned; git packs in the background. Wait for the pack (a handshake on
+        // what git leaves behind, with a generous bound: it takes milliseconds).
+        try await waitUntil(timeout: .seconds(120), "the loose objects packed") {
+            let counts = try looseAndPacked(alice)
+            return counts.loose == 0 && counts.packed > 0
+        }
+        try expectFsckClean(alice.root)
+        for (index, text) in Self.contentsIn17.enumerated() {
+            #expect(try alice.git(["show", "HEAD:doc\(index).txt"]) == text)
+            #expect(try alice.versions(of: DocumentPath("doc\(index).txt")).current.id == save.id)
+        }
+        // The container goes on working over the packed objects.
+        try alice.write("more\n", to: "doc0.txt")
+        #expect(try alice.save() != nil)
+        try expectFsckClean(alice.root)
+    }
+}
