@@ -21,7 +21,8 @@ extension ContainerCommand {
             } catch DocverError.noSuchDocument(let name) {
                 // A name typed from the wrong folder: point at the document it may mean.
                 let hint = DocumentArguments(container, global).suggestion(for: name)
-                throw HintedFailure(DocverError.noSuchDocument(name).description, hint: hint ?? Advice.hint(for: .noSuchDocument(name)))
+                throw HintedFailure(DocverError.noSuchDocument(name).description, hint: hint ?? Advice.hint(for: .noSuchDocument(name)),
+                                    kind: DocverError.noSuchDocument(name).code)
             }
         }
     }
@@ -62,12 +63,16 @@ func printedFailure(_ error: any Error) -> any Error {
     switch error {
     case let error as DocverError:
         Terminal.error(error)
+        JSONFailure.print(code: error.code, exitCode: ExitCode.failure.rawValue, message: error.description,
+                          hint: Advice.hint(for: error))
         return ExitCode.failure
     case let error as HintedFailure:
         Terminal.error(error.message, hint: error.hint)
+        JSONFailure.print(code: error.kind, exitCode: error.code.rawValue, message: error.message, hint: error.hint)
         return error.code
     case let error as GitError:
         Terminal.error(error.message, hint: nil)
+        JSONFailure.print(code: "git", exitCode: ExitCode.failure.rawValue, message: error.message, hint: nil)
         return ExitCode.failure
     case let error as ExitCode:
         return error
@@ -75,7 +80,9 @@ func printedFailure(_ error: any Error) -> any Error {
         return error
     default:
         // Anything else (a file-system error, say) still gets the documented one-line form.
-        Terminal.error(DocverError.printable(error.localizedDescription), hint: nil)
+        let message = DocverError.printable(error.localizedDescription)
+        Terminal.error(message, hint: nil)
+        JSONFailure.print(code: "failed", exitCode: ExitCode.failure.rawValue, message: message, hint: nil)
         return ExitCode.failure
     }
 }

@@ -27,7 +27,27 @@ struct Docver: AsyncParsableCommand {
         // `docver status` and `docver conflicts` answered by the agent, before the argument
         // parser and libgit2 start (Shortcut.swift); anything else, or any doubt, goes on here.
         if Shortcut.run(arguments) { Foundation.exit(0) }
-        await main(Resolve.rewritingOldKeepSpelling(LogCount.expanding(arguments)))
+        await parseAndRun(Resolve.rewritingOldKeepSpelling(LogCount.expanding(arguments)))
+    }
+
+    /// ArgumentParser's own `main`, except that a usage error under `--json` is also a JSON
+    /// object on stdout (docs/CLI.md, "Errors under --json"); help and `--version` are not errors.
+    private static func parseAndRun(_ arguments: [String]) async {
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            if code.rawValue == 64, JSONFailure.requested || JSONFailure.requested(in: arguments) {
+                JSONFailure.requested = true
+                JSONFailure.print(code: "usage", exitCode: code.rawValue, message: message(for: error), hint: nil)
+            }
+            exit(withError: error)
+        }
     }
 }
 

@@ -50,8 +50,14 @@ struct GlobalOptions: ParsableArguments {
 
 /// Options of listings.
 struct OutputOptions: ParsableArguments {
-    @Flag(help: "Print JSON (the stable contract documented in docs/CLI.md).")
+    @Flag(help: "Print JSON (the stable contract documented in docs/CLI.md); a failure too.")
     var json = false
+
+    // Parsing is where the command learns that its output is JSON; a failure anywhere after
+    // it (in validation or in the run) is then reported as JSON as well.
+    func validate() throws {
+        if json { JSONFailure.requested = true }
+    }
 }
 
 /// The query flags shared by `ls` and `watch`.

@@ -96,7 +96,7 @@ struct DocumentArguments {
         do {
             return (path, try VersionSpecifier(version))
         } catch let error as DocverError {
-            throw HintedFailure(error.description, hint: versionsHint(path))
+            throw HintedFailure(error.description, hint: versionsHint(path), kind: error.code)
         }
     }
 
@@ -107,7 +107,7 @@ struct DocumentArguments {
         } catch let error as DocverError {
             switch error {
             case .noSuchVersion, .versionOfAnotherDocument, .notThatManyVersions, .noVersionAtDate:
-                throw HintedFailure(error.description, hint: versionsHint(document))
+                throw HintedFailure(error.description, hint: versionsHint(document), kind: error.code)
             default: throw error
             }
         }
@@ -175,11 +175,15 @@ struct HintedFailure: Error {
     let message: String
     let hint: String?
     let code: ExitCode
+    /// The `code` of its JSON form (docs/CLI.md, "Errors under --json"): the library error's
+    /// code where it stands for one, `usage` for a usage mistake.
+    let kind: String
 
-    init(_ message: String, hint: String?, code: ExitCode = .failure) {
+    init(_ message: String, hint: String?, code: ExitCode = .failure, kind: String? = nil) {
         self.message = message
         self.hint = hint
         self.code = code
+        self.kind = kind ?? (code.rawValue == 64 ? "usage" : "failed")
     }
 }
 

@@ -79,6 +79,7 @@ enum Shortcut {
             // failure with its hint. Mid-stream (a log in a pipe): report it here.
             guard printing else { return false }
             Pager.finish()
+            JSONFailure.requested = request.json
             let code = (printedFailure(error) as? ExitCode)?.rawValue ?? 1
             Foundation.exit(code)
         }

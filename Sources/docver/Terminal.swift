@@ -65,6 +65,7 @@ enum Terminal {
             try container.encode(iso8601(date))
         }
         print(String(decoding: try encoder.encode(value), as: UTF8.self))
+        JSONFailure.notePrinted(onOneLine: onOneLine)
     }
 
     // MARK: Text listings

@@ -225,3 +225,17 @@ extension DocverError {
         }
     }
 }
+
+extension DocverError {
+    /// The error's kind as a stable name: the case's name (`noSuchDocument`, `remote`, ...).
+    /// Programs reading the CLI's `--json` errors (docs/CLI.md, "Errors under --json") match on
+    /// it; a case is never renamed, so neither is its code.
+    public var code: String {
+        if let label = Mirror(reflecting: self).children.first?.label { return label }
+        switch self {
+        case .noRemotes: return "noRemotes"
+        case .indexLocked: return "indexLocked"
+        default: return "failed"
+        }
+    }
+}

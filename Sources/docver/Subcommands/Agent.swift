@@ -91,7 +91,7 @@ extension Docver.AgentCommand {
                 try await runAgent(in: container)
             } catch let error as AgentError {
                 guard case .alreadyRunning = error else { throw error }
-                throw HintedFailure(error.description, hint: nil, code: Self.alreadyRunningStatus)
+                throw HintedFailure(error.description, hint: nil, code: Self.alreadyRunningStatus, kind: "agentAlreadyRunning")
             }
         }
 

@@ -31,7 +31,7 @@ extension Docver {
                 } catch let error as DocverError {
                     guard let hint = hint(for: error) else { throw error }
                     // The sync's own advice (set-url) does not apply: there is no container.
-                    throw HintedFailure(error.description, hint: hint)
+                    throw HintedFailure(error.description, hint: hint, kind: error.code)
                 }
                 progress.finish()
                 let (container, report) = cloned

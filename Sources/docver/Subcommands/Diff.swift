@@ -58,7 +58,7 @@ extension Docver {
                 if let secondWord {
                     let parsed: VersionSpecifier
                     do { parsed = try VersionSpecifier(secondWord) } catch let error as DocverError {
-                        throw HintedFailure(error.description, hint: "list the versions of \(path) with 'docver versions \(arguments.typed(path)) --all'")
+                        throw HintedFailure(error.description, hint: "list the versions of \(path) with 'docver versions \(arguments.typed(path)) --all'", kind: error.code)
                     }
                     to = try side(parsed, of: path, arguments)
                 } else {

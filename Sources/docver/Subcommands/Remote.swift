@@ -133,7 +133,7 @@ extension Docver {
                 default:
                     throw error
                 }
-                throw HintedFailure(error.description, hint: hint)
+                throw HintedFailure(error.description, hint: hint, kind: error.code)
             }
         }
 

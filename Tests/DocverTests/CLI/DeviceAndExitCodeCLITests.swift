@@ -68,7 +68,12 @@ import Testing
                           ["show", save, "nosuch.txt"], ["save", "nosuch.txt"]] {
             let result = try docver(arguments, in: alice.root)
             #expect(result.status == 1, "\(arguments): exit \(result.status)")
-            #expect(result.stdout.isEmpty, "\(arguments): \(result.stdout)")
+            if arguments.contains("--json") {
+                // Under --json the failure is also a JSON object on stdout (docs/CLI.md).
+                #expect(try JSONValue.parse(result.stdoutData)["error"]?["code"] == .string("noSuchDocument"), "\(arguments): \(result.stdout)")
+            } else {
+                #expect(result.stdout.isEmpty, "\(arguments): \(result.stdout)")
+            }
             #expect(result.stderrLines.first == "docver: error: no such document: nosuch.txt", "\(arguments): \(result.stderr)")
         }
         #expect(try refSnapshot(alice.root) == before)

@@ -137,6 +137,9 @@ import Testing
         #expect(try Self.validator("kv-watch").problems(in: JSONValue.parse(Data(kvLine.utf8))) == [], "\(kvLine)")
         used.insert("kv-watch")
 
+        // A failure under --json (docs/CLI.md, "Errors under --json").
+        try validated(["versions", "nosuch.txt"], in: here, schema: "error", used: &used, status: 1)
+
         // Every schema shipped was checked against real output.
         let shipped = try FileManager.default.contentsOfDirectory(atPath: Self.schemas.path)
             .filter { $0.hasSuffix(".schema.json") }.map { String($0.dropLast(".schema.json".count)) }
