@@ -30,7 +30,7 @@ extension Container {
         let paths = try repository.changedPaths(from: repository.commit(old).treeID, to: repository.commit(new).treeID)
             .filter { $0.hasPrefix(KeyValueFiles.folder + "/") }
         guard !paths.isEmpty else { return [] }
-        let graph = VersionGraph(repository: repository)
+        let graph = VersionGraph(repository: repository, index: versionIndex(in: repository))
         var result: [KeyValueSyncChange] = []
         for path in paths {
             let file = DocumentPath(trusted: path)

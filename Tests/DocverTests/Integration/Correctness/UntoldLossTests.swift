@@ -56,8 +56,9 @@ import Testing
         #expect(try bob.read("s-alice.txt") == "shared text\n" && bob.read("s-bob.txt") == "shared text\n")
         let bobSays = bobReport.documentChanges.map(\.summary)
         #expect(bobSays.contains("s.txt was renamed to s-bob.txt here and to s-alice.txt on alice's device; both names kept"), "\(bobSays)")
-        let change = try #require(bobReport.documentChanges.first { $0.kind.rawValue == "renamedDifferently" })
-        #expect(change.document.path == "s-alice.txt")
+        let change = try #require(bobReport.documentChanges.first { $0.kind == .renamedDifferently })
+        #expect(change.document.path == "s-alice.txt" && change.renamedFrom?.path == "s.txt" && change.renamedHere?.path == "s-bob.txt")
+        #expect(!bobReport.documentChanges.contains { $0.kind == .updated }, "the rename is not an update: \(bobSays)")
 
         let cli = try docver(["sync", "--json"], in: alice.root)
         #expect(cli.status == 0, "\(cli.stderr)")
