@@ -62,6 +62,7 @@ import Testing
 
         let cli = try docver(["sync", "--json"], in: alice.root)
         #expect(cli.status == 0, "\(cli.stderr)")
+        #expect(try JSONSchemaCLITests.validator("sync").problems(in: JSONValue.parse(cli.stdoutData)).isEmpty)
         let json = try #require(try JSONSerialization.jsonObject(with: cli.stdoutData) as? [String: Any])
         let changes = try #require(json["changes"] as? [[String: Any]])
         let renamed = try #require(changes.first { $0["kind"] as? String == "renamedDifferently" }, "\(changes)")
@@ -87,6 +88,7 @@ import Testing
         let cli = try docver(["sync", "--json"], in: alice.root)
         #expect(cli.status == 0, "\(cli.stderr)")
         #expect(try KeyValueStore(container: alice).string(forKey: "bg") == "blue")
+        #expect(try JSONSchemaCLITests.validator("sync").problems(in: JSONValue.parse(cli.stdoutData)).isEmpty)
         let json = try #require(try JSONSerialization.jsonObject(with: cli.stdoutData) as? [String: Any])
         let changes = try #require(json["changes"] as? [[String: Any]])
         let replaced = try #require(changes.first { $0["key"] as? String == "bg" }, "\(changes)")
