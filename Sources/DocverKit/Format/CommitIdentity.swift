@@ -31,16 +31,16 @@ enum CommitIdentity {
         return Date(timeIntervalSince1970: TimeInterval(Repository.Identity.clampedSeconds(newestParent + 1)))
     }
 
-    /// Integrations: a fixed identity in UTC, so that every device integrating the same heads
-    /// writes the same commit. The author date is the newest parent's author date (what a
-    /// version's date shows when an integration introduced it); the committer date is one
-    /// second after the newest parent's committer date, so dates never run backwards.
+    /// Integrations: a fixed identity in UTC, author and committer both dated with the newest
+    /// committer date among the parents, so that every device integrating the same heads writes
+    /// the same commit. Dates do not run backwards (the newest parent's date is kept), and the
+    /// rule is the one every earlier docver applies: a device running an older build writes
+    /// the byte-identical integration, so a fleet mid-upgrade still converges on one commit
+    /// instead of integrating each other's integrations forever.
     static func integration(of parents: [ObjectID], in repository: Repository) throws -> (author: Repository.Identity, committer: Repository.Identity) {
-        let commits = try parents.map { try repository.commit($0) }
-        let authored = commits.map { Repository.Identity.clampedSeconds($0.author.time) }.max()!
-        let committed = commits.map { Repository.Identity.clampedSeconds($0.committer.time) }.max()!
-        func date(_ seconds: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(Repository.Identity.clampedSeconds(seconds))) }
-        return (integration(at: date(authored)), integration(at: date(committed + 1)))
+        let committed = try parents.map { try Repository.Identity.clampedSeconds(repository.commit($0).committer.time) }.max()!
+        let identity = integration(at: Date(timeIntervalSince1970: TimeInterval(committed)))
+        return (identity, identity)
     }
 
     /// The fixed identity of integrations, at `date` in UTC.

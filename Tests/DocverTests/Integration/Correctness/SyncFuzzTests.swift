@@ -1712,8 +1712,9 @@ final class FuzzWorld {
         for failure in FuzzOracle.check(model, observation) { fail(failure.message) }
         // (6) concurrent decisions (issue 11 item 6).
         for failure in FuzzOracle.droppedDecisions(model, observation) { fail(failure.message) }
-        // (7) dates never run backwards: every commit docver wrote is committed at least a
-        // second after each of its parents (docs/FORMAT.md, "Dates"; plain git users' commits
+        // (7) dates never run backwards: every save, resolution or key-value write docver
+        // wrote is committed at least a second after each of its parents, an integration no
+        // earlier than its newest parent (docs/FORMAT.md, "Dates"; plain git users' commits
         // carry their own dates).
         let lines = try devices[0].git(["log", "--format=%H %ce %ct %P", "docver/\(devices[0].device.id)"]).split(separator: "\n")
         var committed: [Substring: Int] = [:]
@@ -1724,7 +1725,8 @@ final class FuzzWorld {
         for line in lines {
             let fields = line.split(separator: " ")
             guard fields[1].hasSuffix("@docver"), let date = Int(fields[2]) else { continue }
-            for parent in fields.dropFirst(3) where (committed[parent] ?? .min) >= date {
+            let isIntegration = fields[1] == "docver@docver"
+            for parent in fields.dropFirst(3) where (committed[parent] ?? .min) > date || !isIntegration && committed[parent] == date {
                 fail("commit \(fields[0].prefix(12)) is committed at \(date), not after its parent \(parent.prefix(12)) (\(committed[parent]!))")
             }
         }
