@@ -279,12 +279,16 @@ struct SaveOutput: Encodable {
 
 /// `sync --json`, `integrate --json` and `clone --json` (with `container` and `device`).
 struct SyncOutput: Encodable {
+    /// A document's change (with `document`), or a key-value store value's (with `key`).
     struct Change: Encodable {
-        let document: String
+        var document: String?
+        var key: String?
         let kind: String
         let current: String?
         let version: String?
         let summary: String
+        var renamedFrom: String?
+        var renamedHere: String?
 
         init(_ change: DocumentSyncChange) {
             document = change.document.path
@@ -292,18 +296,31 @@ struct SyncOutput: Encodable {
             current = change.current?.id
             version = change.version?.id
             summary = change.summary
+            renamedFrom = change.renamedFrom?.path
+            renamedHere = change.renamedHere?.path
+        }
+
+        init(_ change: KeyValueSyncChange) {
+            key = change.key
+            kind = change.kind.rawValue
+            current = change.currentVersion
+            version = change.replacedVersion
+            summary = change.summary
         }
 
         func encode(to encoder: Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(document, forKey: .document)
+            try container.encodeIfPresent(document, forKey: .document)
+            try container.encodeIfPresent(key, forKey: .key)
             try container.encode(kind, forKey: .kind)
             try container.encode(current, forKey: .current)
             try container.encode(version, forKey: .version)
             try container.encode(summary, forKey: .summary)
+            try container.encodeIfPresent(renamedFrom, forKey: .renamedFrom)
+            try container.encodeIfPresent(renamedHere, forKey: .renamedHere)
         }
 
-        enum CodingKeys: String, CodingKey { case document, kind, current, version, summary }
+        enum CodingKeys: String, CodingKey { case document, key, kind, current, version, summary, renamedFrom, renamedHere }
     }
 
     let savedBeforeSync: SaveOutput?
@@ -326,7 +343,7 @@ struct SyncOutput: Encodable {
         savedBeforeSync = report.savedBeforeSync.map(SaveOutput.init)
         integrated = report.integrated
         pushed = report.pushed
-        changes = report.documentChanges.map(Change.init)
+        changes = report.documentChanges.map(Change.init) + report.keyValueChanges.map(Change.init)
         newConflicts = Dictionary(uniqueKeysWithValues: report.newConflicts.map { ($0.key.path, $0.value) })
         warnings = report.warnings
         unreachable = report.unreachable.map { Unreachable(remote: $0.remote, error: $0.reason) }

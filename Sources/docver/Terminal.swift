@@ -112,6 +112,10 @@ enum Terminal {
         let changes = conflictsOnly ? report.documentChanges.filter { $0.kind != .updated } : report.documentChanges
         for change in changes.prefix(limit) { print(DocverError.printable(change.summary)) }
         if changes.count > limit { print("... and \(count(changes.count - limit, "more document change"))") }
+        if !conflictsOnly {
+            for change in report.keyValueChanges.prefix(limit) { print(DocverError.printable(change.summary)) }
+            if report.keyValueChanges.count > limit { print("... and \(count(report.keyValueChanges.count - limit, "more key"))") }
+        }
         let conflicted = Set(changes.filter { $0.kind == .yoursIsConflictVersion || $0.kind == .conflictVersionKept }.map(\.document))
         if !conflicted.isEmpty {
             print("\(count(conflicted.count, "document")) in conflict; see 'docver conflicts'")

@@ -74,6 +74,8 @@ import Testing
         #expect(commit.parentIDs == forked.heads.sorted(), "parents sorted by id")
         for identity in [commit.author, commit.committer] {
             #expect(identity.name == "docver" && identity.email == "docver@docver" && identity.offsetMinutes == 0)
+            // Unchanged across docver versions (docs/FORMAT.md, "Dates"), so that devices
+            // running different builds write the same integration.
             #expect(identity.time == testDate(700), "the newest committer date among the parents (bob's)")
         }
         // alice has the latest author date: bob and carol lose, against the merge base.

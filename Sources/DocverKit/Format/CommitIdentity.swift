@@ -10,8 +10,40 @@ enum CommitIdentity {
                             offsetMinutes: Int32(TimeZone.current.secondsFromGMT(for: date) / 60))
     }
 
-    /// Integrations: a fixed identity and the newest parent's date in UTC, so that every
-    /// device integrating the same heads writes the same commit.
+    /// The author and committer of a device's commit on top of `parents` (docs/FORMAT.md,
+    /// "Dates"): the author keeps the wall clock, what the latest-date rule reads; the
+    /// committer is dated at least one second after every parent's committer, so that dates
+    /// never run backwards along history even when a parent came from a device whose clock
+    /// is ahead (a hybrid logical clock).
+    static func device(_ device: Device, at wallClock: Date, after parents: [ObjectID],
+                       in repository: Repository) throws -> (author: Repository.Identity, committer: Repository.Identity) {
+        let author = self.device(device, at: wallClock)
+        let ordered = try orderedDate(wallClock: wallClock, parents: parents, in: repository)
+        return (author, self.device(device, at: ordered))
+    }
+
+    /// `wallClock`, or one second after the newest parent committer date when that is not
+    /// earlier than it.
+    static func orderedDate(wallClock: Date, parents: [ObjectID], in repository: Repository) throws -> Date {
+        let wall = Repository.Identity.clampedSeconds(wallClock)
+        let newestParent = try parents.map { try Repository.Identity.clampedSeconds(repository.commit($0).committer.time) }.max()
+        guard let newestParent, newestParent >= wall else { return wallClock }
+        return Date(timeIntervalSince1970: TimeInterval(Repository.Identity.clampedSeconds(newestParent + 1)))
+    }
+
+    /// Integrations: a fixed identity in UTC, author and committer both dated with the newest
+    /// committer date among the parents, so that every device integrating the same heads writes
+    /// the same commit. Dates do not run backwards (the newest parent's date is kept), and the
+    /// rule is the one every earlier docver applies: a device running an older build writes
+    /// the byte-identical integration, so a fleet mid-upgrade still converges on one commit
+    /// instead of integrating each other's integrations forever.
+    static func integration(of parents: [ObjectID], in repository: Repository) throws -> (author: Repository.Identity, committer: Repository.Identity) {
+        let committed = try parents.map { try Repository.Identity.clampedSeconds(repository.commit($0).committer.time) }.max()!
+        let identity = integration(at: Date(timeIntervalSince1970: TimeInterval(committed)))
+        return (identity, identity)
+    }
+
+    /// The fixed identity of integrations, at `date` in UTC.
     static func integration(at date: Date) -> Repository.Identity {
         Repository.Identity(name: "docver", email: "docver@docver", time: date, offsetMinutes: 0)
     }

@@ -28,6 +28,8 @@ struct MetadataFiles: Sendable {
     var versionMemo: String { directory + "/versions.json" }
     /// Derived data: per commit, the documents it changed against each parent (``VersionIndex``).
     var versionIndex: String { directory + "/version-index" }
+    /// The devices a sync named for a clock ahead of this one, one id per line.
+    var clockAhead: String { directory + "/clock-ahead" }
     /// The running agent's process id; the agent holds an flock on it while it runs.
     var agentPID: String { directory + "/agent.pid" }
     /// The running agent's Unix socket (mode 0600).

@@ -72,6 +72,36 @@ extension Repository {
         return result
     }
 
+    /// Those of `paths` whose index entry differs from `tree` (git's staged changes). docver
+    /// keeps the index at the saved state, so these are the files of an index older or newer
+    /// than the branch (restored from a backup, `git reset --soft`): a stat-clean file there
+    /// is compared with the index's blob, not the tree's, and must be looked at again.
+    func pathsStaged(against treeID: ObjectID?, paths: [String]) throws -> Set<String> {
+        guard !paths.isEmpty else { return [] }
+        var options = git_diff_options()
+        try check(git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION)))
+        options.flags = GIT_DIFF_DISABLE_PATHSPEC_MATCH.rawValue | GIT_DIFF_INCLUDE_TYPECHANGE.rawValue
+        let treeObject = try treeID.map { try tree($0) }
+        let cPaths = paths.map { strdup($0) }
+        defer { cPaths.forEach { free($0) } }
+        var pathPointers: [UnsafeMutablePointer<CChar>?] = cPaths
+        var diff: OpaquePointer?
+        try pathPointers.withUnsafeMutableBufferPointer { buffer in
+            options.pathspec = git_strarray(strings: buffer.baseAddress, count: buffer.count)
+            try withExtendedLifetime(treeObject) {
+                _ = try check(git_diff_tree_to_index(&diff, pointer, treeObject?.pointer, nil, &options))
+            }
+        }
+        defer { git_diff_free(diff) }
+        var result: Set<String> = []
+        for index in 0..<git_diff_num_deltas(diff) {
+            guard let delta = git_diff_get_delta(diff, index)?.pointee else { continue }
+            if let path = delta.old_file.path { result.insert(String(cString: path)) }
+            if let path = delta.new_file.path { result.insert(String(cString: path)) }
+        }
+        return result
+    }
+
     /// Updates the working tree and index from `baseline` to `target`. Files whose contents
     /// differ from the baseline (local edits) are never overwritten: they are skipped.
     func checkout(tree target: ObjectID, baseline: ObjectID?, paths: [String]? = nil, force: Bool = false) throws {

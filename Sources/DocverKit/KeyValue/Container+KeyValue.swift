@@ -95,9 +95,9 @@ extension Container {
                 try snapshot.checkQuota(after: changes)
                 let newTree = try repository.writeTree(base: headTree ?? ObjectID.emptyTree, replacing: replacements)
                 let message = CommitMessage.keyValueSave(sets: sets, removals: removals, device: device).render()
-                let identity = CommitIdentity.device(device, at: commitClock.now())
+                let identity = try CommitIdentity.device(device, at: commitClock.now(), after: head.map { [$0] } ?? [], in: repository)
                 let commit = try repository.createCommit(tree: newTree, parents: head.map { [$0] } ?? [],
-                                                         author: identity, committer: identity, message: message,
+                                                         author: identity.author, committer: identity.committer, message: message,
                                                          sign: commitSigner(in: repository))
                 do {
                     // A checkout from the old tree touches only the keys' files and updates the index,

@@ -59,6 +59,38 @@ public struct SyncReport: Sendable, Hashable {
     /// became current here, this device's versions that became conflict versions, conflict
     /// versions kept beside this device's, and resolutions made elsewhere. Sorted by document.
     public var documentChanges: [DocumentSyncChange] = []
+    /// Key-value store values of this device that another device's concurrent write replaced
+    /// (the store resolves by itself; the losing value stays in `kv history`). Sorted by key.
+    public var keyValueChanges: [KeyValueSyncChange] = []
+}
+
+/// A key-value store value of this device that a sync replaced by another device's
+/// concurrent write (docs/FORMAT.md, "The key-value store").
+public struct KeyValueSyncChange: Sendable, Hashable {
+    /// The kinds of change: only a replaced value for now.
+    public enum Kind: String, Sendable, Codable, Hashable {
+        /// This device's value lost to another device's concurrent write (or removal).
+        case keyValueReplaced
+    }
+
+    /// The key.
+    public let key: String
+    /// What happened.
+    public let kind: Kind
+    /// The commit of this device's value that lost.
+    public let replacedVersion: String
+    /// The commit of the value that won (a removal when ``removed``).
+    public let currentVersion: String
+    /// The device whose write won.
+    public let device: Device
+    /// True when the winning write removed the key.
+    public let removed: Bool
+
+    /// One line for people: "key bg: your value was replaced by bob's; see 'docver kv history bg'".
+    public var summary: String {
+        let what = removed ? "removed by \(device.name)" : "replaced by \(device.name)'s"
+        return "key \(key): your value was \(what); see 'docver kv history \(key)'"
+    }
 }
 
 /// A remote a sync could not complete with: it could not be reached, refused the push, or
@@ -106,6 +138,9 @@ public struct DocumentSyncChange: Sendable, Hashable {
         /// A merge made with plain git kept another version and set this one aside: it is
         /// recorded as a resolved conflict version (`versions --all` lists it).
         case setAsideByPlainMerge
+        /// Another device renamed the document this device renamed, to another name: both
+        /// names are kept (``renamedFrom`` is the name before, ``renamedHere`` this device's).
+        case renamedDifferently
     }
 
     /// The document.
@@ -120,6 +155,10 @@ public struct DocumentSyncChange: Sendable, Hashable {
     /// For `updated`: the new current version holds conflict markers (`<<<<<<<` … `>>>>>>>`),
     /// as a plain commit of an unfinished merge would.
     public internal(set) var containsConflictMarkers = false
+    /// For `renamedDifferently`: the name both devices renamed.
+    public internal(set) var renamedFrom: DocumentPath?
+    /// For `renamedDifferently`: the name this device gave it (``document`` is the other's).
+    public internal(set) var renamedHere: DocumentPath?
 
     /// One line for people, such as "notes.txt: your edit is now a conflict version; current
     /// is Bob's Phone's (version 1a2b3c4d5e6f)".
@@ -140,6 +179,10 @@ public struct DocumentSyncChange: Sendable, Hashable {
         case .setAsideByPlainMerge:
             return "\(document): \(version?.device.name ?? "another device")'s version \(version?.shortID ?? "") was set aside by a plain git merge "
                 + "(listed by 'versions --all'); current is \(currentText)"
+                + (containsConflictMarkers ? ", which contains conflict markers" : "")
+        case .renamedDifferently:
+            return "\(renamedFrom?.path ?? "?") was renamed to \(renamedHere?.path ?? "?") here and to \(document) on "
+                + "\(current?.device.name ?? "another device")'s device; both names kept"
         case .resolvedElsewhere:
             return "\(document): conflict version \(version?.shortID ?? "") was resolved on another device; current is \(currentText)"
         }

@@ -69,9 +69,9 @@ extension Container {
             let tree = try repository.writeTree(base: parentTree ?? ObjectID.emptyTree, replacing: replacements)
             let message = CommitMessage.save(subject: subject.flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultSubject(changes),
                                              changes: changes, device: device, records: records).render()
-            let identity = CommitIdentity.device(device, at: commitClock.now())
+            let identity = try CommitIdentity.device(device, at: commitClock.now(), after: parent.map { [$0] } ?? [], in: repository)
             let commit = try repository.createCommit(tree: tree, parents: parent.map { [$0] } ?? [],
-                                                     author: identity, committer: identity, message: message,
+                                                     author: identity.author, committer: identity.committer, message: message,
                                                      sign: commitSigner(in: repository))
             // Recorded before the branch moves, so that a crash before the index (or the
             // caller's working-tree update) follows is finished by the next command.

@@ -40,9 +40,9 @@ extension Container {
             let change = ChangeKind(existedBefore: old != nil, existsAfter: entry != nil) ?? .deleted
             let message = CommitMessage.save(subject: message ?? "Save \(document.path)",
                                              changes: [DocumentChange(document: document, change: change)], device: device)
-            let identity = CommitIdentity.device(device, at: commitClock.now())
-            let saved = try repository.createCommit(tree: tree, parents: parent.map { [$0] } ?? [], author: identity,
-                                                    committer: identity, message: message.render(),
+            let identity = try CommitIdentity.device(device, at: commitClock.now(), after: parent.map { [$0] } ?? [], in: repository)
+            let saved = try repository.createCommit(tree: tree, parents: parent.map { [$0] } ?? [], author: identity.author,
+                                                    committer: identity.committer, message: message.render(),
                                                     sign: commitSigner(in: repository))
             var newHead = saved
             if parent != head, let head {

@@ -175,6 +175,8 @@ extension Container {
             byDocument[document, default: []].insert(change.kind)
         }
         let baseTree = try tree.map { try repository.tree($0) }
+        try dropStaleIndexChanges(&byDocument, files: fileChanges.filter { $0.invalidName == nil }.map(\.path),
+                                  baseTree: baseTree, since: tree, in: repository, refreshIndex: refreshIndex)
         return try byDocument.keys.sorted().compactMap { document -> DocumentChange? in
             let existedBefore = try baseTree?.documentEntry(atPath: document.path) != nil
             // (libgit2 takes the files of a folder it cannot open for deleted.)
@@ -183,6 +185,28 @@ extension Container {
             return ChangeKind(existedBefore: existedBefore, existsAfter: existsNow || !existedBefore)
                 .map { DocumentChange(document: document, change: $0) }
         }
+    }
+
+    /// Where the index is not the saved state (older or newer than the branch: restored from
+    /// a backup, `git reset --soft`, another git tool that crashed), the diff compares a
+    /// stat-clean file with the index's blob and lists a document that `save` finds
+    /// unchanged. Such documents are compared the way `save` compares them (their working-tree
+    /// state against the tree's entry), so `status` stays `save`'s dry run; with
+    /// `refreshIndex` (writer lock held), their index entries are brought back in line.
+    private func dropStaleIndexChanges(_ byDocument: inout [DocumentPath: Set<Repository.WorkdirChange.Kind>], files: [String],
+                                       baseTree: Tree?, since tree: ObjectID?, in repository: Repository, refreshIndex: Bool) throws {
+        let staged = try repository.pathsStaged(against: tree, paths: files.filter { !$0.hasPrefix(DocumentPath.reservedArea + "/") })
+        guard !staged.isEmpty else { return }
+        let documents = Set(staged.map { DocumentPath.document(containingFile: $0) }).intersection(byDocument.keys)
+        var unchanged: [DocumentSnapshot] = []
+        for document in documents.sorted() {
+            let snapshot = try snapshot(document, in: repository)
+            let saved = try baseTree?.documentEntry(atPath: document.path).map(EntryState.init)
+            guard saved == snapshot.state else { continue }
+            byDocument[document] = nil
+            unchanged.append(snapshot)
+        }
+        if refreshIndex { try recordInIndex(unchanged, in: repository) }
     }
 
     /// Unsaved changes that concern `document`: its own, and those of the documents that

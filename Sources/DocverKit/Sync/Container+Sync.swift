@@ -110,6 +110,7 @@ extension Container {
                 }
                 if let after = try headCommit(repository) {
                     try describeChanges(from: before, to: after, in: repository, into: &report)
+                    try checkClocks(from: before, to: after, in: repository, into: &report)
                 }
             }
             if let failure = report.unreachable.first {
@@ -144,6 +145,7 @@ extension Container {
             try integrateFetched(report: &report, in: repository)
             if let after = try headCommit(repository) {
                 try describeChanges(from: before, to: after, in: repository, into: &report)
+                try checkClocks(from: before, to: after, in: repository, into: &report)
             }
             return report
         }

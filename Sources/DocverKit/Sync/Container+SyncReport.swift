@@ -18,6 +18,69 @@ extension Container {
                 + "(plain commits without device trailers, or naming versions that do not exist); see docs/FORMAT.md")
         }
         report.documentChanges = try documentChanges(from: old, to: new, before: before, after: after, in: repository)
+        report.keyValueChanges = try keyValueChanges(from: old, to: new, in: repository)
+    }
+
+    /// This device's key-value store values that another device's concurrent write replaced:
+    /// the value current here before is this device's, the one current now is another's and
+    /// was not written on top of it. (Updates made on top of this device's values, and other
+    /// devices' values replacing each other, are the store's business: `kv watch`.)
+    private func keyValueChanges(from old: ObjectID?, to new: ObjectID, in repository: Repository) throws -> [KeyValueSyncChange] {
+        guard let old else { return [] }
+        let paths = try repository.changedPaths(from: repository.commit(old).treeID, to: repository.commit(new).treeID)
+            .filter { $0.hasPrefix(KeyValueFiles.folder + "/") }
+        guard !paths.isEmpty else { return [] }
+        let graph = VersionGraph(repository: repository, index: versionIndex(in: repository))
+        var result: [KeyValueSyncChange] = []
+        for path in paths {
+            let file = DocumentPath(trusted: path)
+            guard let previous = try graph.currentVersion(of: file, at: old), !previous.isDeletion, previous.device.id == device.id,
+                  let current = try graph.currentVersion(of: file, at: new), current.device.id != device.id,
+                  try !graph.isMadeOnTop(of: previous.commitID, current.commitID, path: path),
+                  case let .flat(data) = try contents(of: previous, in: repository),
+                  let key = KeyValueFiles.parse(data)?.key else { continue }
+            result.append(KeyValueSyncChange(key: key, kind: .keyValueReplaced, replacedVersion: previous.id, currentVersion: current.id,
+                                             device: current.device, removed: current.isDeletion))
+        }
+        return result.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+    }
+
+    /// Another device's rename that met this device's rename of the same document to another
+    /// name, as git's rename/rename: both names are kept, and the `updated` entry of the other
+    /// name says so (`renamedDifferently`). A rename is read as git reads an exact one: the
+    /// save removed a document and added one of the same contents.
+    private func markRenamesMet(_ changes: inout [DocumentSyncChange], from old: ObjectID?, in repository: Repository) throws {
+        guard let old else { return }
+        let oldTreeID = try repository.commit(old).treeID
+        let oldTree = try repository.tree(oldTreeID)
+        for index in changes.indices where changes[index].kind == .updated {
+            let change = changes[index]
+            guard let current = change.current, !current.isDeletion, current.device.id != device.id,
+                  try oldTree.documentEntry(atPath: change.document.path) == nil else { continue }
+            let commit = try repository.commit(current.commitID)
+            guard commit.parentIDs.count == 1 else { continue }
+            let savedTreeID = commit.treeID, baseTreeID = try repository.commit(commit.parentIDs[0]).treeID
+            let saved = try repository.tree(savedTreeID), base = try repository.tree(baseTreeID)
+            guard let moved = try saved.documentEntry(atPath: change.document.path),
+                  try base.documentEntry(atPath: change.document.path) == nil else { continue }
+            // The name it came from: a document of the same contents that the save removed,
+            // and that is gone here too.
+            let changedThere = Set(try repository.changedPaths(from: baseTreeID, to: savedTreeID).map { DocumentPath.document(containingFile: $0) })
+            guard let from = try changedThere.sorted().first(where: { candidate in
+                try saved.documentEntry(atPath: candidate.path) == nil && base.documentEntry(atPath: candidate.path)?.id == moved.id
+            }), try oldTree.documentEntry(atPath: from.path) == nil else { continue }
+            // This device's name for it: a document of the same contents it has and the
+            // renaming save's base has not.
+            let changedHere = Set(try repository.changedPaths(from: baseTreeID, to: oldTreeID).map { DocumentPath.document(containingFile: $0) })
+            guard let here = try changedHere.sorted().first(where: { candidate in
+                try candidate != change.document && base.documentEntry(atPath: candidate.path) == nil
+                    && oldTree.documentEntry(atPath: candidate.path)?.id == moved.id
+            }) else { continue }
+            var renamed = DocumentSyncChange(document: change.document, kind: .renamedDifferently, current: current, version: nil)
+            renamed.renamedFrom = from
+            renamed.renamedHere = here
+            changes[index] = renamed
+        }
     }
 
     private func documentChanges(from old: ObjectID?, to new: ObjectID, before: ConflictState, after: ConflictState,
@@ -119,6 +182,14 @@ extension Container {
             }
             changes.append(change)
         }
+        // A plain merge whose result still holds conflict markers (committed unfinished) sets
+        // versions aside and is current: say so, as for a plain commit.
+        for index in changes.indices where changes[index].kind == .setAsideByPlainMerge {
+            if let current = changes[index].current, current.entryID != nil {
+                changes[index].containsConflictMarkers = try !ConflictMarkers.locations(in: contents(of: current, in: repository)).isEmpty
+            }
+        }
+        try markRenamesMet(&changes, from: old, in: repository)
         return changes.sorted { ($0.document, $0.kind.rawValue, $0.version?.id ?? "") < ($1.document, $1.kind.rawValue, $1.version?.id ?? "") }
     }
 }

@@ -101,10 +101,9 @@ struct Integrator {
         var message = CommitMessage(subject: "Integrate saves from \(candidates.count) heads")
         message.body = records.map { "conflict: \($0.path) (version \($0.version.prefix(12)) kept as a conflict version)" }
         message.trailers = [(Trailer.integration, "1")] + records.map(\.trailer)
-        let date = try candidates.map { try repository.commit($0).committer.time }.max()!
-        let identity = CommitIdentity.integration(at: date)
-        let commit = try repository.createCommit(tree: tree, parents: candidates, author: identity,
-                                                 committer: identity, message: message.render())
+        let identity = try CommitIdentity.integration(of: candidates, in: repository)
+        let commit = try repository.createCommit(tree: tree, parents: candidates, author: identity.author,
+                                                 committer: identity.committer, message: message.render())
         return Integration(head: commit, conflicts: records)
     }
 }

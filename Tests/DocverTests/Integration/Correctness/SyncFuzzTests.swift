@@ -376,17 +376,27 @@ final class FuzzWorld {
         remote = try scratch.bareRemote()
         let ids = ["alice", "bob", "carol", "dave", "erin"]
         let count = Int.random(in: 3...5, using: &random)
-        devices = try ids.prefix(count).map {
-            var device = try scratch.device($0, remote: remote)
-            device.commitClock = CommitClock { clock.date }
+        // One seed in three has a device whose clock is a year ahead (issue 25 item 5): its
+        // saves win every latest-date contest, and dates must still never run backwards.
+        let skewed = seed % 3 == 2 ? ids[count - 1] : nil
+        devices = try ids.prefix(count).map { id in
+            var device = try scratch.device(id, remote: remote)
+            device.commitClock = id == skewed ? CommitClock { clock.date.addingTimeInterval(365 * 86_400) } : CommitClock { clock.date }
             return device
         }
+        skewedDevice = skewed
     }
+
+    /// The device whose clock is a year ahead, if any.
+    private var skewedDevice: String?
+    /// The devices that named the device whose clock is ahead.
+    private var clockWarned: Set<String> = []
 
     // MARK: Running
 
     func run() async {
         note("seed \(seed): \(devices.count) devices (\(devices.map(\.device.id).joined(separator: ", "))), \(steps) steps")
+        if let skewedDevice { note("\(skewedDevice)'s clock is a year ahead") }
         do {
             try await setUp()
             for index in 0..<steps {
@@ -702,7 +712,12 @@ final class FuzzWorld {
         }
         let typed = typedNow.subtracting(typedBefore)
         let ignored = report.warnings.first { $0.hasPrefix("ignored ") }
-        let others = report.warnings.filter { !$0.hasPrefix("ignored ") }
+        // The device whose clock is a year ahead is named once to each device (it is never fixed).
+        let clockWarning = skewedDevice.map { "\($0)'s clock is 365 days ahead of this one; its saves win latest-date contests until it is fixed" }
+        if let clockWarning, report.warnings.contains(clockWarning), !clockWarned.insert(id).inserted {
+            fail("\(what) on \(id) named \(skewedDevice!)'s clock again")
+        }
+        let others = report.warnings.filter { !$0.hasPrefix("ignored ") && $0 != clockWarning }
         if !others.isEmpty { fail("\(what) on \(id) warned: \(others)") }
         if typed.isEmpty, let ignored {
             fail("\(what) on \(id) warned \"\(ignored)\", yet it brought no record typed into a plain commit")
@@ -1697,6 +1712,24 @@ final class FuzzWorld {
         for failure in FuzzOracle.check(model, observation) { fail(failure.message) }
         // (6) concurrent decisions (issue 11 item 6).
         for failure in FuzzOracle.droppedDecisions(model, observation) { fail(failure.message) }
+        // (7) dates never run backwards: every save, resolution or key-value write docver
+        // wrote is committed at least a second after each of its parents, an integration no
+        // earlier than its newest parent (docs/FORMAT.md, "Dates"; plain git users' commits
+        // carry their own dates).
+        let lines = try devices[0].git(["log", "--format=%H %ce %ct %P", "docver/\(devices[0].device.id)"]).split(separator: "\n")
+        var committed: [Substring: Int] = [:]
+        for line in lines {
+            let fields = line.split(separator: " ")
+            committed[fields[0]] = Int(fields[2])
+        }
+        for line in lines {
+            let fields = line.split(separator: " ")
+            guard fields[1].hasSuffix("@docver"), let date = Int(fields[2]) else { continue }
+            let isIntegration = fields[1] == "docver@docver"
+            for parent in fields.dropFirst(3) where (committed[parent] ?? .min) > date || !isIntegration && committed[parent] == date {
+                fail("commit \(fields[0].prefix(12)) is committed at \(date), not after its parent \(parent.prefix(12)) (\(committed[parent]!))")
+            }
+        }
         stats["versions"] = model.versions.count
         stats["decisions"] = model.decisions.count
         stats["conflict versions listed at the end"] = observation.listing.values.map(\.count).reduce(0, +)

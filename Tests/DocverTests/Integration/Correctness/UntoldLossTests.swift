@@ -1,0 +1,110 @@
+import DocverKit
+import Foundation
+import Testing
+
+/// Issue 25, items 4, 6 and 7: what a sync must tell that it did not (a plain merge committed
+/// with conflict markers, a rename met by another rename, a key-value write that lost).
+@Suite struct UntoldLossTests {
+    /// Item 4: a plain `git merge` that conflicts, committed with its markers as content (as
+    /// `git commit -a` does after a merge left unfinished). The sync that brings it says the
+    /// current version contains conflict markers, besides setting versions aside.
+    @Test func aPlainMergeCommittedWithConflictMarkersIsReported() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        try alice.saveText("one\ntwo\nthree\n", to: "notes.txt")
+        try alice.sync(); try bob.sync()
+        try alice.saveText("one\ntwo (alice)\nthree\n", to: "notes.txt")
+        try bob.saveText("one\ntwo (bob)\nthree\n", to: "notes.txt")
+        _ = try alice.git(["push", "-q", "origin", "docver/alice"])
+        _ = try bob.git(["push", "-q", "origin", "docver/bob"])
+        let work = scratch.path("plain")
+        _ = try runGit(["clone", "-q", remote.path, work.path], in: scratch.url)
+        _ = try runGit(["checkout", "-q", "-b", "merged", "origin/docver/alice"], in: work)
+        let merge = try runProcess("/usr/bin/git", ["merge", "-q", "--no-edit", "origin/docver/bob"], in: work)
+        #expect(merge.status != 0, "the merge conflicts")
+        _ = try runGit(["commit", "-q", "-am", "Merge bob"], in: work)
+        #expect(try runGit(["show", "HEAD:notes.txt"], in: work).contains("<<<<<<<"))
+        _ = try runGit(["push", "-q", "origin", "merged:docver/gituser"], in: work)
+        for device in [alice, bob] {
+            let report = try device.sync()
+            #expect(try device.read("notes.txt").contains(">>>>>>>"))
+            let changes = report.documentChanges.filter { $0.document.path == "notes.txt" }
+            #expect(!changes.isEmpty)
+            #expect(changes.contains { $0.containsConflictMarkers && $0.summary.contains("contains conflict markers") },
+                    "\(device.device.id): \(changes.map(\.summary))")
+        }
+    }
+
+    /// Item 6: Alice renames `s.txt` to `s-alice.txt` and Bob, concurrently, to `s-bob.txt`.
+    /// Both names stay, and each device is told that its rename met another, in the report,
+    /// its JSON and the CLI's words.
+    @Test func twoRenamesOfOneDocumentAreReportedOnBothDevices() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        try alice.saveText("shared text\n", to: "s.txt")
+        try alice.sync(); try bob.sync()
+        try FileManager.default.moveItem(at: alice.root.appendingPathComponent("s.txt"), to: alice.root.appendingPathComponent("s-alice.txt"))
+        try alice.saveAll()
+        try alice.sync()
+        try FileManager.default.moveItem(at: bob.root.appendingPathComponent("s.txt"), to: bob.root.appendingPathComponent("s-bob.txt"))
+        try bob.saveAll()
+        let bobReport = try bob.sync()
+        #expect(try bob.read("s-alice.txt") == "shared text\n" && bob.read("s-bob.txt") == "shared text\n")
+        let bobSays = bobReport.documentChanges.map(\.summary)
+        #expect(bobSays.contains("s.txt was renamed to s-bob.txt here and to s-alice.txt on alice's device; both names kept"), "\(bobSays)")
+        let change = try #require(bobReport.documentChanges.first { $0.kind == .renamedDifferently })
+        #expect(change.document.path == "s-alice.txt" && change.renamedFrom?.path == "s.txt" && change.renamedHere?.path == "s-bob.txt")
+        #expect(!bobReport.documentChanges.contains { $0.kind == .updated }, "the rename is not an update: \(bobSays)")
+
+        let cli = try docver(["sync", "--json"], in: alice.root)
+        #expect(cli.status == 0, "\(cli.stderr)")
+        #expect(try JSONSchemaCLITests.validator("sync").problems(in: JSONValue.parse(cli.stdoutData)).isEmpty)
+        let json = try #require(try JSONSerialization.jsonObject(with: cli.stdoutData) as? [String: Any])
+        let changes = try #require(json["changes"] as? [[String: Any]])
+        let renamed = try #require(changes.first { $0["kind"] as? String == "renamedDifferently" }, "\(changes)")
+        #expect(renamed["summary"] as? String == "s.txt was renamed to s-alice.txt here and to s-bob.txt on bob's device; both names kept")
+        #expect(renamed["document"] as? String == "s-bob.txt")
+        #expect(renamed["renamedFrom"] as? String == "s.txt")
+        #expect(renamed["renamedHere"] as? String == "s-alice.txt")
+        try expectConverged([alice, bob])
+    }
+
+    /// Item 7: Alice's `kv set bg` loses to Bob's concurrent, later write. Her sync says so,
+    /// in words and in its JSON `changes`.
+    @Test func aKeyValueWriteThatLostIsReported() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        #expect(try docver(["kv", "set", "bg", "red"], in: alice.root).status == 0)
+        waitForNextSecond()
+        #expect(try docver(["kv", "set", "bg", "blue"], in: bob.root).status == 0)
+        #expect(try docver(["sync"], in: bob.root).status == 0)
+        let expected = "key bg: your value was replaced by bob's; see 'docver kv history bg'"
+        let cli = try docver(["sync", "--json"], in: alice.root)
+        #expect(cli.status == 0, "\(cli.stderr)")
+        #expect(try KeyValueStore(container: alice).string(forKey: "bg") == "blue")
+        #expect(try JSONSchemaCLITests.validator("sync").problems(in: JSONValue.parse(cli.stdoutData)).isEmpty)
+        let json = try #require(try JSONSerialization.jsonObject(with: cli.stdoutData) as? [String: Any])
+        let changes = try #require(json["changes"] as? [[String: Any]])
+        let replaced = try #require(changes.first { $0["key"] as? String == "bg" }, "\(changes)")
+        #expect(replaced["kind"] as? String == "keyValueReplaced")
+        #expect(replaced["summary"] as? String == expected)
+        #expect(replaced["document"] == nil)
+
+        // In words, on the device that integrates the loss itself.
+        #expect(try docver(["kv", "set", "bg", "green"], in: alice.root).status == 0)
+        waitForNextSecond()
+        #expect(try docver(["kv", "set", "bg", "black"], in: bob.root).status == 0)
+        #expect(try docver(["sync"], in: bob.root).status == 0)
+        let text = try docver(["sync"], in: alice.root)
+        #expect(text.stdout.contains(expected), "\(text.stdout)")
+        // Bob, whose value won, is told nothing about bg.
+        let bobText = try docver(["sync"], in: bob.root)
+        #expect(!bobText.stdout.contains("key bg"), "\(bobText.stdout)")
+    }
+}
