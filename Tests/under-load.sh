@@ -30,6 +30,8 @@ busy=()
 
 cleanup() {
     local status=$?
+    # A loop killed before it became yes is still a copy of this shell, with these traps.
+    [ "$BASHPID" = "$$" ] || exit "$status"
     for pid in "${busy[@]}"; do kill "$pid" 2>/dev/null || true; done
     for pid in "${busy[@]}"; do wait "$pid" 2>/dev/null || true; done
     # The logs stay (small); the clone and its .build (gigabytes) go unless --keep.
