@@ -89,14 +89,19 @@ import Testing
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: lockPath)
         let agent = try await AgentProcess.start(alice, quietDelay: 0.05)
         try alice.write("second\n", to: "note.txt")
-        try await Task.sleep(for: .milliseconds(1500))
+        // The agent says when the autosave it has due waits for the open lock: only then is
+        // "nothing was saved, the lock is still there" a finding rather than a race.
+        func warned(_ words: String) -> Bool {
+            agent.events("warning").contains { ($0["message"] as? String).map { $0.contains("alice.lock") && $0.contains(words) } == true }
+        }
+        try await waitFor("the agent to wait for the open lock", timeout: 60) { warned("a process has it open") }
         #expect(FileManager.default.fileExists(atPath: lockPath))
         #expect(agent.events("saved").isEmpty)
         // Closed and old: stale, removed, and the edit is saved.
         try holder.close()
         try await waitFor("the autosave after the stale lock") { !agent.events("saved").isEmpty }
         #expect(!FileManager.default.fileExists(atPath: lockPath))
-        #expect(agent.events("warning").contains { ($0["message"] as? String)?.contains("alice.lock") == true })
+        #expect(warned("removed"))
         #expect(agent.terminate() == 0)
         #expect(try alice.currentContents()["note.txt"] == .flat(Data("second\n".utf8)))
         try expectFsckClean(alice.root)
