@@ -160,7 +160,9 @@ import Testing
             let result = try docver(command, in: alice.root)
             let took = clock.now - started
             #expect(result.status == 0 && result.stdout == output, "\(command): \(result.stderr)")
-            #expect(took < .seconds(2), "\(command) took \(took) with a stopped agent")
+            // Did not hang on the stopped agent (the wait is 20 ms; the exact check is the
+            // count of attempts below, a bound this generous holds on a busy machine).
+            #expect(took < .seconds(20), "\(command) took \(took) with a stopped agent")
         }
         // In this process: one attempt for the whole status, none for what follows.
         let socket = alice.root.path + "/.git/docver/agent.sock"
