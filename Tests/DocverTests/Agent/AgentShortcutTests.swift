@@ -97,13 +97,16 @@ import Testing
         try await running.value
 
         let (second, secondRunning) = startAgent(try Container(at: alice.root))
-        try await waitFor("the new agent to serve the shortcut") { AgentShortcut.status(from: alice.root.path) != nil }
-        #expect(AgentShortcut.status(from: alice.root.path)?.device.name == "Alice's desktop")
+        // (Each answer is read once: the agent drops its answer whenever a reference moves and
+        // serves again after computing, so two reads in a row may differ.)
+        try await waitFor("the new agent to serve the shortcut with the new name") {
+            AgentShortcut.status(from: alice.root.path)?.device.name == "Alice's desktop"
+        }
         // HEAD on another branch (plain git): not the device's branch, so not the shortcut.
         _ = try alice.git(["symbolic-ref", "HEAD", "refs/heads/elsewhere"])
         #expect(AgentShortcut.status(from: alice.root.path) == nil)
         _ = try alice.git(["symbolic-ref", "HEAD", alice.device.branch])
-        #expect(AgentShortcut.status(from: alice.root.path) != nil)
+        try await waitFor("the shortcut once HEAD is the device's branch again") { AgentShortcut.status(from: alice.root.path) != nil }
         // A save moves the branch: the agent's answer is for the old tip until it computes anew.
         try await waitFor("the conflicts served") { AgentShortcut.conflicts(from: alice.root.path) != nil }
         let before = try #require(AgentShortcut.conflicts(from: alice.root.path))
