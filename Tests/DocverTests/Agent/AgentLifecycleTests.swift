@@ -138,6 +138,10 @@ import Testing
             let fields = stat[stat.index(after: stat.lastIndex(of: ")")!)...].split(separator: " ")
             return (Double(fields[11])! + Double(fields[12])!) / Double(sysconf(Int32(_SC_CLK_TCK)))
         }
+        // A window of at least 2 s of wall time (the sleep is the measurement, not a wait for
+        // readiness), and a bound in CPU time, which a busy machine does not inflate: a
+        // sleeping agent uses a few milliseconds, a busy loop all the CPU it is given. The
+        // idle agent's CPU as a figure is measured by Benchmarks/bench_agent.py.
         let before = try cpuSeconds()
         try await Task.sleep(for: .seconds(2))
         let used = try cpuSeconds() - before
