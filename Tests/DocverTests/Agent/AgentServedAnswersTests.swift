@@ -130,7 +130,9 @@ import Testing
         try alice.write("edited while the agent computes\n", to: "b.txt")
         try await waitFor("the autosave") { saved.withLock { $0 } != nil }
         let delay = try #require(saved.withLock { $0 }) - written
-        #expect(delay < .seconds(2), "the autosave came \(delay) after the write")
+        // Held up, the autosave would come after the answer, 4 s after the miss; it comes in
+        // about the quiet delay (50 ms), so the bound is the answer's time, not a speed.
+        #expect(delay < .seconds(4), "the autosave came \(delay) after the write")
         agent.stop()
         try await running.value
     }
