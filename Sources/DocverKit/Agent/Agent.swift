@@ -340,6 +340,8 @@ public final class Agent: Sendable {
         var nextScan: Instant?
         /// Autosaves made since the last sync that reached every remote.
         var unpushedSaves = false
+        /// The old lock file held open that the agent last said it waits for.
+        var reportedOpenLock: String?
         /// When the watcher last reported a change.
         var lastChange: Instant
         /// The served status must be computed again (something changed, or a client found
@@ -399,7 +401,7 @@ public final class Agent: Sendable {
             if let nextScan, clock.now >= nextScan { scan(.unwatched) }
             let due = queue.takeDue(at: clock.now)
             if !due.isEmpty {
-                if !writersMayGoAhead() {
+                if !writersMayGoAhead(autosaving: true) {
                     queue.retry(due, after: .seconds(1), now: clock.now)
                 } else if autosave(due) {
                     unpushedSaves = true
@@ -485,13 +487,25 @@ public final class Agent: Sendable {
         /// False while a lock file of the branch or the index may belong to a writer at work.
         /// One left by a writer killed mid-update (this agent's previous run, say) is removed
         /// once it is old and nobody holds it open, instead of blocking every save after it.
-        func writersMayGoAhead() -> Bool {
+        /// An old one that a process holds open is waited for; when `autosaving`, said once:
+        /// the autosaves due wait for as long as that process keeps it.
+        mutating func writersMayGoAhead(autosaving: Bool = false) -> Bool {
             switch container.removeStaleWriterLocks(olderThan: Agent.staleLockAge) {
-            case .none: return true
+            case .none:
+                reportedOpenLock = nil
+                return true
             case let .removed(path):
+                reportedOpenLock = nil
                 emit(.warning("removed \(path), left behind by an interrupted writer"))
                 return true
-            case .held: return false
+            case .held:
+                return false
+            case let .heldOpen(path):
+                if autosaving, reportedOpenLock != path {
+                    reportedOpenLock = path
+                    emit(.warning("waiting for \(path): it is over \(Int(Agent.staleLockAge)) s old and a process has it open; saves wait until it is closed"))
+                }
+                return false
             }
         }
 

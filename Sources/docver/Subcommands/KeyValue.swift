@@ -276,7 +276,11 @@ extension Docver.KeyValue {
         func run(in container: Container) async throws {
             let store = try KeyValueStore(container: container)
             var count = 0
-            for await change in store.changes(pollInterval: .milliseconds(Int(interval * 1000))) {
+            let arrivals = store.changes(pollInterval: .milliseconds(Int(interval * 1000)))
+            // The starting point is taken: every arrival from now on is printed. Scripts (and
+            // the tests) wait for this line before they make a change on another device.
+            Diagnostics.logger.debug("watching the store for changes every \(interval) s")
+            for await change in arrivals {
                 if output.json {
                     try Terminal.printJSON(ChangeOutput(keys: change.keys, reason: change.reason.rawValue), onOneLine: true)
                 } else {

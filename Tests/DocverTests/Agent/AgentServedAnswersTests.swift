@@ -130,7 +130,9 @@ import Testing
         try alice.write("edited while the agent computes\n", to: "b.txt")
         try await waitFor("the autosave") { saved.withLock { $0 } != nil }
         let delay = try #require(saved.withLock { $0 }) - written
-        #expect(delay < .seconds(2), "the autosave came \(delay) after the write")
+        // Held up, the autosave would come after the answer, 4 s after the miss; it comes in
+        // about the quiet delay (50 ms), so the bound is the answer's time, not a speed.
+        #expect(delay < .seconds(4), "the autosave came \(delay) after the write")
         agent.stop()
         try await running.value
     }
@@ -160,7 +162,9 @@ import Testing
             let result = try docver(command, in: alice.root)
             let took = clock.now - started
             #expect(result.status == 0 && result.stdout == output, "\(command): \(result.stderr)")
-            #expect(took < .seconds(2), "\(command) took \(took) with a stopped agent")
+            // Did not hang on the stopped agent (the wait is 20 ms; the exact check is the
+            // count of attempts below, a bound this generous holds on a busy machine).
+            #expect(took < .seconds(20), "\(command) took \(took) with a stopped agent")
         }
         // In this process: one attempt for the whole status, none for what follows.
         let socket = alice.root.path + "/.git/docver/agent.sock"

@@ -61,28 +61,28 @@ import Testing
         try expectConverged([alice, bob])
     }
 
-    /// With the default settings (2 s quiet delay, 10 s poll): a remote on this machine is
-    /// watched, so the other device syncs as soon as the push lands, not at its next poll
-    /// (which alone would make the arrival take up to 12 s).
-    @Test func withDefaultSettingsADocumentArrivesWithinFiveSecondsThroughALocalRemote() async throws {
+    /// A remote on this machine is watched: the other device syncs as soon as the push lands,
+    /// not at its next poll. The poll here never comes (a day), so an arrival at all is the
+    /// proof; how soon it comes is a figure, not a bound (bench_agent.py measures it).
+    @Test func aDocumentArrivesThroughAWatchedLocalRemoteWithoutWaitingForThePoll() async throws {
         let scratch = try Scratch()
         let remote = try scratch.bareRemote()
         let alice = try scratch.device("alice", remote: remote)
         let bob = try scratch.device("bob", remote: remote)
-        let agents = [try await AgentProcess.start(alice, quietDelay: 2, pollInterval: 10, maxBackoff: 300),
-                      try await AgentProcess.start(bob, quietDelay: 2, pollInterval: 10, maxBackoff: 300)]
+        let agents = [try await AgentProcess.start(alice, quietDelay: 0.05, pollInterval: 86_400, maxBackoff: 300),
+                      try await AgentProcess.start(bob, quietDelay: 0.05, pollInterval: 86_400, maxBackoff: 300)]
         defer { agents.forEach { _ = $0.terminate() } }
 
         try alice.write("written on alice\n", to: "first.txt")
-        try await waitFor("the note on bob") { holds(bob, "first.txt", "written on alice\n") }
+        try await waitFor("the note on bob", timeout: 120) { holds(bob, "first.txt", "written on alice\n") }
         let there = try arrival(of: "first.txt", from: alice, to: bob)
-        #expect(there < 5, "the note took \(there) s to reach bob")
+        print("[figure] a note reached bob through a watched local remote in \(String(format: "%.2f", there)) s")
 
         // And back, once the first sync's own pushes have settled.
         try bob.write("written on bob\n", to: "second.txt")
-        try await waitFor("the note on alice") { holds(alice, "second.txt", "written on bob\n") }
+        try await waitFor("the note on alice", timeout: 120) { holds(alice, "second.txt", "written on bob\n") }
         let back = try arrival(of: "second.txt", from: bob, to: alice)
-        #expect(back < 5, "the note took \(back) s to reach alice")
+        print("[figure] a note reached alice through a watched local remote in \(String(format: "%.2f", back)) s")
         try await waitFor("both devices to agree") { try alice.headID() == bob.headID() }
         for agent in agents { #expect(agent.terminate() == 0) }
         try expectConverged([alice, bob])

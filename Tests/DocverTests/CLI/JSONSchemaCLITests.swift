@@ -119,14 +119,16 @@ import Testing
         let bob = fixture.devices[1].root
         let watch = Process()
         watch.executableURL = URL(fileURLWithPath: docverExecutable)
-        watch.arguments = ["kv", "watch", "--json", "--interval", "0.05", "--changes", "1"]
+        watch.arguments = ["kv", "watch", "-v", "--json", "--interval", "0.05", "--changes", "1"]
         watch.currentDirectoryURL = bob
         let watchOutput = Pipe()
         watch.standardOutput = watchOutput
-        watch.standardError = FileHandle.nullDevice
+        let diagnostics = Pipe()
+        watch.standardError = diagnostics
         try watch.run()
         defer { if watch.isRunning { watch.terminate() } }
-        Thread.sleep(forTimeInterval: 0.5) // the watcher has read the store
+        // The watcher says (with -v) when it has read the store; a change made after that is printed.
+        try waitForLine(containing: "watching the store for changes", in: diagnostics)
         #expect(try docver(["kv", "set", "colour", "red"], in: here).status == 0)
         #expect(try docver(["sync"], in: here).status == 0)
         #expect(try docver(["sync"], in: bob).status == 0)

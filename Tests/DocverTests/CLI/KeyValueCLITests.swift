@@ -93,14 +93,16 @@ import Testing
         let bob = try scratch.device("bob", remote: remote)
         let watch = Process()
         watch.executableURL = URL(fileURLWithPath: docverExecutable)
-        watch.arguments = ["kv", "watch", "--json", "--interval", "0.05", "--changes", "1"]
+        watch.arguments = ["kv", "watch", "-v", "--json", "--interval", "0.05", "--changes", "1"]
         watch.currentDirectoryURL = bob.root
         let output = Pipe()
         watch.standardOutput = output
-        watch.standardError = FileHandle.nullDevice
+        let diagnostics = Pipe()
+        watch.standardError = diagnostics
         try watch.run()
         defer { if watch.isRunning { watch.terminate() } }
-        Thread.sleep(forTimeInterval: 0.5) // the watcher has read the store
+        // The watcher says (with -v) when it has read the store; a change made after that is printed.
+        try waitForLine(containing: "watching the store for changes", in: diagnostics)
 
         let store = try KeyValueStore(container: alice)
         try store.set(0x00FF00, forKey: "bg")

@@ -10,6 +10,31 @@ extension Container {
         dated.commitClock = CommitClock { date }
         return dated
     }
+
+    /// This container with every save dated `seconds` after the next whole second: later than
+    /// every save made so far at the machine's time, without waiting for the clock to get there.
+    func datedFromNow(_ seconds: Int) -> Container {
+        var dated = self
+        let date = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) + 1 + TimeInterval(seconds))
+        dated.commitClock = CommitClock { date }
+        return dated
+    }
+
+    /// This container with every save dated `seconds` before the current whole second, in the
+    /// past: a save a test makes afterwards at the machine's time is newer, at once.
+    func datedBeforeNow(_ seconds: Int) -> Container {
+        var dated = self
+        let date = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) - TimeInterval(seconds))
+        dated.commitClock = CommitClock { date }
+        return dated
+    }
+
+    /// This container with its saves dated as `other`'s are.
+    func dated(like other: Container) -> Container {
+        var dated = self
+        dated.commitClock = other.commitClock
+        return dated
+    }
 }
 
 extension Scratch {

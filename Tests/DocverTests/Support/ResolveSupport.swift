@@ -42,14 +42,19 @@ struct ConflictFixture {
         let devices = try ids.enumerated().map { index, id in
             try scratch.device(id, name: names?[index], remote: remote)
         }
+        // Staggered: the base and the edits one second apart, all in the past (dated, instead
+        // of waiting for the clock), so a save the test makes afterwards is the newest.
+        func dated(_ device: Container, _ step: Int) -> Container {
+            staggered ? device.datedBeforeNow(devices.count + 1 - step) : device
+        }
         try writeFixtureFiles(base, in: devices[0])
-        let baseSave = try #require(try devices[0].saveAll(message: "base"), sourceLocation: sourceLocation)
+        let baseSave = try #require(try dated(devices[0], 0).saveAll(message: "base"), sourceLocation: sourceLocation)
         for device in devices { try device.sync() }
         var saves: [String] = []
         for (index, device) in devices.enumerated() {
-            if staggered && index > 0 { waitForNextSecond() }
             try writeFixtureFiles(edits[index], in: device)
-            saves.append(try #require(try device.saveAll(message: "edit by \(device.device.id)"), sourceLocation: sourceLocation))
+            saves.append(try #require(try dated(device, index + 1).saveAll(message: "edit by \(device.device.id)"),
+                                      sourceLocation: sourceLocation))
         }
         for device in devices + devices.dropLast() { try device.sync() }
         let fixture = ConflictFixture(scratch: scratch, remote: remote, devices: devices, base: baseSave, saves: saves,

@@ -1,5 +1,6 @@
 import DocverKit
 import Foundation
+import Synchronization
 import Testing
 
 /// A fresh directory for one test, removed afterwards.
@@ -100,6 +101,35 @@ func runProcess(_ executable: String, _ arguments: [String], in directory: URL? 
                          stdout: String(decoding: outData, as: UTF8.self),
                          stderr: String(decoding: errData, as: UTF8.self),
                          stdoutData: outData)
+}
+
+/// Reads `pipe` (a running process's output) until a line containing `text` arrives and
+/// returns what was read: the handshake with a process that announces it is ready. Throws
+/// ``TimedOut`` if the output ends first or after `timeout` seconds (a bound on "it did not
+/// hang", not a wait: the line usually comes in milliseconds).
+@discardableResult
+func waitForLine(containing text: String, in pipe: Pipe, timeout: Double = 120) throws -> String {
+    final class Reading: Sendable {
+        let state = Mutex((text: "", seen: false))
+        let done = DispatchSemaphore(value: 0)
+    }
+    let reading = Reading()
+    let handle = pipe.fileHandleForReading
+    Thread.detachNewThread {
+        while true {
+            let data = handle.availableData
+            let finished = reading.state.withLock { state in
+                state.text += String(decoding: data, as: UTF8.self)
+                state.seen = state.text.split(separator: "\n").contains { $0.contains(text) }
+                return state.seen || data.isEmpty
+            }
+            if finished { reading.done.signal(); return }
+        }
+    }
+    _ = reading.done.wait(timeout: .now() + timeout)
+    let (output, seen) = reading.state.withLock { ($0.text, $0.seen) }
+    guard seen else { throw TimedOut(what: "a line containing '\(text)' (\(timeout) s); read: \(output)") }
+    return output
 }
 
 /// Runs the git CLI (the interop reference); fails the test on a non-zero exit.

@@ -286,11 +286,12 @@ func twoDevicesInConflict(_ scratch: Scratch, base: String = "base\n", alice ali
     let remote = try scratch.bareRemote()
     let alice = try scratch.device("alice", remote: remote)
     let bob = try scratch.device("bob", remote: remote)
-    try alice.saveText(base, to: file)
+    // One second apart, in the past (dated instead of waiting for the clock): a save the
+    // test makes afterwards is the newest.
+    try alice.datedBeforeNow(3).saveText(base, to: file)
     try alice.sync(); try bob.sync()
-    try alice.saveText(aliceText, to: file)
-    waitForNextSecond()
-    try bob.saveText(bobText, to: file)
+    try alice.datedBeforeNow(2).saveText(aliceText, to: file)
+    try bob.datedBeforeNow(1).saveText(bobText, to: file)
     try alice.sync(); try bob.sync()
     if bothSeeIt { try alice.sync() }
     return (alice, bob, try DocumentPath(file))

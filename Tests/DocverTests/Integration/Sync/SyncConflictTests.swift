@@ -98,9 +98,8 @@ import Testing
         let (_, devices, _) = try self.devices(["zed", "amy"], in: scratch)
         let (zed, amy) = (devices[0], devices[1])
         // zed's id sorts last, so only the date can make amy's save win.
-        let older = try zed.saveText("older\n", to: "note.txt")
-        waitForNextSecond()
-        let newer = try amy.saveText("newer\n", to: "note.txt")
+        let older = try zed.datedFromNow(0).saveText("older\n", to: "note.txt")
+        let newer = try amy.datedFromNow(1).saveText("newer\n", to: "note.txt")
         for device in [zed, amy, zed] { try device.sync() }
         try expectConverged([zed, amy])
         let conflict = try #require(try amy.conflicts().soleElement)
@@ -114,14 +113,9 @@ import Testing
         let (_, devices, _) = try self.devices(["amy", "zed"], in: scratch)
         let (amy, zed) = (devices[0], devices[1])
         // Both saves in one second: the greater device id wins.
-        var amySave = "", zedSave = ""
-        for _ in 0..<5 {
-            waitForNextSecond()
-            let start = Date().timeIntervalSince1970.rounded(.down)
-            amySave = try amy.saveText("amy \(start)\n", to: "note.txt")
-            zedSave = try zed.saveText("zed \(start)\n", to: "note.txt")
-            if Date().timeIntervalSince1970.rounded(.down) == start { break }
-        }
+        let amyDated = amy.datedFromNow(0)
+        let amySave = try amyDated.saveText("amy\n", to: "note.txt")
+        let zedSave = try zed.dated(like: amyDated).saveText("zed\n", to: "note.txt")
         let doc = try DocumentPath("note.txt")
         try #require(try amy.version(amySave, of: doc).modified == zed.version(zedSave, of: doc).modified)
         for device in [amy, zed, amy] { try device.sync() }
@@ -193,14 +187,12 @@ import Testing
         let (editor, remover) = (devices[0], devices[1])
         var edit = "", deletion = ""
         if order.deleteFirst {
-            deletion = try remover.deleteAndSave("note.txt")
-            waitForNextSecond()
-            edit = try editor.saveText("edited\n", to: "note.txt")
+            deletion = try remover.datedFromNow(0).deleteAndSave("note.txt")
+            edit = try editor.datedFromNow(1).saveText("edited\n", to: "note.txt")
         } else {
             // The deletion is strictly newer: the date rule alone would make it current.
-            edit = try editor.saveText("edited\n", to: "note.txt")
-            waitForNextSecond()
-            deletion = try remover.deleteAndSave("note.txt")
+            edit = try editor.datedFromNow(0).saveText("edited\n", to: "note.txt")
+            deletion = try remover.datedFromNow(1).deleteAndSave("note.txt")
         }
         let order = order.deleterSyncsFirst ? [remover, editor, remover] : [editor, remover, editor]
         for device in order { try device.sync() }

@@ -280,7 +280,7 @@ import DocverTestSupport
             #expect(result.status == 1)
             #expect(result.stderrLines.first == "docver: error: remote '\(name)': cannot connect to 127.0.0.1:\(listener.port): no answer within 1 seconds (docver.network.connectTimeout)",
                     "\(result.stderr)")
-            #expect(elapsed < 5, "took \(elapsed) s")
+            #expect(elapsed < 15, "took \(elapsed) s")
             print("[figure] silent host over \(name), connectTimeout 1 s: error after \(String(format: "%.2f", elapsed)) s")
         }
     }
@@ -303,9 +303,11 @@ import DocverTestSupport
             set -e
             ip link set lo up
             mount --bind "$1" /etc/resolv.conf
-            python3 -c 'import socket, time
-            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 53)); time.sleep(120)' &
-            sleep 0.5
+            # The name server forks once its port is bound and the parent exits: the shell
+            # goes on only when queries to 127.0.0.1:53 are taken and not refused.
+            python3 -c 'import os, socket, time
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 53))
+            if os.fork() == 0: time.sleep(120)'
             shift
             exec "$@"
 
@@ -330,10 +332,11 @@ import DocverTestSupport
         #expect(result.stderrLines.first == "docver: error: remote 'slow': cannot resolve host 'slow-name.docver.test': no answer within 1 seconds (docver.network.connectTimeout)",
                 "\(result.stderr)")
         #expect(result.stderrLines.dropFirst().first?.contains("'git config docver.network.connectTimeout'") == true, "\(result.stderr)")
-        // The namespaces and the silent server take half a second to set up.
-        #expect(elapsed < 5, "took \(elapsed) s")
+        // Did not wait for the resolver's 30 s; generous for a busy machine (namespaces,
+        // the silent server and docver all start inside the measured time).
+        #expect(elapsed < 15, "took \(elapsed) s")
         #expect(try refSnapshot(alice.root) == before)
-        print("[figure] name server that never answers, connectTimeout 1 s: error after \(String(format: "%.2f", elapsed)) s (with 0.5 s of set-up)")
+        print("[figure] name server that never answers, connectTimeout 1 s: error after \(String(format: "%.2f", elapsed)) s (with the namespaces' set-up)")
     }
 
     @Test(arguments: Transport.allCases)
@@ -357,7 +360,7 @@ import DocverTestSupport
         #expect(result.status == 1)
         #expect(result.stderrLines.first == "docver: error: remote 'origin': no progress from 127.0.0.1:\(listener.port) for 1.5 seconds (docver.network.stallTimeout): the transfer was abandoned",
                 "\(result.stderr)")
-        #expect(elapsed >= 1.4 && elapsed < 6, "took \(elapsed) s")
+        #expect(elapsed >= 1.4 && elapsed < 15, "took \(elapsed) s")
         #expect(try refSnapshot(alice.root) == before)
         print("[figure] stalled server over \(transport), stallTimeout 1.5 s: error after \(String(format: "%.2f", elapsed)) s")
     }
@@ -478,7 +481,7 @@ import DocverTestSupport
         guard let (name, message, elapsed) = try Self.syncInterrupted(
             bob, during: .fetch, after: 2 << 20, by: "frozen", { [server] in server.pause() }) else { return }
         #expect(name == "origin" && message.contains("for 2 seconds (docver.network.stallTimeout)"), "\(message)")
-        #expect(elapsed >= 1.9 && elapsed < 8, "error \(elapsed) s after the freeze")
+        #expect(elapsed >= 1.9 && elapsed < 20, "error \(elapsed) s after the freeze")
         print("[figure] server frozen mid-fetch over \(transport), stallTimeout 2 s: error \(String(format: "%.2f", elapsed)) s after the freeze")
         #expect(try refSnapshot(bob.root) == before)
         try expectFsckClean(bob.root)
@@ -499,10 +502,12 @@ import DocverTestSupport
         var server = try Server(transport, scratch: scratch)
         let alice = try scratch.device("alice")
         try server.configure(alice)
-        try alice.git(["config", "docver.network.stallTimeout", "2"])
         try alice.addRemote("origin", url: server.url)
         try alice.saveText("small\n", to: "note.txt")
         try alice.sync()
+        // The short bound is set only now that the set-up is done: on a busy machine the
+        // first push (a new server's first connection) may be quiet for longer than 2 s.
+        try alice.git(["config", "docver.network.stallTimeout", "2"])
         let remoteBefore = try refSnapshot(server.remote)
         try Self.bigDocument().write(to: alice.root.appendingPathComponent("big.bin"))
         try alice.save([DocumentPath("big.bin")])
@@ -511,7 +516,7 @@ import DocverTestSupport
         guard let (name, message, elapsed) = try Self.syncInterrupted(
             alice, during: .push, after: 0, by: "frozen", { [server] in server.pause() }) else { return }
         #expect(name == "origin" && message.contains("for 2 seconds (docver.network.stallTimeout)"), "\(message)")
-        #expect(elapsed >= 1.9 && elapsed < 8, "error \(elapsed) s after the freeze")
+        #expect(elapsed >= 1.9 && elapsed < 20, "error \(elapsed) s after the freeze")
         print("[figure] server frozen mid-push over \(transport), stallTimeout 2 s: error \(String(format: "%.2f", elapsed)) s after the freeze")
         #expect(try refSnapshot(alice.root) == before)
         try expectFsckClean(alice.root)
@@ -519,6 +524,8 @@ import DocverTestSupport
         #expect(try refSnapshot(server.remote) == remoteBefore)
         try expectFsckClean(server.remote)
 
+        // The next sync pushes everything, to a new server: set-up again, without the short bound.
+        _ = try alice.git(["config", "--unset", "docver.network.stallTimeout"])
         server = try Server(transport, scratch: scratch, served: server.served)
         try server.configure(alice)
         _ = try alice.git(["remote", "set-url", "origin", server.url])
@@ -539,7 +546,7 @@ import DocverTestSupport
         #expect(result.status == 1)
         #expect(result.stderrLines.first == "docver: error: remote 'origin': no progress from 127.0.0.1:\(listener.port) for 1 seconds (docver.network.stallTimeout): the transfer was abandoned",
                 "\(result.stderr)")
-        #expect(elapsed < 6, "took \(elapsed) s")
+        #expect(elapsed < 15, "took \(elapsed) s")
         #expect(!FileManager.default.fileExists(atPath: destination.path))
     }
 
