@@ -124,7 +124,7 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .repositoryHasWorkingTree(path):
             "\(path) is a git repository with a working tree; a remote must be a bare repository, which a sync can push to"
         case let .unsupportedRemoteURL(url):
-            "unsupported remote URL '\(url)': use a local path, user@host:path, or a file://, ssh://, git://, http:// or https:// URL"
+            "unsupported remote URL '\(RemoteLocation.redacted(url))': use a local path, user@host:path, or a file://, ssh://, git://, http:// or https:// URL"
         case let .remoteUnusable(name, problem): "remote '\(name)': \(problem.rawDescription)"
         case let .syncIncomplete(report): Self.incompleteSync(report)
         case let .remote(name, message): "remote '\(name)': \(message)"

@@ -170,7 +170,8 @@ extension Container {
                 try remote.fetch([RefName.fetchSpec(name)], settings: transferSettings(repository), progress: reportProgress)
             }
         } catch let error as GitError {
-            throw DocverError.remote(name: name, message: error.message)
+            // A message that quotes the URL must not show a password written into it.
+            throw DocverError.remote(name: name, message: RemoteLocation.redacting(error.message, of: remote.url))
         }
         let head = try headCommit(repository)
         for (reference, target) in try repository.references(matching: prefix + "*") {
@@ -248,18 +249,18 @@ extension Container {
                     { counts in handler(TransferProgress(remote: name, direction: .push, counts)) }
                 })
             } catch let error as GitError where error.code != .nonFastForward {
-                throw DocverError.remote(name: name, message: error.message)
+                throw DocverError.remote(name: name, message: RemoteLocation.redacting(error.message, of: remote.url))
             } catch let error as GitError {
                 rejected = [device.branch: error.message]
             }
-            guard let reason = rejected[device.branch] else {
+            guard let reason = rejected[device.branch].map({ RemoteLocation.redacting($0, of: remote.url) }) else {
                 report.pushed.append(name)
                 return
             }
             // A refusal that is not about the branch having moved (a hook, a policy, a full
             // disk) would be refused again: report it, with the remote's last words.
             guard Self.isRetryable(reason) else {
-                let said = messages.last.map { " (the remote said: \($0))" } ?? ""
+                let said = messages.last.map { " (the remote said: \(RemoteLocation.redacting($0, of: remote.url)))" } ?? ""
                 throw DocverError.pushRejected(remote: name, message: Remote.oneLine(reason) + said)
             }
             // Someone else moved this device's branch on the remote: bring it in and retry.
