@@ -87,6 +87,9 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A document docver cannot look at (a folder on its path is unreadable): whether it
     /// changed or was deleted cannot be told, so nothing is recorded for it.
     case unreadable(document: String, reason: String)
+    /// The container's `.git/docver` is a symbolic link: docver keeps its lock, caches and
+    /// the agent's files there, and opens nothing through a link (docs/SECURITY.md).
+    case localFolderIsLink(String)
     case git(GitError)
     case system(SystemError)
 
@@ -162,6 +165,8 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
             "invalid date '\(text)': expected an ISO 8601 date such as 2026-11-01, 2026-11-01T09:30 or 2026-11-01T09:30:00+01:00"
         case let .unreadable(document, reason):
             "cannot look at \(DocumentPath.quoted(document)) (\(reason)): docver cannot tell whether it changed or was deleted, and records neither"
+        case let .localFolderIsLink(path):
+            "\(path) is a symbolic link, not a folder: docver keeps its local files there and follows no link to them"
         case let .git(error): error.message
         case let .system(error): error.description
         }

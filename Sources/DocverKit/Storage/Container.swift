@@ -37,6 +37,9 @@ public struct Container: Sendable {
         self.root = URL(fileURLWithPath: String(workdir.dropLast()), isDirectory: true)
         self.device = Device(unchecked: id, name: name ?? id)
         self.gitDirectory = String(repository.gitDirectory.dropLast())
+        // Every file docver opens there is opened without following a link; the folder
+        // itself is checked once here, before any command uses it.
+        if FileStat(path: files.directory)?.isSymbolicLink == true { throw DocverError.localFolderIsLink(files.directory) }
     }
 
     /// Creates a container at `url` for `device`, or adopts the git repository already there

@@ -21,7 +21,9 @@ public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// An error from the current `errno`.
     static func errno(_ operation: String, _ path: String) -> SystemError {
-        SystemError(operation, path, reason: String(cString: strerror(Foundation.errno)))
+        // docver opens its own files with O_NOFOLLOW: ELOOP means a link was put in their place.
+        if Foundation.errno == ELOOP { return SystemError(operation, path, reason: "a symbolic link is in its place, which docver does not follow") }
+        return SystemError(operation, path, reason: String(cString: strerror(Foundation.errno)))
     }
 
     /// An error from a Foundation call, keeping its message.
