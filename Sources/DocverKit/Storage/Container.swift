@@ -107,7 +107,8 @@ public struct Container: Sendable {
     /// Opens the repository for one operation, turning libgit2 and system failures into
     /// ``DocverError``.
     func withRepository<T>(_ body: (Repository) throws -> T) throws -> T {
-        try DocverError.wrapping {
+        // A full disk without a path in libgit2's message is named by the git directory.
+        try DocverError.wrapping(writing: gitDirectory) {
             let repository = try Repository(opening: root.path, search: false)
             return try body(repository)
         }

@@ -39,7 +39,7 @@ extension Container {
         if let contents = try? FileSystem.contentsOfDirectory(path), !contents.isEmpty {
             throw DocverError.destinationNotEmpty(path)
         }
-        let container = try DocverError.wrapping { () -> Container in
+        let container = try DocverError.wrapping(writing: path) { () -> Container in
             let repository = try Repository.create(at: path, initialHead: device.branch)
             try configure(repository, for: device)
             return try Container(at: destination)
@@ -169,6 +169,9 @@ extension Container {
             if !fetchedLocally {
                 try remote.fetch([RefName.fetchSpec(name)], settings: transferSettings(repository), progress: reportProgress)
             }
+        } catch let error as GitError where error.isNoSpaceLeft {
+            // This device's disk: nothing fetched from any remote could be kept.
+            throw DocverError.noSpaceLeft(path: error.quotedPath ?? gitDirectory, remote: nil)
         } catch let error as GitError {
             // A message that quotes the URL must not show a password written into it.
             throw DocverError.remote(name: name, message: RemoteLocation.redacting(error.message, of: remote.url))
@@ -248,6 +251,11 @@ extension Container {
                 (rejected, messages) = try remote.push([spec], settings: settings, progress: progress.map { handler in
                     { counts in handler(TransferProgress(remote: name, direction: .push, counts)) }
                 })
+            } catch let error as GitError where error.isNoSpaceLeft {
+                // Most likely the remote's disk (a repository on this machine): named by the
+                // path libgit2 gives, else by the remote's.
+                let place = error.quotedPath ?? RemoteLocation.redacted(remote.url)
+                throw DocverError.noSpaceLeft(path: place, remote: name)
             } catch let error as GitError where error.code != .nonFastForward {
                 throw DocverError.remote(name: name, message: RemoteLocation.redacting(error.message, of: remote.url))
             } catch let error as GitError {

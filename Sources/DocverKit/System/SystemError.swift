@@ -12,6 +12,15 @@ public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
     public let path: String
     /// The reason, usually `strerror(errno)`.
     public let reason: String
+    /// Whether the disk (or the user's quota) was full: `ENOSPC` or `EDQUOT`.
+    public var isNoSpaceLeft: Bool { Self.isNoSpaceLeft(message: reason) }
+
+    static func isNoSpaceLeft(errno code: Int32) -> Bool { code == ENOSPC || code == EDQUOT }
+
+    /// Whether an OS error message (ours or libgit2's, which appends `strerror`) says so.
+    static func isNoSpaceLeft(message: String) -> Bool {
+        message.contains(String(cString: strerror(ENOSPC))) || message.contains(String(cString: strerror(EDQUOT)))
+    }
 
     init(_ operation: String, _ path: String, reason: String) {
         self.operation = operation
