@@ -34,6 +34,7 @@ enum Advice {
             "the server did not answer in time; saves stay here: sync again later, or allow longer with 'git config docver.network.connectTimeout' and a number of seconds"
         case let .remote(name, _):
             "check where it points with 'docver remote list' (change that with 'docver remote set-url \(Terminal.shellWord(name))' and the right address); saves stay here until a sync reaches it"
+        case .noSpaceLeft: "free space on that disk, then run the command again"
         case let .remoteUnusable(name, problem): remoteHint(name, problem)
         case let .syncIncomplete(report): incompleteSyncHint(report)
         case let .choiceRequired(document, versions):

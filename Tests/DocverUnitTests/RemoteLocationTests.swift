@@ -24,4 +24,36 @@ import Testing
             #expect(RemoteLocation(url, relativeTo: here).url == url)
         }
     }
+
+    @Test func aPasswordInAURLIsShownAsStars() {
+        let cases = [
+            "https://alice:s3cret@example.com/notes.git": "https://alice:***@example.com/notes.git",
+            "ssh://alice:s3cret@nas:2222/srv/notes.git": "ssh://alice:***@nas:2222/srv/notes.git",
+            // An unescaped @ in the password: hidden whole, up to the last @ of the host part.
+            "https://alice:p@ss@example.com/notes.git": "https://alice:***@example.com/notes.git",
+            "https://alice:p%40ss@example.com/a@b.git": "https://alice:***@example.com/a@b.git",
+            // Nothing to hide.
+            "https://alice@example.com/notes.git": "https://alice@example.com/notes.git",
+            "https://alice:@example.com/notes.git": "https://alice:@example.com/notes.git",
+            "https://example.com/user@x/notes.git": "https://example.com/user@x/notes.git",
+            "alice@nas:/srv/notes.git": "alice@nas:/srv/notes.git",
+            "/srv/a:b@c.git": "/srv/a:b@c.git",
+        ]
+        for (url, shown) in cases {
+            #expect(RemoteLocation.redacted(url) == shown, "\(url)")
+            #expect(RemoteLocation(url, relativeTo: here).url == url, "stored as given")
+        }
+        let url = "https://alice:p%40ss-word@example.com/notes.git"
+        #expect(RemoteLocation.redacting("failed to reach \(url) as alice:p@ss-word, p%40ss-word", of: url)
+                == "failed to reach https://alice:***@example.com/notes.git as alice:***, ***")
+    }
+
+    @Test func onlyAPasswordOverPlainHTTPTravelsInClearText() {
+        #expect(RemoteLocation("http://alice:pw@example.com/n.git", relativeTo: here).sendsPasswordInClearText)
+        #expect(RemoteLocation("HTTP://alice:pw@example.com/n.git", relativeTo: here).sendsPasswordInClearText)
+        for url in ["https://alice:pw@example.com/n.git", "http://alice@example.com/n.git", "http://example.com/n.git",
+                    "ssh://alice:pw@nas/n.git", "/srv/http:/a:b@c.git"] {
+            #expect(!RemoteLocation(url, relativeTo: here).sendsPasswordInClearText, "\(url)")
+        }
+    }
 }

@@ -16,6 +16,26 @@ extension Agent {
     /// Where `docver agent start` writes the background agent's events.
     public static func logPath(for container: Container) -> String { container.files.agentLog }
 
+    /// The agent's log opened for appending (created if missing), without following a
+    /// symbolic link in its place.
+    public static func openLog(for container: Container) throws -> FileHandle {
+        let path = container.files.agentLog
+        let descriptor = FileSystem.openLocalFile(path, O_WRONLY | O_CREAT | O_APPEND | O_NONBLOCK)
+        guard descriptor >= 0 else { throw DocverError.system(.errno("open the agent's log", path)) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            throw DocverError.system(SystemError("open the agent's log", path, reason: "it is not a regular file"))
+        }
+        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    }
+
+    /// The last line of the agent's log, if it has one (a link in its place is not followed).
+    public static func lastLogLine(for container: Container) -> String? {
+        FileSystem.localContentsIfReadable(container.files.agentLog)
+            .flatMap { String(decoding: $0, as: UTF8.self).split(separator: "\n").last.map(String.init) }
+    }
+
     /// Asks the running agent for its status over its socket. Returns nil when no agent answers
     /// within `timeout` (none runs, or its socket is stale).
     public static func status(of container: Container, timeout: Duration = .seconds(1)) throws -> AgentStatus? {

@@ -18,7 +18,7 @@ final class AgentLock {
     init(path: String) throws {
         self.path = path
         try FileSystem.createDirectory((path as NSString).deletingLastPathComponent)
-        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        descriptor = FileSystem.openLocalFile(path, O_RDWR | O_CREAT)
         guard descriptor >= 0 else { throw SystemError.errno("open the agent's pid file", path) }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno
@@ -44,7 +44,7 @@ final class AgentLock {
     /// The pid of the agent holding the lock at `path`, or nil when none does (no file, or a
     /// stale one). `attempts` covers the moment between a new agent's lock and its pid write.
     static func runningPID(path: String, attempts: Int = 20) -> Int32? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = FileSystem.openLocalFile(path, O_RDONLY | O_NONBLOCK)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         for attempt in 0..<attempts {

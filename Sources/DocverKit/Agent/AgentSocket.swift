@@ -251,6 +251,8 @@ enum AgentSocketClient {
     static func request(_ request: String, path: String, timeout milliseconds: Int, limit: Int? = nil,
                         rememberingSilence: Bool = false) -> String? {
         if rememberingSilence, isRememberedSilent(path) { return nil }
+        // connect(2) follows links: only the agent's own socket is asked, never a link in its place.
+        guard FileStat(path: path)?.isSocket == true else { return nil }
         guard let short = try? ShortPath(path), var address = try? AgentSocketServer.address(short.path) else { return nil }
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return nil }

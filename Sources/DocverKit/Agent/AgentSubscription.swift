@@ -37,7 +37,7 @@ final class AgentSubscription: Sendable {
     /// Subscribes to the agent of the container whose socket is at `path`; nil when no
     /// agent answers within `timeout` milliseconds. Blocks: call it off the cooperative pool.
     static func open(path: String, timeout milliseconds: Int = 200) -> AgentSubscription? {
-        guard FileStat(path: path) != nil,
+        guard FileStat(path: path)?.isSocket == true,
               let short = try? ShortPath(path), var address = try? AgentSocketServer.address(short.path) else { return nil }
         let client = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard client >= 0 else { return nil }

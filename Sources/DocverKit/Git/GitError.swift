@@ -47,6 +47,23 @@ public struct GitError: Error, Sendable, Equatable, CustomStringConvertible {
     public let message: String
     /// The libgit2 function that failed.
     public let function: String
+    /// Whether the failure was a full disk or an exhausted quota (`ENOSPC`, `EDQUOT`): from
+    /// libgit2's OS error message, or from `errno` when libgit2 failed without setting a
+    /// message of its own (a failed write in its file buffers), which would otherwise leave
+    /// an older message to be read as this one.
+    public var isNoSpaceLeft: Bool { writeFailedForSpace || SystemError.isNoSpaceLeft(message: message) }
+    /// Set by ``check(_:_:)`` from `errno`.
+    var writeFailedForSpace = false
+
+    /// The first absolute path libgit2's message quotes (`cannot extend packfile '/x/objects/pack/pack_git2_…'`),
+    /// a temporary file in an object database given as that object database (`/x/objects`).
+    var quotedPath: String? {
+        let parts = message.split(separator: "'", omittingEmptySubsequences: false)
+        guard let path = stride(from: 1, to: parts.count - 1, by: 2).lazy.map({ String(parts[$0]) }).first(where: { $0.hasPrefix("/") })
+        else { return nil }
+        guard let objects = path.range(of: "/objects/", options: .backwards) else { return path }
+        return String(path[..<objects.lowerBound]) + "/objects"
+    }
 
     /// libgit2's message.
     public var description: String { message }
@@ -59,13 +76,18 @@ public struct GitError: Error, Sendable, Equatable, CustomStringConvertible {
 @discardableResult
 func check(_ result: Int32, _ function: String = #function) throws -> Int32 {
     guard result < 0 else { return result }
+    let osError = errno // before anything else can change it
     let message: String
     if let last = git_error_last(), let text = last.pointee.message {
         message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
     } else {
         message = "libgit2 call failed with code \(result)"
     }
-    throw GitError(code: .init(rawValue: result), message: message, function: function)
+    var error = GitError(code: .init(rawValue: result), message: message, function: function)
+    // libgit2's file buffers fail a write with -1 and no message: the message read above is
+    // then a stale one ("the path 'x' does not exist in the given tree"), and errno says why.
+    error.writeFailedForSpace = result == GIT_ERROR.rawValue && SystemError.isNoSpaceLeft(errno: osError)
+    throw error
 }
 
 /// libgit2 must be initialised once per process before any other call.

@@ -15,7 +15,7 @@ final class VersionMemo {
 
     init(file: String) {
         self.file = file
-        if let data = FileSystem.contentsIfReadable(file),
+        if let data = FileSystem.localContentsIfReadable(file),
            let stored = try? JSONDecoder().decode([String: String].self, from: data), stored.count < Self.limit {
             entries = stored
         } else {

@@ -115,7 +115,7 @@ struct VersionIndexStore {
         var index = VersionIndex()
         var intact = false
         var segments = 0
-        if let data = FileSystem.contentsIfReadable(file), let contents = VersionIndexFile.decode(data) {
+        if let data = FileSystem.localContentsIfReadable(file), let contents = VersionIndexFile.decode(data) {
             intact = contents.intact
             segments = contents.segments
             for commit in contents.commits where !index.add(commit) {
@@ -229,7 +229,7 @@ struct VersionIndexStore {
     /// whole segments (O_APPEND), and a commit indexed twice is read once.
     private func append(_ commits: [IndexedCommit]) {
         let segment = VersionIndexFile.segment(commits)
-        let descriptor = open(file, O_WRONLY | O_APPEND | O_CLOEXEC)
+        let descriptor = FileSystem.openLocalFile(file, O_WRONLY | O_APPEND)
         guard descriptor >= 0 else { return }
         defer { close(descriptor) }
         let written = segment.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress!, $0.count) }

@@ -87,6 +87,13 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A document docver cannot look at (a folder on its path is unreadable): whether it
     /// changed or was deleted cannot be told, so nothing is recorded for it.
     case unreadable(document: String, reason: String)
+    /// The disk (or the user's quota) was full while writing `path`; with `remote`, a
+    /// remote's disk (a push into a repository on this machine). Nothing was recorded: a save
+    /// or an integration moves its branch only once everything it needs is written.
+    case noSpaceLeft(path: String, remote: String?)
+    /// The container's `.git/docver` is a symbolic link: docver keeps its lock, caches and
+    /// the agent's files there, and opens nothing through a link (docs/SECURITY.md).
+    case localFolderIsLink(String)
     case git(GitError)
     case system(SystemError)
 
@@ -124,7 +131,7 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .repositoryHasWorkingTree(path):
             "\(path) is a git repository with a working tree; a remote must be a bare repository, which a sync can push to"
         case let .unsupportedRemoteURL(url):
-            "unsupported remote URL '\(url)': use a local path, user@host:path, or a file://, ssh://, git://, http:// or https:// URL"
+            "unsupported remote URL '\(RemoteLocation.redacted(url))': use a local path, user@host:path, or a file://, ssh://, git://, http:// or https:// URL"
         case let .remoteUnusable(name, problem): "remote '\(name)': \(problem.rawDescription)"
         case let .syncIncomplete(report): Self.incompleteSync(report)
         case let .remote(name, message): "remote '\(name)': \(message)"
@@ -162,6 +169,10 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
             "invalid date '\(text)': expected an ISO 8601 date such as 2026-11-01, 2026-11-01T09:30 or 2026-11-01T09:30:00+01:00"
         case let .unreadable(document, reason):
             "cannot look at \(DocumentPath.quoted(document)) (\(reason)): docver cannot tell whether it changed or was deleted, and records neither"
+        case let .noSpaceLeft(path, remote):
+            (remote.map { "remote '\($0)': " } ?? "") + "no space left on device (while writing \(path))"
+        case let .localFolderIsLink(path):
+            "\(path) is a symbolic link, not a folder: docver keeps its local files there and follows no link to them"
         case let .git(error): error.message
         case let .system(error): error.description
         }
@@ -188,6 +199,7 @@ extension DocverError {
     var concernsOneRemote: Bool {
         switch self {
         case .remote, .pushRejected, .remoteUnusable: true
+        case let .noSpaceLeft(_, remote): remote != nil
         default: false
         }
     }
@@ -215,12 +227,14 @@ extension DocverError {
 
     /// Runs a body of the core, turning a ``GitError`` into ``DocverError/git(_:)`` and a
     /// ``SystemError`` into ``DocverError/system(_:)``.
-    static func wrapping<T>(_ body: () throws -> T) throws -> T {
+    static func wrapping<T>(writing place: String? = nil, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as GitError {
+            if error.isNoSpaceLeft, let path = error.quotedPath ?? place { throw DocverError.noSpaceLeft(path: path, remote: nil) }
             throw DocverError.git(error)
         } catch let error as SystemError {
+            if error.isNoSpaceLeft { throw DocverError.noSpaceLeft(path: error.path, remote: nil) }
             throw DocverError.system(error)
         }
     }

@@ -193,6 +193,9 @@ public struct DocumentSyncChange: Sendable, Hashable {
 public struct RemoteInfo: Sendable, Hashable, Codable {
     /// The remote's name.
     public let name: String
-    /// The remote's URL.
+    /// The remote's URL, as configured (with any password written into it).
     public let url: String
+
+    /// The URL to show: any password in it replaced by `***` (``RemoteLocation/redacted(_:)``).
+    public var redactedURL: String { RemoteLocation.redacted(url) }
 }

@@ -23,7 +23,7 @@ struct DocumentListingCache {
 
     /// The listing stored under `key`, if there is one.
     func listing(key: String) -> [MetadataItem]? {
-        guard let data = FileSystem.contentsIfReadable(files.documentListing) else { return nil }
+        guard let data = FileSystem.localContentsIfReadable(files.documentListing) else { return nil }
         return ListingText.decodeDocumentListing(data, format: Self.format, key: key)
     }
 
@@ -42,7 +42,7 @@ struct DocumentListingCache {
     /// listing read every object again.
     func facts() -> Facts {
         var facts = Facts()
-        guard let data = FileSystem.contentsIfReadable(files.documentListing),
+        guard let data = FileSystem.localContentsIfReadable(files.documentListing),
               let items = ListingText.decodeDocumentListing(data, format: Self.format, key: nil) else { return facts }
         for item in items {
             if let entry = item.current.entryID { facts.sizes[entry] = item.current.size }

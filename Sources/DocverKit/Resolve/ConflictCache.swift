@@ -22,7 +22,7 @@ struct ConflictCache {
         var state = ConflictState()
         state.trust = policy?.key
         var hidden: [ObjectID] = []
-        if let data = FileSystem.contentsIfReadable(files.conflictState),
+        if let data = FileSystem.localContentsIfReadable(files.conflictState),
            let cached = try? JSONDecoder().decode(ConflictState.self, from: data),
            cached.trust == policy?.key,
            let cachedHead = cached.head.flatMap(ObjectID.init(hex:)),
@@ -54,7 +54,7 @@ struct ConflictCache {
     /// The cached conflict records when they were computed at `head`; nil otherwise. Reads
     /// one file and writes nothing (for shell completion).
     func cachedState(at head: ObjectID) -> ConflictState? {
-        guard let data = FileSystem.contentsIfReadable(files.conflictState),
+        guard let data = FileSystem.localContentsIfReadable(files.conflictState),
               let cached = try? JSONDecoder().decode(ConflictState.self, from: data),
               cached.head == head.hex else { return nil }
         return cached
@@ -92,7 +92,7 @@ struct ConflictCache {
 
     /// The conflict listing cached for `head`, if there is one.
     func listing(at head: ObjectID) -> [Conflict]? {
-        guard let data = FileSystem.contentsIfReadable(files.conflictListing) else { return nil }
+        guard let data = FileSystem.localContentsIfReadable(files.conflictListing) else { return nil }
         return ListingText.decodeListing(data, format: Self.listingFormat, head: head.hex,
                                          trust: (try? SigningPolicy(repository: repository))??.key)
     }

@@ -64,7 +64,7 @@ extension Container {
     func finishInterruptedWrite(_ repository: Repository) throws -> String? {
         if FileStat(path: files.checkoutPending) != nil { return try finishLegacyCheckout(repository) }
         guard FileStat(path: files.intent) != nil else { return nil }
-        guard let data = FileSystem.contentsIfReadable(files.intent), let intent = WriteIntent.parse(data) else {
+        guard let data = FileSystem.localContentsIfReadable(files.intent), let intent = WriteIntent.parse(data) else {
             // Not one this version wrote: nothing can be finished from it.
             try FileSystem.remove(files.intent)
             return "removed an unreadable record of an interrupted write (.git/docver/intent)"
@@ -89,7 +89,7 @@ extension Container {
     /// Completes a working-tree update recorded by the `checkout-pending` marker of earlier
     /// versions (a libgit2 checkout from the recorded tree).
     private func finishLegacyCheckout(_ repository: Repository) throws -> String {
-        let data = FileSystem.contentsIfReadable(files.checkoutPending) ?? Data()
+        let data = FileSystem.localContentsIfReadable(files.checkoutPending) ?? Data()
         let baseline = ObjectID(hex: String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
         if let head = try repository.referenceTarget(device.branch) {
             try repository.checkout(tree: repository.commit(head).treeID, baseline: baseline)

@@ -37,6 +37,9 @@ public struct Container: Sendable {
         self.root = URL(fileURLWithPath: String(workdir.dropLast()), isDirectory: true)
         self.device = Device(unchecked: id, name: name ?? id)
         self.gitDirectory = String(repository.gitDirectory.dropLast())
+        // Every file docver opens there is opened without following a link; the folder
+        // itself is checked once here, before any command uses it.
+        if FileStat(path: files.directory)?.isSymbolicLink == true { throw DocverError.localFolderIsLink(files.directory) }
     }
 
     /// Creates a container at `url` for `device`, or adopts the git repository already there
@@ -104,7 +107,8 @@ public struct Container: Sendable {
     /// Opens the repository for one operation, turning libgit2 and system failures into
     /// ``DocverError``.
     func withRepository<T>(_ body: (Repository) throws -> T) throws -> T {
-        try DocverError.wrapping {
+        // A full disk without a path in libgit2's message is named by the git directory.
+        try DocverError.wrapping(writing: gitDirectory) {
             let repository = try Repository(opening: root.path, search: false)
             return try body(repository)
         }

@@ -39,18 +39,53 @@ extension Container {
         if let contents = try? FileSystem.contentsOfDirectory(path), !contents.isEmpty {
             throw DocverError.destinationNotEmpty(path)
         }
-        let container = try DocverError.wrapping { () -> Container in
-            let repository = try Repository.create(at: path, initialHead: device.branch)
+        // The clone is made in a hidden sibling and renamed into place once it is complete: a
+        // clone killed at any moment leaves either nothing at `path` or a whole container, and
+        // the next clone removes what a killed one left beside it.
+        let parent = (path as NSString).deletingLastPathComponent
+        try DocverError.wrapping { try FileSystem.createDirectory(parent) }
+        removeAbandonedClones(of: path)
+        // A destination that is a mount point cannot be renamed onto: the clone is made in it.
+        let inPlace = FileStat(path: path).map { $0.device != FileStat(path: parent)?.device } ?? false
+        let temporary = inPlace ? path : parent + "/" + Self.clonePrefix(of: path) + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let container = try DocverError.wrapping(writing: temporary) { () -> Container in
+            let repository = try Repository.create(at: temporary, initialHead: device.branch)
             try configure(repository, for: device)
-            return try Container(at: destination)
+            return try Container(at: URL(fileURLWithPath: temporary, isDirectory: true))
         }
         do {
             try container.addRemote("origin", url: url)
-            return (container, try container.sync(["origin"], progress: progress))
+            let report = try container.sync(["origin"], progress: progress)
+            // On disk before the name that makes it a container appears.
+            AtomicFile.syncFileSystem(containing: temporary)
+            // rename(2) replaces an empty folder (clone was given one) and refuses a full one.
+            guard inPlace || rename(temporary, path) == 0 else {
+                let code = errno
+                if code == ENOTEMPTY || code == EEXIST { throw DocverError.destinationNotEmpty(path) }
+                throw DocverError.system(SystemError("move the clone to", path, reason: String(cString: strerror(code))))
+            }
+            return (try Container(at: destination), report)
         } catch {
             // Leave no half-made container behind.
-            try? FileSystem.remove(path)
+            try? FileSystem.remove(temporary)
             throw error
+        }
+    }
+
+    /// `.notes.docver-clone-` for a clone into `…/notes`: the start of the name of the hidden
+    /// sibling a clone is made in, followed by the cloning process's id and a random number.
+    static func clonePrefix(of path: String) -> String {
+        "." + (path as NSString).lastPathComponent + ".docver-clone-"
+    }
+
+    /// Removes the siblings that clones into `path` killed before they finished left behind
+    /// (their process is gone); one whose process still runs is left alone.
+    private static func removeAbandonedClones(of path: String) {
+        let parent = (path as NSString).deletingLastPathComponent
+        let prefix = clonePrefix(of: path)
+        for name in (try? FileSystem.contentsOfDirectory(parent)) ?? [] where name.hasPrefix(prefix) {
+            guard let pid = name.dropFirst(prefix.count).split(separator: "-").first.flatMap({ Int32($0) }) else { continue }
+            if pid != getpid(), kill(pid, 0) != 0, errno == ESRCH { try? FileSystem.remove(parent + "/" + name) }
         }
     }
 
@@ -171,8 +206,12 @@ extension Container {
             if !fetchedLocally {
                 try remote.fetch([RefName.fetchSpec(name)], settings: transferSettings(repository), progress: reportProgress)
             }
+        } catch let error as GitError where error.isNoSpaceLeft {
+            // This device's disk: nothing fetched from any remote could be kept.
+            throw DocverError.noSpaceLeft(path: error.quotedPath ?? gitDirectory, remote: nil)
         } catch let error as GitError {
-            throw DocverError.remote(name: name, message: error.message)
+            // A message that quotes the URL must not show a password written into it.
+            throw DocverError.remote(name: name, message: RemoteLocation.redacting(error.message, of: remote.url))
         }
         let head = try headCommit(repository)
         for (reference, target) in try repository.references(matching: prefix + "*") {
@@ -249,19 +288,24 @@ extension Container {
                 (rejected, messages) = try remote.push([spec], settings: settings, progress: progress.map { handler in
                     { counts in handler(TransferProgress(remote: name, direction: .push, counts)) }
                 })
+            } catch let error as GitError where error.isNoSpaceLeft {
+                // Most likely the remote's disk (a repository on this machine): named by the
+                // path libgit2 gives, else by the remote's.
+                let place = error.quotedPath ?? RemoteLocation.redacted(remote.url)
+                throw DocverError.noSpaceLeft(path: place, remote: name)
             } catch let error as GitError where error.code != .nonFastForward {
-                throw DocverError.remote(name: name, message: error.message)
+                throw DocverError.remote(name: name, message: RemoteLocation.redacting(error.message, of: remote.url))
             } catch let error as GitError {
                 rejected = [device.branch: error.message]
             }
-            guard let reason = rejected[device.branch] else {
+            guard let reason = rejected[device.branch].map({ RemoteLocation.redacting($0, of: remote.url) }) else {
                 report.pushed.append(name)
                 return
             }
             // A refusal that is not about the branch having moved (a hook, a policy, a full
             // disk) would be refused again: report it, with the remote's last words.
             guard Self.isRetryable(reason) else {
-                let said = messages.last.map { " (the remote said: \($0))" } ?? ""
+                let said = messages.last.map { " (the remote said: \(RemoteLocation.redacting($0, of: remote.url)))" } ?? ""
                 throw DocverError.pushRejected(remote: name, message: Remote.oneLine(reason) + said)
             }
             // Someone else moved this device's branch on the remote: bring it in and retry.

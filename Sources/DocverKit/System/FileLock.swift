@@ -8,7 +8,7 @@ final class FileLock {
     /// Blocks until the lock on `path` is held; creates the file and its folder if needed.
     init(path: String) throws(SystemError) {
         try FileSystem.createDirectory((path as NSString).deletingLastPathComponent)
-        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        descriptor = FileSystem.openLocalFile(path, O_RDWR | O_CREAT)
         guard descriptor >= 0 else { throw .errno("open the lock file", path) }
         while flock(descriptor, LOCK_EX) != 0 {
             guard errno == EINTR else {
@@ -25,7 +25,7 @@ final class FileLock {
     /// file cannot be opened). Never blocks.
     static func ifFree(path: String) -> FileLock? {
         guard (try? FileSystem.createDirectory((path as NSString).deletingLastPathComponent)) != nil else { return nil }
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let descriptor = FileSystem.openLocalFile(path, O_RDWR | O_CREAT)
         guard descriptor >= 0 else { return nil }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(descriptor)

@@ -46,5 +46,6 @@ struct FileStat {
     var isRegularFile: Bool { mode & S_IFMT == S_IFREG }
     var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
     var isSymbolicLink: Bool { mode & S_IFMT == S_IFLNK }
+    var isSocket: Bool { mode & S_IFMT == S_IFSOCK }
     var isExecutable: Bool { mode & 0o100 != 0 }
 }

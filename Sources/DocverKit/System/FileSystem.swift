@@ -53,12 +53,33 @@ enum FileSystem {
         FileManager.default.contents(atPath: path)
     }
 
-    /// ``contentsIfReadable(_:)`` mapped into memory rather than copied: for docver's large
-    /// caches (the version index, the conflict listing), of which a question about one
-    /// document reads a small part. Only for files that are replaced by renaming or appended
-    /// to, never truncated or rewritten in place: a mapped page that is cut off faults.
+    /// Opens one of docver's own files (under `.git/docver`) without following a symbolic
+    /// link in its place: a link planted there fails with `ELOOP` instead of having its
+    /// target read, written, truncated or created. Returns the descriptor, or -1 with `errno`.
+    static func openLocalFile(_ path: String, _ flags: Int32, mode: mode_t = 0o644) -> Int32 {
+        open(path, flags | O_NOFOLLOW | O_CLOEXEC, mode)
+    }
+
+    /// The contents of one of docver's own files (under `.git/docver`), or nil when it does
+    /// not exist, cannot be read, or is anything but a regular file: a symbolic link in its
+    /// place is not followed, and a FIFO or device does not block or stream (``openLocalFile(_:_:mode:)``).
+    /// `mapped`: mapped into memory rather than copied, for docver's large caches (the
+    /// version index, the conflict listing), of which a question about one document reads a
+    /// small part; only for files that are replaced by renaming or appended to, never
+    /// truncated or rewritten in place: a mapped page that is cut off faults.
+    static func localContentsIfReadable(_ path: String, mapped: Bool = false) -> Data? {
+        let descriptor = openLocalFile(path, O_RDONLY | O_NONBLOCK)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        // The file just opened, by its descriptor: nothing can be swapped in between.
+        return try? Data(contentsOf: URL(fileURLWithPath: "/proc/self/fd/\(descriptor)"), options: mapped ? .alwaysMapped : [])
+    }
+
+    /// ``localContentsIfReadable(_:mapped:)``, mapped.
     static func mappedContentsIfReadable(_ path: String) -> Data? {
-        try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
+        localContentsIfReadable(path, mapped: true)
     }
 
     /// The canonical absolute path (symbolic links resolved), or nil when it does not exist.

@@ -12,6 +12,15 @@ public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
     public let path: String
     /// The reason, usually `strerror(errno)`.
     public let reason: String
+    /// Whether the disk (or the user's quota) was full: `ENOSPC` or `EDQUOT`.
+    public var isNoSpaceLeft: Bool { Self.isNoSpaceLeft(message: reason) }
+
+    static func isNoSpaceLeft(errno code: Int32) -> Bool { code == ENOSPC || code == EDQUOT }
+
+    /// Whether an OS error message (ours or libgit2's, which appends `strerror`) says so.
+    static func isNoSpaceLeft(message: String) -> Bool {
+        message.contains(String(cString: strerror(ENOSPC))) || message.contains(String(cString: strerror(EDQUOT)))
+    }
 
     init(_ operation: String, _ path: String, reason: String) {
         self.operation = operation
@@ -21,7 +30,9 @@ public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// An error from the current `errno`.
     static func errno(_ operation: String, _ path: String) -> SystemError {
-        SystemError(operation, path, reason: String(cString: strerror(Foundation.errno)))
+        // docver opens its own files with O_NOFOLLOW: ELOOP means a link was put in their place.
+        if Foundation.errno == ELOOP { return SystemError(operation, path, reason: "a symbolic link is in its place, which docver does not follow") }
+        return SystemError(operation, path, reason: String(cString: strerror(Foundation.errno)))
     }
 
     /// An error from a Foundation call, keeping its message.

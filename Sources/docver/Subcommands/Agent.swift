@@ -141,12 +141,7 @@ extension Docver.AgentCommand {
             }
             if let pid = Agent.runningPID(for: container) { return try alreadyRunning(pid) }
             _ = try settings.configuration(for: container) // bad config fails here, not in the background
-            guard FileManager.default.fileExists(atPath: log) || FileManager.default.createFile(atPath: log, contents: nil),
-                  let handle = FileHandle(forWritingAtPath: log) else {
-                Terminal.error("cannot open the agent's log \(log)", hint: nil)
-                throw ExitCode.failure
-            }
-            handle.seekToEndOfFile()
+            let handle = try Agent.openLog(for: container)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
                                         ?? CommandLine.arguments[0])
@@ -167,8 +162,7 @@ extension Docver.AgentCommand {
                 }
                 if !process.isRunning {
                     if let pid = Agent.runningPID(for: container) { return try alreadyRunning(pid) }
-                    let last = (try? String(contentsOfFile: log, encoding: .utf8))?
-                        .split(separator: "\n").last.map(String.init) ?? "no output"
+                    let last = Agent.lastLogLine(for: container) ?? "no output"
                     Terminal.error("the agent exited at start: \(DocverError.printable(last))", hint: nil)
                     throw ExitCode.failure
                 }

@@ -21,7 +21,11 @@ extension Docver {
                 let destination = global.url(of: path)
                 let progress = ProgressRenderer()
                 defer { progress.finish() }
-                Diagnostics.logger.debug("cloning from \(global.remoteURL(url))")
+                let location = RemoteLocation(global.remoteURL(url), relativeTo: global.url)
+                Diagnostics.logger.debug("cloning from \(location.redactedURL)")
+                if location.sendsPasswordInClearText {
+                    Terminal.warning("the password in the URL of the remote travels in clear text over http://; use https:// or ssh://")
+                }
                 let cloned: (Container, SyncReport)
                 do {
                     cloned = try Diagnostics.timed("clone") {
@@ -57,7 +61,7 @@ extension Docver {
         private func adviceForWorkingTree(_ source: String) -> String {
             let destination = Terminal.shellWord(path)
             if let remote = ((try? Container(at: URL(fileURLWithPath: source)).remotes()) ?? nil)?.first {
-                return "clone from the repository it syncs through: docver clone \(Terminal.shellWord(remote.url)) \(destination)"
+                return "clone from the repository it syncs through: docver clone \(Terminal.shellWord(remote.redactedURL)) \(destination)"
             }
             let bare = Terminal.shellWord(Advice.bareSibling(of: source))
             let other = Terminal.shellWord(source)

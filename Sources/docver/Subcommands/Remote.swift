@@ -36,8 +36,9 @@ extension Docver {
                 let created = try RemoteCommand.advising("add", name, create: create, container, global) {
                     try container.addRemote(name, location: location, creatingRepository: create)
                 }
+                RemoteCommand.warnIfInClearText(name, location)
                 if output.json { return try Terminal.printJSON(RemoteChangeOutput(name: name, location: location, created: created)) }
-                RemoteCommand.report("added remote '\(name)' (\(location.url))", location, created: created)
+                RemoteCommand.report("added remote '\(name)' (\(location.redactedURL))", location, created: created)
             }
         }
 
@@ -88,8 +89,9 @@ extension Docver {
                 let created = try RemoteCommand.advising("set-url", name, create: create, container, global) {
                     try container.setRemoteURL(name, location: location, creatingRepository: create)
                 }
+                RemoteCommand.warnIfInClearText(name, location)
                 if output.json { return try Terminal.printJSON(RemoteChangeOutput(name: name, location: location, created: created)) }
-                RemoteCommand.report("remote '\(name)' now points at \(location.url)", location, created: created)
+                RemoteCommand.report("remote '\(name)' now points at \(location.redactedURL)", location, created: created)
             }
         }
 
@@ -104,8 +106,9 @@ extension Docver {
 
             static func list(_ container: Container, json: Bool) throws {
                 let remotes = try container.remotes()
-                if json { return try Terminal.printJSON(remotes) }
-                for remote in remotes { print("\(remote.name)\t\(remote.url)") }
+                // A password written into a URL is shown as `***`, as everywhere else.
+                if json { return try Terminal.printJSON(remotes.map { RemoteOutput(name: $0.name, url: $0.redactedURL) }) }
+                for remote in remotes { print("\(remote.name)\t\(remote.redactedURL)") }
             }
         }
 
@@ -145,6 +148,13 @@ extension Docver {
             return parent == (here as NSString).deletingLastPathComponent ? "../" + url.lastPathComponent : url.path
         }
 
+        /// A password in an `http://` URL crosses the network as it is: say so, once, when the
+        /// URL is given.
+        static func warnIfInClearText(_ name: String, _ location: RemoteLocation) {
+            guard location.sendsPasswordInClearText else { return }
+            Terminal.warning("the password in the URL of remote '\(name)' travels in clear text over http://; use https:// or ssh://")
+        }
+
         /// What add and set-url did: a created repository, the URL, and for a network URL
         /// that it was not contacted.
         static func report(_ what: String, _ location: RemoteLocation, created: Bool) {
@@ -167,10 +177,16 @@ struct RemoteChangeOutput: Encodable {
 
     init(name: String, location: RemoteLocation, created: Bool) {
         self.name = name
-        url = location.url
+        url = location.redactedURL
         if case .local = location { kind = "local" } else { kind = "network" }
         self.created = created
     }
+}
+
+/// `remote list --json`: one remote, its URL with any password shown as `***`.
+struct RemoteOutput: Encodable {
+    let name: String
+    let url: String
 }
 
 /// `remote remove --json`.

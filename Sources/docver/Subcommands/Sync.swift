@@ -19,7 +19,7 @@ extension Docver {
             defer { progress.finish() }
             if OutputSettings.current.verbosity > 0 {
                 for remote in (try? container.remotes()) ?? [] where remotes.isEmpty || remotes.contains(remote.name) {
-                    Diagnostics.logger.debug("syncing with remote '\(remote.name)' at \(remote.url)")
+                    Diagnostics.logger.debug("syncing with remote '\(remote.name)' at \(remote.redactedURL)")
                 }
             }
             do {

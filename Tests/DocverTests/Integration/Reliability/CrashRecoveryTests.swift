@@ -222,3 +222,74 @@ import Testing
         #expect(gitStatus.isEmpty, "git status is not clean after a sync, \(context): \(gitStatus)")
     }
 }
+
+/// A clone killed at any moment leaves nothing a second clone into the same place trips on:
+/// the clone is made in a hidden sibling and renamed into place at the end, and the next
+/// clone removes what a killed one left there.
+@Suite(.serialized) struct KilledCloneTests {
+    @Test func aKilledCloneLeavesNothingASecondCloneCannotUse() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        var random = SeededRandom(seed: CrashRecoveryTests.seed)
+        for index in 0..<12 {
+            let line = "document \(index) " + String(repeating: "y", count: 70) + "\n"
+            try alice.write(String(repeating: line, count: Int.random(in: 1000...3000, using: &random)), to: "d\(index).txt")
+        }
+        _ = try alice.save()
+        try alice.sync()
+        let expected = try alice.workingTreeFiles()
+
+        func clone(_ destination: URL, device: String) throws -> Process {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: docverExecutable)
+            process.arguments = ["clone", remote.path, destination.path, "--device", device]
+            process.currentDirectoryURL = scratch.url
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            return process
+        }
+        // How long a clone takes here: the kills land within that window.
+        let start = Date()
+        let whole = try clone(scratch.path("measure"), device: "measure")
+        whole.waitUntilExit()
+        #expect(whole.terminationStatus == 0)
+        let duration = Date().timeIntervalSince(start)
+
+        var killed = 0
+        for round in 0..<CrashRecoveryTests.kills {
+            let destination = scratch.path("carol\(round)")
+            let delay = Double.random(in: 0...duration, using: &random)
+            let process = try clone(destination, device: "carol\(round)")
+            let deadline = Date().addingTimeInterval(delay)
+            while process.isRunning && Date() < deadline { usleep(500) }
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                killed += 1
+            }
+            process.waitUntilExit()
+            let context = "round \(round), killed \(delay) s after it started (seed \(CrashRecoveryTests.seed))"
+
+            let again = try docver("clone", remote.path, destination.path, "--device", "carol\(round)", in: scratch.url)
+            // A clone that finished before the kill leaves a container: cloning again is refused.
+            if process.terminationStatus == 0 && process.terminationReason == .exit {
+                #expect(again.status == 1, "\(context): \(again.stderr)")
+            } else {
+                #expect(again.status == 0, "\(context): \(again.stderr)")
+            }
+            let container = try Container(at: destination)
+            #expect(try container.remotes().map(\.name) == ["origin"], "\(context)")
+            #expect(try container.workingTreeFiles() == expected, "\(context)")
+            let status = try docver("status", in: destination)
+            #expect(status.status == 0, "\(context): \(status.stderr)")
+            let synced = try docver("sync", in: destination)
+            #expect(synced.status == 0, "\(context): \(synced.stderr)")
+            try expectFsckClean(destination)
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).filter { $0.contains("docver-clone") }
+            #expect(leftovers.isEmpty, "\(context): \(leftovers)")
+        }
+        print("killed clones: \(killed) of \(CrashRecoveryTests.kills) were still running when killed")
+        #expect(killed >= CrashRecoveryTests.kills / 3, "only \(killed) of \(CrashRecoveryTests.kills) clones were still running when killed")
+    }
+}
