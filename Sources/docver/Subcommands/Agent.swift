@@ -12,7 +12,7 @@ extension Docver {
             'docver agent start' runs it in the background, 'stop' stops it, 'status' asks it how it is.
             Settings come from the options, else from the docver.agent.* git config keys (docs/AGENT.md).
             """,
-            subcommands: [Run.self, Start.self, Stop.self, Status.self],
+            subcommands: [Run.self, Start.self, Stop.self, Status.self, Enable.self, Disable.self],
             defaultSubcommand: Run.self)
     }
 }
