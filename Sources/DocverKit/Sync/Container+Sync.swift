@@ -84,7 +84,7 @@ extension Container {
                 guard let remote = try Remote.lookup(name, in: repository) else { throw DocverError.noSuchRemote(name) }
                 return (name, remote)
             }
-            if documents != [] { report.savedBeforeSync = try save(documents, message: "Save before sync", in: repository) }
+            if documents != [] { report.savedBeforeSync = try save(documents, message: nil, in: repository) }
             let before = try headCommit(repository)
             // A remote that fails is left out, and the sync goes on with the others: one
             // unreachable remote does not keep this device's saves from the reachable ones.
@@ -139,7 +139,7 @@ extension Container {
     public func integrate() throws -> SyncReport {
         try withWriteLock { repository in
             var report = SyncReport()
-            report.savedBeforeSync = try save(nil, message: "Save before integrating", in: repository)
+            report.savedBeforeSync = try save(nil, message: nil, in: repository)
             let before = try headCommit(repository)
             try integrateFetched(report: &report, in: repository)
             if let after = try headCommit(repository) {

@@ -83,6 +83,21 @@ import Testing
         }
     }
 
+    /// A first sync that only pushes does not say "already up to date" before "pushed to
+    /// origin"; the save it makes first is named after its document.
+    @Test func aFirstSyncSaysWhatItDidAndNamesItsSave() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        try alice.write("hello\n", to: "note.txt")
+        let first = try docver("sync", in: alice.root)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout == "saved 1 changed document before syncing\nnothing new from other devices\npushed to origin\n")
+        #expect(try alice.git(["log", "-1", "--format=%s"]) == "Save note.txt\n")
+        let again = try docver("sync", in: alice.root)
+        #expect(again.stdout == "nothing new from other devices\npushed to origin\n")
+    }
+
     // MARK: The systemd unit
 
     /// `agent enable` writes a user unit that runs this binary on this container, passes
