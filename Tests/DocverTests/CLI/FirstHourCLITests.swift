@@ -98,6 +98,26 @@ import Testing
         #expect(again.stdout == "nothing new from other devices\npushed to origin\n")
     }
 
+    /// `replace` leaves the conflict versions open: its hint names `mark-resolved`.
+    @Test func replaceOfADocumentInConflictHintsMarkResolved() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        try alice.saveText("base\n", to: "note.txt")
+        try alice.sync()
+        try bob.sync()
+        try alice.saveText("alice\n", to: "note.txt")
+        waitForNextSecond()
+        try bob.saveText("bob\n", to: "note.txt")
+        try bob.sync()
+        try alice.sync()
+        let replaced = try docver("replace", "note.txt", "@-1", in: alice.root)
+        #expect(replaced.status == 0, "\(replaced.stderr)")
+        #expect(replaced.stderrLines == ["hint: the conflict versions stay open; when this is the version to keep: docver mark-resolved note.txt"],
+                "\(replaced.stderr)")
+    }
+
     // MARK: The systemd unit
 
     /// `agent enable` writes a user unit that runs this binary on this container, passes
