@@ -118,6 +118,66 @@ import Testing
                 "\(replaced.stderr)")
     }
 
+    // MARK: The agent says what it knows
+
+    /// After a conflict the agent brought: the notification names the container, the document
+    /// and the command; `agent status` shows the conflict, the remotes and the last sync;
+    /// `agent log` reads for people, `--json` keeps the JSON.
+    @Test func theAgentSaysWhatItKnows() async throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        try alice.saveText("base\n", to: "note.txt")
+        try alice.sync()
+        try bob.sync()
+        try alice.saveText("alice\n", to: "note.txt")
+        waitForNextSecond()
+        try bob.saveText("bob\n", to: "note.txt")
+        try bob.sync()
+
+        // The agent's first sync brings the conflict.
+        let bin = scratch.path("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let notes = scratch.path("notifications")
+        let fake = bin.appendingPathComponent("notify-send")
+        try Data("#!/bin/sh\nfor a in \"$@\"; do echo \"$a\"; done >> '\(notes.path)'\n".utf8).write(to: fake)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: fake.path)
+        let environment = ["DISPLAY": ":99", "PATH": bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")]
+        let started = try runProcess(docverExecutable, ["agent", "start", "--quiet-delay", "0.2", "--poll-interval", "3600"],
+                                     in: alice.root, environment: environment)
+        #expect(started.status == 0, "\(started.stderr)")
+        defer { _ = try? docver("agent", "stop", in: alice.root) }
+        try await waitFor("the notification", timeout: 60) {
+            (try? String(contentsOf: notes, encoding: .utf8))?.contains("resolve note.txt") == true
+        }
+        let notification = try String(contentsOf: notes, encoding: .utf8)
+        #expect(notification.contains("note.txt"), "\(notification)")
+        #expect(notification.contains(alice.root.path), "the container: \(notification)")
+        #expect(notification.contains("docver -C \(alice.root.path) resolve note.txt"), "\(notification)")
+
+        try await waitFor("the last sync") {
+            let json = try? parseJSON(docver("agent", "status", "--json", in: alice.root).stdoutData) as? [String: Any]
+            return json?["lastSync"] is String
+        }
+        let status = try docver("agent", "status", in: alice.root)
+        #expect(status.stdout.contains("remotes: origin\n"), "\(status.stdout)")
+        #expect(status.stdout.contains("last sync "), "\(status.stdout)")
+        #expect(status.stdout.contains("1 document in conflict: note.txt; see 'docver conflicts'\n"), "\(status.stdout)")
+        let json = try #require(try parseJSON(docver("agent", "status", "--json", in: alice.root).stdoutData) as? [String: Any])
+        #expect(json["remotes"] as? [String] == ["origin"])
+        let conflicts = try #require(json["conflicts"] as? [[String: Any]])
+        #expect(conflicts.count == 1 && conflicts.first?["document"] as? String == "note.txt" && conflicts.first?["versions"] as? Int == 1)
+
+        let log = try docver("agent", "log", in: alice.root)
+        #expect(log.status == 0, "\(log.stderr)")
+        #expect(log.stdout.contains("  agent started (pid "), "\(log.stdout)")
+        #expect(log.stdout.contains("conflict: note.txt"), "\(log.stdout)")
+        #expect(!log.stdout.contains("{"), "\(log.stdout)")
+        let raw = try docver("agent", "log", "--json", in: alice.root)
+        #expect(raw.stdout.split(separator: "\n").allSatisfy { $0.hasPrefix("{") }, "\(raw.stdout)")
+    }
+
     // MARK: The systemd unit
 
     /// `agent enable` writes a user unit that runs this binary on this container, passes
