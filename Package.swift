@@ -8,6 +8,13 @@ let package = Package(
         .library(name: "DocverKit", targets: ["DocverKit"]),
         .executable(name: "docver", targets: ["docver"]),
     ],
+    // A package that depends on the DocverKit product compiles DocverKit and Clibgit2Startup
+    // and none of the packages below (SwiftPM 6.3 only compiles swift-argument-parser's two
+    // command plugins, as it does for every resolved package). It still resolves (fetches)
+    // swift-argument-parser and swift-log, since the `docver` product names them, but leaves
+    // swift-docc-plugin out, which no target uses: `swift package show-dependencies` in such a
+    // package lists the first two only. Keeping those two from being fetched would take moving
+    // the CLI into a package of its own.
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // Builds the DocverKit documentation catalog: swift package generate-documentation --target DocverKit

@@ -95,12 +95,14 @@ enum Advice {
     /// The next step when documents are in conflict: how to resolve them, naming the document
     /// when there is one.
     static func afterConflicts(_ documents: [DocumentPath]) -> String {
-        let strategies = "--strategy latest-date|merge|choose"
+        // Runnable as written: one strategy in the command, the others named after it.
+        let strategy = "--strategy merge"
+        let others = " (or --strategy latest-date, or choose)"
         if documents.count == 1, let document = documents.first {
-            return "resolve with: docver resolve \(Terminal.shellWord(document.path)) \(strategies)"
+            return "resolve with: docver resolve \(Terminal.shellWord(document.path)) \(strategy)\(others)"
         }
-        guard let first = documents.first.map({ Terminal.shellWord($0.path) }) else { return "resolve with: docver resolve --all \(strategies)" }
-        return "resolve each with: docver resolve \(first) \(strategies), or all at once: docver resolve --all \(strategies)"
+        guard let first = documents.first.map({ Terminal.shellWord($0.path) }) else { return "resolve with: docver resolve --all \(strategy)\(others)" }
+        return "resolve each with: docver resolve \(first) \(strategy), or all at once: docver resolve --all \(strategy)\(others)"
     }
 
     /// The next step after a sync, integration or clone brought conflicts.

@@ -20,7 +20,8 @@ extension ContainerCommand {
                 try await run(in: container)
             } catch DocverError.noSuchDocument(let name) {
                 // A name typed from the wrong folder: point at the document it may mean.
-                let hint = DocumentArguments(container, global).suggestion(for: name)
+                let arguments = DocumentArguments(container, global)
+                let hint = arguments.neverSavedHint(for: name) ?? arguments.suggestion(for: name)
                 throw HintedFailure(DocverError.noSuchDocument(name).description, hint: hint ?? Advice.hint(for: .noSuchDocument(name)),
                                     kind: DocverError.noSuchDocument(name).code)
             }

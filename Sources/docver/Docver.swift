@@ -8,7 +8,12 @@ struct Docver: AsyncParsableCommand {
         abstract: "Keep documents on many devices without ever losing a version.",
         discussion: """
         A container is a git repository; every save is a commit on this device's own branch.
-        Exit codes: 0 success, 1 the operation failed (one line on stderr), 64 usage error.
+        Exit codes:
+          0    success
+          1    the operation failed (one line on stderr)
+          3    'docver agent' in the foreground: another agent already serves the container
+          64   usage error
+          141  stopped by SIGPIPE: the pager or a pipe closed before the end of the output
         """,
         version: docverVersion,
         subcommands: [
@@ -27,6 +32,14 @@ struct Docver: AsyncParsableCommand {
         // `docver status` and `docver conflicts` answered by the agent, before the argument
         // parser and libgit2 start (Shortcut.swift); anything else, or any doubt, goes on here.
         if Shortcut.run(arguments) { Foundation.exit(0) }
+        if let mistyped = CommandSuggestion.error(for: arguments) {
+            let error = ValidationError(mistyped)
+            if JSONFailure.requested(in: arguments) {
+                JSONFailure.requested = true
+                JSONFailure.print(code: "usage", exitCode: exitCode(for: error).rawValue, message: mistyped, hint: nil)
+            }
+            exit(withError: error)
+        }
         await parseAndRun(Resolve.rewritingOldKeepSpelling(LogCount.expanding(arguments)))
     }
 

@@ -32,7 +32,7 @@ struct VersionOutput: Encodable {
     }
 }
 
-struct ChangeOutput: Encodable {
+struct ChangeOutput: Codable {
     let document: String
     let change: String
     init(_ change: DocumentChange) {
@@ -135,8 +135,8 @@ struct ItemOutput: Encodable, Equatable {
 
 /// One line of `agent --json` (and of .git/docver/agent.log): `event` and `time` always,
 /// the other fields by event (docs/AGENT.md).
-struct AgentEventOutput: Encodable {
-    struct SyncChange: Encodable {
+struct AgentEventOutput: Codable {
+    struct SyncChange: Codable {
         let document: String
         let kind: String
     }
@@ -228,18 +228,31 @@ struct AgentEventOutput: Encodable {
 
 /// `agent status --json`: `running` always; the agent's own status fields when it answers.
 struct AgentStatusOutput: Encodable {
+    struct DocumentConflicts: Encodable {
+        let document: String
+        /// Its unresolved conflict versions.
+        let versions: Int
+    }
+
     let running: Bool
     let pid: Int32?
     let status: AgentStatus?
+    /// The container's remotes, by name.
+    let remotes: [String]
+    /// The documents with unresolved conflicts.
+    let conflicts: [DocumentConflicts]
 
     enum CodingKeys: String, CodingKey {
         case running, pid, started, online, offlineSince, lastError, pendingDocuments, watchedFolders, saves, lastSave, lastSync, subscribers, answering
+        case remotes, conflicts
     }
 
     func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(running, forKey: .running)
         try container.encodeIfPresent(pid, forKey: .pid)
+        try container.encode(remotes, forKey: .remotes)
+        try container.encode(conflicts, forKey: .conflicts)
         guard running else { return }
         try container.encode(status != nil, forKey: .answering)
         guard let status else { return }

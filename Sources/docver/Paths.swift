@@ -133,6 +133,13 @@ struct DocumentArguments {
 
     /// `did you mean recipes/cake.md?` for a name that is not a document here but is one
     /// elsewhere in the container (a name typed from the wrong folder).
+    /// For a document that is a file in the working tree but was never saved: how to save it.
+    func neverSavedHint(for missing: String) -> String? {
+        guard let document = try? DocumentPath(missing),
+              FileManager.default.fileExists(atPath: container.root.path + "/" + document.path) else { return nil }
+        return "it was never saved; save it with: docver save \(typed(document))"
+    }
+
     func suggestion(for missing: String) -> String? {
         let name = missing.split(separator: "/").last.map(String.init) ?? missing
         var candidates = Set(((try? container.query(DocumentQuery())) ?? []).map(\.path))

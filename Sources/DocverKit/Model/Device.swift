@@ -11,7 +11,7 @@ public struct Device: Hashable, Sendable, Codable {
     public init(id: String, name: String? = nil) throws {
         guard Self.isValidID(id) else { throw DocverError.invalidDeviceID(id) }
         let displayName = name ?? id
-        guard !displayName.isEmpty, displayName.count <= 200,
+        guard !displayName.isEmpty, displayName.count <= Self.maximumNameLength,
               !displayName.contains(where: { $0.isNewline || $0.asciiValue.map { $0 < 0x20 } == true })
         else { throw DocverError.invalidDeviceName(displayName) }
         self.id = id
@@ -48,12 +48,34 @@ public struct Device: Hashable, Sendable, Codable {
     }
 
     /// The device `init` and `clone` use for a container at `containerPath` when no id is
-    /// given: ``defaultID(hostName:containerPath:)``, named after the host (or after the id
-    /// when the host name is no valid device name).
-    public static func defaultDevice(hostName: String, containerPath: String) -> Device {
+    /// given: ``defaultID(hostName:containerPath:)``, named by
+    /// ``defaultName(hostName:containerPath:homeDirectory:)`` (or after the id when the host
+    /// name is no valid device name).
+    public static func defaultDevice(hostName: String, containerPath: String, homeDirectory: String? = nil) -> Device {
         let id = defaultID(hostName: hostName, containerPath: containerPath)
-        return (try? Device(id: id, name: hostName)) ?? Device(unchecked: id, name: id)
+        let name = defaultName(hostName: hostName, containerPath: containerPath, homeDirectory: homeDirectory)
+        return (try? Device(id: id, name: name)) ?? Device(unchecked: id, name: id)
     }
+
+    /// The display name `init` and `clone` give a device when none is given: the host name and
+    /// the container's path, `~/` standing for `homeDirectory`, such as "vm (~/notes-2)".
+    ///
+    /// Two default ids differ only when the host names or the paths differ, and so do the
+    /// names: two containers on one host (the README's two-folder setup) are told apart in
+    /// messages and conflict markers. A path too long for a name (200 characters) keeps its end.
+    public static func defaultName(hostName: String, containerPath: String, homeDirectory: String? = nil) -> String {
+        var place = containerPath
+        if let home = homeDirectory.map({ $0.hasSuffix("/") ? String($0.dropLast()) : $0 }), !home.isEmpty,
+           place.hasPrefix(home + "/") {
+            place = "~" + place.dropFirst(home.count)
+        }
+        let room = maximumNameLength - hostName.count - 3
+        if place.count > room { place = "…" + place.suffix(max(room - 1, 0)) }
+        return "\(hostName) (\(place))"
+    }
+
+    /// The longest display name, in characters.
+    static let maximumNameLength = 200
 
     static func isValidID(_ id: String) -> Bool {
         !id.isEmpty && id.utf8.count <= 64

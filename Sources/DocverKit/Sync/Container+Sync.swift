@@ -2,8 +2,16 @@ import Foundation
 
 extension Container {
     /// Adds a remote: any URL libgit2 understands (a path, file://, git://, ssh://, https://).
+    ///
+    /// A local path that does not exist fails here (``DocverError/noRepositoryAt(_:)``), not
+    /// at the first sync; ``addRemote(_:location:creatingRepository:)`` also checks that it is
+    /// a bare repository, and can create one.
     public func addRemote(_ name: String, url: String) throws {
         guard Remote.isValidName(name) else { throw DocverError.invalidRemoteName(name) }
+        if case let .local(path) = RemoteLocation(url, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)),
+           FileStat(path: path) == nil {
+            throw DocverError.noRepositoryAt(path)
+        }
         try withWriteLock { repository in
             guard try Remote.lookup(name, in: repository) == nil else { throw DocverError.remoteExists(name) }
             _ = try Remote.create(name, url: url, fetchSpec: RefName.fetchSpec(name), in: repository)
@@ -28,7 +36,7 @@ extension Container {
     /// `progress` receives the transfer's progress (objects and bytes received) while it runs.
     @discardableResult
     public static func clone(from url: String, to destination: URL, device: Device,
-                             progress: TransferProgressHandler? = nil) throws -> (Container, SyncReport) {
+                             progress: TransferProgressHandler? = nil) throws -> (container: Container, report: SyncReport) {
         let path = destination.standardizedFileURL.path
         // What the sync would find wrong with the remote, found before anything is created.
         let location = RemoteLocation(url, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
@@ -119,7 +127,7 @@ extension Container {
                 guard let remote = try Remote.lookup(name, in: repository) else { throw DocverError.noSuchRemote(name) }
                 return (name, remote)
             }
-            if documents != [] { report.savedBeforeSync = try save(documents, message: "Save before sync", in: repository) }
+            if documents != [] { report.savedBeforeSync = try save(documents, message: nil, in: repository) }
             let before = try headCommit(repository)
             // A remote that fails is left out, and the sync goes on with the others: one
             // unreachable remote does not keep this device's saves from the reachable ones.
@@ -175,7 +183,7 @@ extension Container {
     public func integrate() throws -> SyncReport {
         try withWriteLock { repository in
             var report = SyncReport()
-            report.savedBeforeSync = try save(nil, message: "Save before integrating", in: repository)
+            report.savedBeforeSync = try save(nil, message: nil, in: repository)
             let before = try headCommit(repository)
             try integrateFetched(report: &report, in: repository)
             if let after = try headCommit(repository) {

@@ -12,7 +12,7 @@ extension Docver {
             'docver agent start' runs it in the background, 'stop' stops it, 'status' asks it how it is.
             Settings come from the options, else from the docver.agent.* git config keys (docs/AGENT.md).
             """,
-            subcommands: [Run.self, Start.self, Stop.self, Status.self],
+            subcommands: [Run.self, Start.self, Stop.self, Status.self, Log.self, Enable.self, Disable.self],
             defaultSubcommand: Run.self)
     }
 }
@@ -117,8 +117,12 @@ extension Docver.AgentCommand {
                 }
                 fflush(nil)
                 if case let .conflict(document, _, yoursLost) = event.kind {
-                    notifier?.notify(title: "docver: \(document.path) is in conflict",
-                                     body: yoursLost ? "Your version was kept as a conflict version." : "Another device's version was kept as a conflict version.")
+                    // Which container, which document, and the command that settles it.
+                    let root = container.root.path
+                    notifier?.notify(title: "docver: \(document.path) is in conflict in \(container.root.lastPathComponent)",
+                                     body: (yoursLost ? "Your version" : "Another device's version")
+                                        + " was kept as a conflict version in \(root). Resolve it with: docver -C \(Terminal.shellWord(root)) resolve "
+                                        + Terminal.shellWord(document.path))
                 }
             }
         }
@@ -202,9 +206,20 @@ extension Docver.AgentCommand {
         func run(in container: Container) async throws {
             let pid = Agent.runningPID(for: container)
             let status = pid == nil ? nil : try Agent.status(of: container)
+            let remotes = try container.remotes().map(\.name)
+            let conflicts = try container.documentsInConflict()
             if output.json {
-                try Terminal.printJSON(AgentStatusOutput(running: pid != nil, pid: pid, status: status))
+                try Terminal.printJSON(AgentStatusOutput(running: pid != nil, pid: pid, status: status, remotes: remotes,
+                                                         conflicts: conflicts.map { .init(document: $0.document.path, versions: $0.count) }))
                 return
+            }
+            defer {
+                print(remotes.isEmpty ? "no remotes: the agent only saves" : "remotes: \(remotes.joined(separator: ", "))")
+                if !conflicts.isEmpty {
+                    let names = conflicts.prefix(5).map { Terminal.shellWord($0.document.path) }.joined(separator: ", ")
+                        + (conflicts.count > 5 ? " and \(conflicts.count - 5) more" : "")
+                    print("\(Terminal.count(conflicts.count, "document")) in conflict: \(names); see 'docver conflicts'")
+                }
             }
             guard let pid else {
                 print("no agent is running for \(container.root.path)")
@@ -216,13 +231,45 @@ extension Docver.AgentCommand {
             }
             print("agent running (pid \(pid)) since \(Terminal.date(status.started))")
             if let since = status.offlineSince {
-                print("offline since \(Terminal.date(since))\(status.lastError.map { ": \($0)" } ?? "")")
+                print("offline since \(Terminal.date(since))\(status.lastError.map { ": \($0)" } ?? "")"
+                      + (status.lastSync.map { "; last successful sync \(Terminal.date($0))" } ?? ""))
             } else {
-                print("online\(status.lastSync.map { "; last sync \(Terminal.date($0))" } ?? "")")
+                print("online\(status.lastSync.map { "; last sync \(Terminal.date($0)), succeeded" } ?? "; not synced yet")")
             }
             print("\(Terminal.count(status.pendingDocuments, "document")) waiting to be saved; "
                   + "\(Terminal.count(status.saves, "autosave")) so far; watching \(Terminal.count(status.watchedFolders, "folder"))"
                   + (status.subscribers > 0 ? "; \(Terminal.count(status.subscribers, "subscriber")) told of every change" : ""))
+        }
+    }
+}
+
+extension Docver.AgentCommand {
+    struct Log: ContainerCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the background agent's log (.git/docver/agent.log) for people; --json keeps its JSON lines.",
+            discussion: "An agent run by systemd logs to the journal: journalctl --user -u 'docver-agent@...'.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+
+        func run(in container: Container) async throws {
+            let path = Agent.logPath(for: container)
+            guard let data = FileManager.default.contents(atPath: path) else {
+                print("no agent log yet (\(path)): 'docver agent start' writes one")
+                return
+            }
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            for line in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true) {
+                if output.json {
+                    print(line)
+                } else if let event = try? decoder.decode(AgentEventOutput.self, from: Data(line.utf8)) {
+                    print(event.line)
+                } else {
+                    // What the agent wrote on stderr (an error at start, say) is already for people.
+                    print(DocverError.printable(String(line)))
+                }
+            }
         }
     }
 }

@@ -24,6 +24,7 @@ extension Docver {
                                                              deviceName: container.device.name))
                 }
                 print("docver container at \(container.root.path) for device '\(container.device.id)' (\(container.device.name))")
+                if device.namesByDefault { Terminal.hint(DeviceOptions.renameHint(container)) }
             }
         }
     }

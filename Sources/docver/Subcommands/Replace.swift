@@ -26,6 +26,10 @@ extension Docver {
             let result = try container.replace(path, with: found.id)
             if output.json { return try Terminal.printJSON(DocumentSaveOutput(path, result)) }
             print("\(path): version \(found.shortID) is now current (save \(Terminal.shortID(result.id)))")
+            if !((try? container.unresolvedConflictVersions(of: path)) ?? []).isEmpty {
+                Terminal.hint("the conflict versions stay open; when this is the version to keep: docver mark-resolved "
+                              + arguments.typed(path))
+            }
         }
     }
 }

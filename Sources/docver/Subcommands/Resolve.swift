@@ -216,7 +216,11 @@ struct InteractiveChooser: Sendable {
                       terminator: "")
                 continue
             }
-            print("not understood: '\(line)'")
+            let numbers = versions.indices.map { String($0 + 1) }
+            let listed = numbers.count == 2 ? numbers.joined(separator: " or ") : numbers.dropLast().joined(separator: ", ") + " or " + numbers.last!
+            let among = (numbers + (conflict.base == nil ? [] : ["b"]))
+            let diffable = among.dropLast().joined(separator: ", ") + " and " + among.last!
+            print("not understood: '\(line)'; valid: \(listed) (keep that version), 'd N M' with N and M among \(diffable) (diff), 'q' (cancel)")
         }
     }
 

@@ -48,7 +48,10 @@ import Testing
     @Test func offlineBacksOffAndTheWaitingSavesArePushedOnReconnection() async throws {
         let scratch = try Scratch()
         let missing = scratch.path("later.git")
+        // Added while it exists (adding a missing path fails at once), then gone.
+        try runGit(["init", "-q", "--bare", missing.path], in: scratch.url)
         let alice = try scratch.device("alice", remote: missing)
+        try FileManager.default.removeItem(at: missing)
         var configuration = Agent.Configuration(quietDelay: .milliseconds(50), pollInterval: .seconds(30),
                                                 pushDelay: .milliseconds(10), initialBackoff: .milliseconds(100),
                                                 maximumBackoff: .milliseconds(400))

@@ -9,11 +9,12 @@ import Testing
         let scratch = try Scratch()
         let root = scratch.path("notes")
         let expected = Device.defaultID(hostName: Host.name, containerPath: root.standardizedFileURL.path)
+        let name = "\(Host.name) (\(root.standardizedFileURL.path))"
         let created = try docver("init", "notes", in: scratch.url)
         #expect(created.status == 0, "\(created.stderr)")
-        #expect(created.stdout == "docver container at \(root.standardizedFileURL.path) for device '\(expected)' (\(Host.name))\n")
+        #expect(created.stdout == "docver container at \(root.standardizedFileURL.path) for device '\(expected)' (\(name))\n")
         #expect(try runGit(["config", "docver.device"], in: root) == "\(expected)\n")
-        #expect(try runGit(["config", "docver.deviceName"], in: root) == "\(Host.name)\n")
+        #expect(try runGit(["config", "docver.deviceName"], in: root) == "\(name)\n")
 
         // Deterministic: init again with the defaults checks the container and succeeds.
         let again = try docver("init", in: root)
@@ -22,7 +23,7 @@ import Testing
 
         // status shows the device.
         let status = try docver("status", in: root)
-        #expect(status.stdout.hasPrefix("on device \(expected) (\(Host.name))\n"), "\(status.stdout)")
+        #expect(status.stdout.hasPrefix("on device \(expected) (\(name))\n"), "\(status.stdout)")
 
         // A clone on the same host gets another id (its path differs), so each pushes its own branch.
         let remote = try scratch.bareRemote()

@@ -5,8 +5,9 @@ import Testing
 /// Wherever a command leaves open work, one `hint:` line on stderr names the next command;
 /// `resolve` without `--strategy` asks on a terminal and is a usage error elsewhere.
 @Suite struct NextStepCLITests {
-    private let resolveHint = "hint: resolve with: docver resolve note.txt --strategy latest-date|merge|choose"
-    private let arrivedHint = "hint: see the versions with 'docver conflicts note.txt', then resolve with: docver resolve note.txt --strategy latest-date|merge|choose"
+    // Runnable as written: one strategy in the command, the others named after it.
+    private let resolveHint = "hint: resolve with: docver resolve note.txt --strategy merge (or --strategy latest-date, or choose)"
+    private let arrivedHint = "hint: see the versions with 'docver conflicts note.txt', then resolve with: docver resolve note.txt --strategy merge (or --strategy latest-date, or choose)"
 
     /// alice and bob edit note.txt concurrently; bob has synced; alice's next sync brings the conflict.
     private func concurrentEdits(_ scratch: Scratch) throws -> (alice: Container, bob: Container, remote: URL) {
@@ -76,7 +77,7 @@ import Testing
         for name in ["a b.txt", "z.txt"] { try bob.write("bob\n", to: name) }
         _ = try bob.save(nil)
         try bob.sync()
-        let hint = "hint: resolve each with: docver resolve 'a b.txt' --strategy latest-date|merge|choose, or all at once: docver resolve --all --strategy latest-date|merge|choose"
+        let hint = "hint: resolve each with: docver resolve 'a b.txt' --strategy merge, or all at once: docver resolve --all --strategy merge (or --strategy latest-date, or choose)"
         let sync = try docver("sync", in: alice.root)
         #expect(sync.stderrLines == ["hint: see the versions with 'docver conflicts', then " + hint.dropFirst("hint: ".count)], "\(sync.stderr)")
         let conflicts = try docver("conflicts", in: alice.root)

@@ -50,7 +50,8 @@ import Testing
         #expect(session.output.contains("# note.txt: version \(fixture.base.prefix(12)) (alice, "), "\(session.output)")
         #expect(session.output.contains("\n-base\n"))
         #expect(session.output.contains("\n+alice\n"))
-        #expect(session.output.contains("not understood: 'what'"))
+        #expect(session.output.contains("not understood: 'what'; valid: 1 or 2 (keep that version), 'd N M' with N and M among 1, 2 and b (diff), 'q' (cancel)"),
+                "the chooser lists the valid inputs: \(session.output)")
         #expect(session.output.contains("resolution of note.txt was cancelled"))
         try expectContainerUnchanged(alice, since: before, "quitting the chooser")
         #expect(try alice.unresolvedConflictVersions(of: fixture.document).map(\.id) == fixture.losers)
