@@ -1,6 +1,7 @@
 """The sync agent (issue 13): how long does a write take to reach the other device, and what
-does an idle agent cost? Run through `python3 Benchmarks/bench_agent.py`; figures go to
-docs/PERFORMANCE.md (the goals table) and Benchmarks/NOTES.md by hand."""
+does an idle agent cost, now and after an hour (issue 29)? Run through
+`python3 Benchmarks/bench_agent.py`; figures go to docs/PERFORMANCE.md (the goals table) and
+Benchmarks/NOTES.md by hand."""
 
 import argparse
 import json
@@ -8,6 +9,7 @@ import os
 import random
 import shutil
 import signal
+import socket
 import statistics
 import subprocess
 import time
@@ -144,6 +146,59 @@ def idle(docver, container, settle, window):
         agent.stop()
 
 
+def agent_status(container, timeout=5):
+    """The running agent's status, asked over its socket (docs/AGENT.md), or None."""
+    path = os.path.join(container, ".git", "docver", "agent.sock")
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            client.settimeout(timeout)
+            client.connect(path)
+            client.sendall(b"status\n")
+            data = b""
+            while not data.endswith(b"\n"):
+                chunk = client.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+        return json.loads(data)
+    except (OSError, ValueError):
+        return None
+
+
+def soak(docver, container, seconds, interval, poll_interval=None):
+    """RSS over time of an agent left alone on `container` for `seconds` (with the default
+    settings unless `poll_interval` is given), sampled every `interval` seconds, with the
+    number of syncs (polls) it had made at each sample."""
+    arguments = [] if poll_interval is None else ["--poll-interval", str(poll_interval)]
+    agent = Agent(docver, container, arguments)
+    try:
+        pid = agent.process.pid
+        start = time.time()
+        samples = []
+        while True:
+            elapsed = time.time() - start
+            rss, peak = memory_mb(pid)
+            syncs = (agent_status(container) or {}).get("syncs")
+            samples.append({"seconds": round(elapsed, 1), "rss_mb": round(rss, 2), "syncs": syncs})
+            log(f"soak {elapsed:7.0f} s: RSS {rss:6.1f} MB, {syncs} syncs")
+            if elapsed >= seconds:
+                break
+            time.sleep(min(interval, seconds - elapsed))
+    finally:
+        agent.stop()
+
+    # The first sample from one minute on (the agent's caches are warm by then); a shorter run has none.
+    warm = next((sample for sample in samples if sample["seconds"] >= 60), None)
+    end = samples[-1]
+    hours = (end["seconds"] - warm["seconds"]) / 3600 if warm else 0
+    return {"seconds": seconds, "poll_interval_s": poll_interval or 10, "interval_s": interval,
+            "rss_start_mb": samples[0]["rss_mb"], "rss_after_1_min_mb": warm and warm["rss_mb"],
+            "rss_end_mb": end["rss_mb"],
+            "growth_after_1_min_mb": round(end["rss_mb"] - warm["rss_mb"], 2) if warm else None,
+            "growth_mb_per_hour": round((end["rss_mb"] - warm["rss_mb"]) / hours, 2) if hours > 0 else None,
+            "peak_rss_mb": round(peak, 2), "syncs": samples[-1]["syncs"], "samples": samples}
+
+
 def status_with_agent(docver, container, reps):
     """`docver status` with an agent running (3 documents modified, kept unsaved by a long
     quiet delay), against `git status --porcelain` and `docver status` without the agent."""
@@ -229,8 +284,13 @@ def main(argv=None):
     parser.add_argument("--idle-settle", type=float, default=20)
     parser.add_argument("--idle-window", type=float, default=60)
     parser.add_argument("--status-reps", type=int, default=21)
-    parser.add_argument("--cases", default="idle,latency,status,listings",
-                        help="comma-separated: idle, latency, status, listings")
+    parser.add_argument("--soak-seconds", type=float, default=3600,
+                        help="how long the soak case watches an idle agent's RSS (default: one hour)")
+    parser.add_argument("--soak-interval", type=float, default=10, help="seconds between RSS samples")
+    parser.add_argument("--soak-poll-interval", type=float, default=None,
+                        help="the soak agent's --poll-interval (default: the agent's own, 10 s)")
+    parser.add_argument("--cases", default="idle,soak,latency,status,listings",
+                        help="comma-separated: idle, soak, latency, status, listings")
     parser.add_argument("--reuse", action="store_true", help="reuse the devices already in --work")
     options = parser.parse_args(argv)
     docver = os.path.abspath(options.docver)
@@ -244,6 +304,9 @@ def main(argv=None):
     if "idle" in cases:
         log(f"idle agent on {options.documents} documents for {options.idle_window} s")
         result["idle"] = idle(docver, alice, options.idle_settle, options.idle_window)
+    if "soak" in cases:
+        log(f"RSS of an idle agent on {options.documents} documents over {options.soak_seconds} s")
+        result["soak"] = soak(docver, alice, options.soak_seconds, options.soak_interval, options.soak_poll_interval)
     if "latency" in cases:
         log(f"latency over {options.edits} edits")
         samples = latency(docver, alice, bob, options.edits, options.quiet_delay, options.poll_interval)

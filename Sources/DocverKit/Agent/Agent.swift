@@ -644,7 +644,7 @@ public final class Agent: Sendable {
                 backoff = nil
                 unpushedSaves = false
                 nextSync = now + configuration.pollInterval
-                agent.currentStatus.withLock { $0.lastSync = Date(); $0.lastError = nil }
+                agent.currentStatus.withLock { $0.lastSync = Date(); $0.syncs += 1; $0.lastError = nil }
             }
         }
 

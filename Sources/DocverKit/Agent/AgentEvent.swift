@@ -75,6 +75,8 @@ public struct AgentStatus: Sendable, Codable, Hashable {
     public var lastSave: Date?
     /// When the remotes last answered.
     public var lastSync: Date?
+    /// Syncs that reached every remote since the start (a poll that found nothing new counts).
+    public var syncs: Int = 0
     /// Clients (live queries, editors) told of every reference move.
     public var subscribers: Int = 0
 }

@@ -246,6 +246,35 @@ private func defaultKeyFiles() -> [String] {
 final class Remote {
     let pointer: OpaquePointer
     private let repository: Repository
+    /// What a fetch does besides its refspecs, from the remote's config: set by
+    /// ``lookup(_:in:)`` for a remote libgit2 holds without its name (it would not read them).
+    private var configuredFetch: FetchDefaults?
+
+    /// Which tags a fetch brings (`remote.<name>.tagopt`) and whether it deletes the
+    /// remote-tracking branches gone from the remote (`remote.<name>.prune`, `fetch.prune`).
+    struct FetchDefaults: Equatable {
+        enum Tags: Equatable {
+            /// Tags of the commits fetched (git's default).
+            case following
+            /// `--no-tags`.
+            case none
+            /// `--tags`.
+            case all
+        }
+        var tags: Tags
+        var prune: Bool
+    }
+
+    /// This remote's fetch settings.
+    var fetchDefaults: FetchDefaults {
+        if let configuredFetch { return configuredFetch }
+        let tags: FetchDefaults.Tags = switch git_remote_autotag(pointer) {
+        case GIT_REMOTE_DOWNLOAD_TAGS_NONE: .none
+        case GIT_REMOTE_DOWNLOAD_TAGS_ALL: .all
+        default: .following
+        }
+        return FetchDefaults(tags: tags, prune: git_remote_prune_refs(pointer) != 0)
+    }
 
     private init(pointer: OpaquePointer, repository: Repository) {
         self.pointer = pointer
@@ -255,7 +284,50 @@ final class Remote {
     // Freeing closes a connection libgit2 may have kept (TLS writes its close_notify then).
     deinit { withoutPipeSignal { git_remote_free(pointer) } }
 
+    /// The remote `name` as the repository's config describes it, or nil when there is none.
+    ///
+    /// The same remote as `git_remote_lookup` gives (URL rewritten by `insteadOf`, push URL,
+    /// fetch refspec, tag and prune settings), built from the config read here: libgit2's
+    /// lookup matches a regular expression against every config entry, and libgit2 1.5.1
+    /// leaks memory at each entry it does not match (``ConfigSnapshot``). libgit2 holds it
+    /// without a name, which only changes the wording of `FETCH_HEAD`. A remote with more than
+    /// one fetch refspec, or with a push URL and no URL, which a remote that docver made never
+    /// has, is still looked up by libgit2.
     static func lookup(_ name: String, in repository: Repository) throws -> Remote? {
+        guard isValidName(name) else { return nil }
+        let config = try ConfigSnapshot(of: repository)
+        let url = try config.string("remote.\(name).url")
+        let pushURL = try config.string("remote.\(name).pushurl")
+        guard url != nil || pushURL != nil else { return nil }
+        let fetchSpecs = try config.strings("remote.\(name).fetch")
+        guard let url, !url.isEmpty, fetchSpecs.count <= 1 else { return try lookupByLibgit2(name, in: repository) }
+        let rewrites = URLRewrites(entries: try config.entries { $0.hasPrefix("url.") })
+        var options = git_remote_create_options()
+        try check(git_remote_create_options_init(&options, UInt32(GIT_REMOTE_CREATE_OPTIONS_VERSION)))
+        options.repository = repository.pointer
+        options.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF.rawValue | GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC.rawValue
+        var handle: OpaquePointer?
+        let fetchSpec = fetchSpecs.first.flatMap { strdup($0) }
+        defer { free(fetchSpec) }
+        options.fetchspec = UnsafePointer(fetchSpec)
+        try check(git_remote_create_with_opts(&handle, rewrites.fetchURL(url), &options))
+        let remote = Remote(pointer: handle!, repository: repository)
+        if let push = rewrites.pushURL(url: url, pushURL: pushURL) {
+            try check(git_remote_set_instance_pushurl(remote.pointer, push))
+        }
+        let tags: FetchDefaults.Tags = switch try config.string("remote.\(name).tagopt") ?? "" {
+        case "--no-tags": .none
+        case "--tags": .all
+        default: .following
+        }
+        let prune = try config.bool("remote.\(name).prune") ?? config.bool("fetch.prune") ?? false
+        remote.configuredFetch = FetchDefaults(tags: tags, prune: prune)
+        return remote
+    }
+
+    /// The remote as `git_remote_lookup` gives it (for the remotes ``lookup(_:in:)`` leaves to
+    /// libgit2, and to compare with it in tests).
+    static func lookupByLibgit2(_ name: String, in repository: Repository) throws -> Remote? {
         var handle: OpaquePointer?
         let result = git_remote_lookup(&handle, repository.pointer, name)
         if result == GIT_ENOTFOUND.rawValue || result == GIT_EINVALIDSPEC.rawValue { return nil }
@@ -275,20 +347,46 @@ final class Remote {
         return git_remote_name_is_valid(&valid, name) == 0 && valid == 1
     }
 
+    /// The names of the remotes with a URL or a push URL, sorted: what `git_remote_list`
+    /// returns, without its leak (``ConfigSnapshot``).
     static func names(in repository: Repository) throws -> [String] {
-        var list = git_strarray()
-        try check(git_remote_list(&list, repository.pointer))
-        defer { git_strarray_dispose(&list) }
-        return (0..<list.count).compactMap { list.strings[$0].map { String(cString: $0) } }
+        var names: Set<String> = []
+        for (key, _) in try ConfigSnapshot(of: repository).entries(where: { $0.hasPrefix("remote.") }) {
+            let rest = key.dropFirst("remote.".count)
+            if rest.hasSuffix(".pushurl") {
+                names.insert(String(rest.dropLast(".pushurl".count)))
+            } else if rest.hasSuffix(".url") {
+                names.insert(String(rest.dropLast(".url".count)))
+            }
+        }
+        return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
     var url: String { git_remote_url(pointer).map { String(cString: $0) } ?? "" }
+
+    /// The URL pushed to when it is not ``url``.
+    var pushURL: String? { git_remote_pushurl(pointer).map { String(cString: $0) } }
+
+    /// The fetch refspecs, as configured.
+    var fetchRefspecs: [String] {
+        var list = git_strarray()
+        guard git_remote_get_fetch_refspecs(&list, pointer) == 0 else { return [] }
+        defer { git_strarray_dispose(&list) }
+        return (0..<list.count).compactMap { list.strings[$0].map { String(cString: $0) } }
+    }
 
     /// Fetches with explicit refspecs, reporting objects and bytes received to `progress`.
     func fetch(_ refspecs: [String], settings: TransferSettings = TransferSettings(),
                progress: ((TransferCounts) -> Void)? = nil) throws {
         var options = git_fetch_options()
         try check(git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)))
+        let defaults = fetchDefaults
+        options.download_tags = switch defaults.tags {
+        case .following: GIT_REMOTE_DOWNLOAD_TAGS_AUTO
+        case .none: GIT_REMOTE_DOWNLOAD_TAGS_NONE
+        case .all: GIT_REMOTE_DOWNLOAD_TAGS_ALL
+        }
+        options.prune = defaults.prune ? GIT_FETCH_PRUNE : GIT_FETCH_NO_PRUNE
         var state = TransferState(keyFiles: defaultKeyFiles(), settings: settings, progress: progress)
         try withUnsafeMutablePointer(to: &state) { statePointer in
             Self.setCallbacks(&options.callbacks, state: statePointer)

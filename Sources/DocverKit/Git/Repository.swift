@@ -91,24 +91,14 @@ final class Repository {
         return value.map { String(cString: $0) }
     }
 
+    /// The entries whose name matches the regular expression `pattern`, in the config's
+    /// order. Matched here, not by libgit2, which leaks memory at each entry it does not
+    /// match (``ConfigSnapshot``).
     func configStrings(matching pattern: String) throws -> [(name: String, value: String)] {
-        var config: OpaquePointer?
-        try check(git_repository_config_snapshot(&config, pointer))
-        defer { git_config_free(config) }
-        var iterator: OpaquePointer?
-        try check(git_config_iterator_glob_new(&iterator, config, pattern))
-        defer { git_config_iterator_free(iterator) }
-        var result: [(String, String)] = []
-        var entry: UnsafeMutablePointer<git_config_entry>?
-        while true {
-            let code = git_config_next(&entry, iterator)
-            if code == GIT_ITEROVER.rawValue { break }
-            try check(code)
-            if let entry {
-                result.append((String(cString: entry.pointee.name), String(cString: entry.pointee.value)))
-            }
+        let expression = try NSRegularExpression(pattern: pattern)
+        return try ConfigSnapshot(of: self).entries { name in
+            expression.firstMatch(in: name, range: NSRange(name.startIndex..., in: name)) != nil
         }
-        return result
     }
 
     func setConfig(_ key: String, _ value: String) throws {

@@ -55,6 +55,15 @@ final class AgentProcess {
     var pid: Int32 { process.processIdentifier }
     var isRunning: Bool { process.isRunning }
 
+    /// The agent's resident memory now (`VmRSS` in /proc), in megabytes; nil once it has exited.
+    var residentMegabytes: Double? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
+        else { return nil }
+        return kilobytes / 1024
+    }
+
     /// Every event printed so far (lines that are not JSON are skipped).
     var events: [[String: Any]] {
         let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
