@@ -69,7 +69,7 @@ public struct DocumentPath: Hashable, Comparable, Sendable, Codable, CustomStrin
     /// True for a stored path inside the reserved area (the key-value store's files): never a
     /// user document, so listings, conflicts and sync reports leave it out.
     static func isReserved(_ path: String) -> Bool {
-        path == reservedArea || path.hasPrefix(reservedArea + "/")
+        path == reservedArea || path.bytesHavePrefix(reservedArea + "/")
     }
 
     /// The path, as written in listings.
