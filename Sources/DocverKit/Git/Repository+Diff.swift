@@ -99,6 +99,9 @@ extension Repository {
         var result: [(old: String, new: String)] = []
         for index in 0..<git_diff_num_deltas(diff) {
             guard let delta = git_diff_get_delta(diff, index)?.pointee, delta.status == GIT_DELTA_RENAMED else { continue }
+            // A rename needs content: git leaves empty files out of rename detection, else any
+            // empty file deleted "moves" to any empty file created (docs/RESOLVING.md).
+            guard ObjectID(delta.old_file.id) != ObjectID.emptyBlob else { continue }
             result.append((String(cString: delta.old_file.path), String(cString: delta.new_file.path)))
         }
         return result
