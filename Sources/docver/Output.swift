@@ -357,7 +357,9 @@ struct SyncOutput: Encodable {
         integrated = report.integrated
         pushed = report.pushed
         changes = report.documentChanges.map(Change.init) + report.keyValueChanges.map(Change.init)
-        newConflicts = Dictionary(uniqueKeysWithValues: report.newConflicts.map { ($0.key.path, $0.value) })
+        // Foundation's JSON objects take two spellings of one name (NFC and NFD) for one key:
+        // such documents share a key here (no version id is lost; `changes` names each one).
+        newConflicts = Dictionary(report.newConflicts.sorted { $0.key < $1.key }.map { ($0.key.path, $0.value) }, uniquingKeysWith: +)
         warnings = report.warnings
         unreachable = report.unreachable.map { Unreachable(remote: $0.remote, error: $0.reason) }
         self.container = container?.root.path

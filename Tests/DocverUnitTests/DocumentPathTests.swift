@@ -79,6 +79,28 @@ import Testing
         }
     }
 
+    /// Names are bytes (issue 25): a slash followed by a combining mark still separates two
+    /// components, although Swift takes `/\u{301}` for one character.
+    @Test func aComponentStartingWithACombiningMarkIsSplitAtItsSlash() throws {
+        let file = "trip.imagenotes/\u{301}photo.png"
+        #expect(DocumentPath.document(containingFile: file).path.utf8.elementsEqual("trip.imagenotes".utf8))
+        #expect(try DocumentPath("notes/\u{301}a.txt/").path.utf8.elementsEqual("notes/\u{301}a.txt".utf8))
+        #expect(try DocumentPath("./\u{301}a.txt").path.utf8.elementsEqual("\u{301}a.txt".utf8))
+    }
+
+    /// Two spellings of one name compare, hash and sort as their bytes.
+    @Test func twoUnicodeSpellingsAreTwoNamesOrderedByBytes() throws {
+        let nfc = try DocumentPath("caf\u{E9}.txt"), nfd = try DocumentPath("cafe\u{301}.txt")
+        #expect(nfc.path == nfd.path) // Swift's String equality
+        #expect(nfc != nfd)
+        #expect(Set([nfc, nfd]).count == 2)
+        #expect(nfd < nfc) // "e" (0x65) before 0xC3
+        #expect(ByteString(nfc.path) != ByteString(nfd.path))
+        #expect(Set([ByteString(nfc.path), ByteString(nfd.path)]).count == 2)
+        #expect(VersionRecord(path: nfc.path, version: "v") != VersionRecord(path: nfd.path, version: "v"))
+        #expect(Set([ConflictRecord(path: nfc.path, version: "v", base: nil), ConflictRecord(path: nfd.path, version: "v", base: nil)]).count == 2)
+    }
+
     @Test func otherNonASCIICharactersAreAccepted() throws {
         for name in ["no\u{A0}break space.txt", "été.md", "中文/笔记.txt", "Straße", "😀.txt", "\u{A1}hola!"] {
             #expect(try DocumentPath(name).path == name)

@@ -187,10 +187,10 @@ import Testing
         let graph = VersionGraph(repository: scratch.repository)
         let paths: Set<String> = ["a.txt", "b.txt", "dir/c.txt", "dir/sub/d.txt", "dir/sub", "p.pkg", "p.pkg/e", "z.txt", "never.txt"]
         for head in commits.suffix(10) {
-            let batch = try graph.introducingCommits(of: paths, from: head)
-            #expect(Set(batch.keys) == paths)
+            let batch = try graph.introducingCommits(of: Set(paths.map { DocumentPath(trusted: $0) }), from: head)
+            #expect(Set(batch.keys.map(\.path)) == paths)
             for path in paths {
-                #expect(batch[path] == (try graph.introducingCommit(of: path, from: head)), "seed \(seed), \(path) from \(head)")
+                #expect(batch[DocumentPath(trusted: path)] == (try graph.introducingCommit(of: path, from: head)), "seed \(seed), \(path) from \(head)")
             }
         }
     }
@@ -222,11 +222,12 @@ import Testing
         let memoFile = scratch.url.appendingPathComponent(".git/docver/versions.json").path
         let memo = VersionMemo(file: memoFile)
         let graph = VersionGraph(repository: scratch.repository, memo: memo)
-        #expect(try graph.introducingCommits(of: ["a.txt", "b.txt"], from: c[6]) == ["a.txt": c[5], "b.txt": c[6]])
+        #expect(try graph.introducingCommits(of: [DocumentPath(trusted: "a.txt"), DocumentPath(trusted: "b.txt")], from: c[6])
+            == [DocumentPath(trusted: "a.txt"): c[5], DocumentPath(trusted: "b.txt"): c[6]])
         #expect(memo.version(of: "a.txt", at: c[6]) == c[5])
         // A remembered pair ends the walk there: plant one to see it used.
         memo.remember(c[2], of: "dir/c.txt", at: c[5])
         #expect(try graph.introducingCommit(of: "dir/c.txt", from: c[6]) == c[2])
-        #expect(try graph.introducingCommits(of: ["dir/c.txt"], from: c[6]) == ["dir/c.txt": c[2]])
+        #expect(try graph.introducingCommits(of: [DocumentPath(trusted: "dir/c.txt")], from: c[6]) == [DocumentPath(trusted: "dir/c.txt"): c[2]])
     }
 }

@@ -102,9 +102,9 @@ import Testing
         let plain = VersionGraph(repository: scratch.repository)
         let indexed = VersionGraph(repository: scratch.repository, index: index)
         for commit in history.commits {
-            let all = try indexed.introducingCommits(of: Set(Self.documents), from: commit)
+            let all = try indexed.introducingCommits(of: Set(Self.documents.map { DocumentPath(trusted: $0) }), from: commit)
             for document in Self.documents {
-                #expect(all[document] == (try plain.introducingCommit(of: document, from: commit)), "seed \(seed): \(document)")
+                #expect(all[DocumentPath(trusted: document)] == (try plain.introducingCommit(of: document, from: commit)), "seed \(seed): \(document)")
             }
         }
     }
@@ -171,7 +171,7 @@ import Testing
             #expect(answers.count == present.count)
             for document in present {
                 var version = try plain.introducingCommit(of: document, from: commit)
-                #expect(answers[document]?.current == version, "seed \(seed): \(document)")
+                #expect(answers[ByteString(document)]?.current == version, "seed \(seed): \(document)")
                 // The oldest version of the document's present run, by the walk that reads trees.
                 var atRoot = false
                 while true {
@@ -181,8 +181,8 @@ import Testing
                     else { break }
                     version = try plain.introducingCommit(of: document, from: parent)
                 }
-                #expect(answers[document]?.appeared == version, "seed \(seed): \(document) appeared")
-                #expect(answers[document]?.appearedAtRoot == atRoot)
+                #expect(answers[ByteString(document)]?.appeared == version, "seed \(seed): \(document) appeared")
+                #expect(answers[ByteString(document)]?.appearedAtRoot == atRoot)
             }
         }
     }

@@ -574,8 +574,8 @@ public final class Agent: Sendable {
                     guard let result = try container.save(remaining) else { return false }
                     emit(.saved(result))
                     return true
-                } catch let DocverError.noSuchDocument(name) where remaining.contains(where: { $0.path == name }) {
-                    remaining.removeAll { $0.path == name }
+                } catch let DocverError.noSuchDocument(name) where remaining.contains(where: { $0.path.bytesEqual(name) }) {
+                    remaining.removeAll { $0.path.bytesEqual(name) }
                 } catch {
                     guard remaining.count > 1 else {
                         // The edit is still in the working tree: try again later, never forget it.

@@ -26,7 +26,8 @@ final class TreeWatcher {
     private let inotify: Inotify
     /// Watches and the folders (relative to the root, "" for the root) they stand for.
     private var folders: [Int32: String] = [:]
-    private var watches: [String: Int32] = [:]
+    /// Keyed by bytes: two spellings of one folder name (NFC and NFD) are two folders.
+    private var watches: [ByteString: Int32] = [:]
     /// A lower limit than the kernel's, to exercise the watch-limit path in tests.
     private let maximumWatches: Int?
 
@@ -103,7 +104,7 @@ final class TreeWatcher {
 
     /// True for paths never watched nor reported: `.git` at the top.
     private func isExcluded(_ path: String) -> Bool {
-        path == ".git" || path.hasPrefix(".git/")
+        path == ".git" || path.bytesHavePrefix(".git/")
     }
 
     /// Watches the folder at `relative` and every folder below it; returns the files found
@@ -113,15 +114,15 @@ final class TreeWatcher {
         var queue = [relative]
         while let folder = queue.popLast() {
             let full = folder.isEmpty ? root : root + "/" + folder
-            if watches[folder] == nil {
+            if watches[ByteString(folder)] == nil {
                 if let maximumWatches, watches.count >= maximumWatches {
                     throw AgentError.watchLimitReached(path: full, limit: maximumWatches)
                 }
                 switch try inotify.addWatch(full) {
                 case let .watching(watch):
-                    if let previous = folders[watch], previous != folder { watches[previous] = nil }
+                    if let previous = folders[watch], !previous.bytesEqual(folder) { watches[ByteString(previous)] = nil }
                     folders[watch] = folder
-                    watches[folder] = watch
+                    watches[ByteString(folder)] = watch
                 case .vanished:
                     continue
                 case .limitReached:
@@ -140,13 +141,13 @@ final class TreeWatcher {
 
     private func forget(watch: Int32) {
         guard let folder = folders.removeValue(forKey: watch) else { return }
-        if watches[folder] == watch { watches[folder] = nil }
+        if watches[ByteString(folder)] == watch { watches[ByteString(folder)] = nil }
     }
 
     /// Drops the watches of a folder that was moved away or deleted: a moved folder's watches
     /// would otherwise report its files under the old name.
     private func forgetTree(_ relative: String) {
-        for (folder, watch) in watches where folder == relative || folder.hasPrefix(relative + "/") {
+        for (folder, watch) in watches where folder.string.bytesEqual(relative) || folder.string.bytesHavePrefix(relative + "/") {
             inotify.removeWatch(watch)
             watches[folder] = nil
             folders[watch] = nil

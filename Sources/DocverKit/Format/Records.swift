@@ -73,6 +73,17 @@ struct ConflictRecord: Codable, Hashable {
 
     /// The version it names, without the base.
     var versionRecord: VersionRecord { VersionRecord(path: path, version: version) }
+
+    // Paths are bytes (docs/FORMAT.md, "Names"): two spellings of one name are two records.
+    static func == (lhs: ConflictRecord, rhs: ConflictRecord) -> Bool {
+        lhs.version == rhs.version && lhs.base == rhs.base && lhs.path.bytesEqual(rhs.path)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(ByteString(path))
+        hasher.combine(version)
+        hasher.combine(base)
+    }
 }
 
 /// A record naming one version of one document (`KEY: VERSION PATH`): resolved, removed,
@@ -88,7 +99,8 @@ struct VersionRecord: Codable, Hashable {
 
     /// Parses a `VERSION PATH` value; nil when it is malformed.
     init?(trailerValue value: String) {
-        let fields = value.split(separator: " ", maxSplits: 1)
+        // Split on the byte: a space followed by a combining mark is one character.
+        let fields = value.utf8.split(separator: 0x20, maxSplits: 1, omittingEmptySubsequences: true).map { Substring($0) }
         guard fields.count == 2, RecordID.isValid(fields[0]), let path = TrailerPath.decode(String(fields[1])) else { return nil }
         self.init(path: path, version: String(fields[0]))
     }
@@ -96,6 +108,16 @@ struct VersionRecord: Codable, Hashable {
     init(path: String, version: String) {
         self.path = path
         self.version = version
+    }
+
+    // Paths are bytes (docs/FORMAT.md, "Names"): two spellings of one name are two records.
+    static func == (lhs: VersionRecord, rhs: VersionRecord) -> Bool {
+        lhs.version == rhs.version && lhs.path.bytesEqual(rhs.path)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(ByteString(path))
+        hasher.combine(version)
     }
 }
 

@@ -30,10 +30,13 @@ struct IndexedCommit: Equatable, Sendable {
     var tree: ObjectID? = nil
 
     static func == (a: IndexedCommit, b: IndexedCommit) -> Bool {
-        a.id == b.id && a.time == b.time && a.tree == b.tree && a.parents == b.parents && a.mentioned == b.mentioned && a.changes.count == b.changes.count
-            && zip(a.changes, b.changes).allSatisfy { x, y in
-                x.count == y.count && zip(x, y).allSatisfy { $0.document == $1.document && $0.kind == $1.kind }
-            }
+        guard a.id == b.id, a.time == b.time, a.tree == b.tree, a.parents == b.parents, a.changes.count == b.changes.count else { return false }
+        // (Names are bytes: two spellings of one name are two documents.)
+        let mentioned: [ByteString] = a.mentioned.map { ByteString($0) }
+        guard mentioned == b.mentioned.map({ ByteString($0) }) else { return false }
+        return zip(a.changes, b.changes).allSatisfy { x, y in
+            x.count == y.count && zip(x, y).allSatisfy { $0.document.bytesEqual($1.document) && $0.kind == $1.kind }
+        }
     }
 }
 
@@ -65,12 +68,13 @@ enum VersionIndexFile {
     /// One segment holding `commits` (parents first).
     static func segment(_ commits: [IndexedCommit]) -> Data {
         var strings: [String] = []
-        var stringIDs: [String: UInt32] = [:]
+        // By bytes: two spellings of a name are two documents (docs/FORMAT.md, "Names").
+        var stringIDs: [ByteString: UInt32] = [:]
         func intern(_ string: String) -> UInt32 {
-            if let known = stringIDs[string] { return known }
+            if let known = stringIDs[ByteString(string)] { return known }
             let id = UInt32(strings.count)
             strings.append(string)
-            stringIDs[string] = id
+            stringIDs[ByteString(string)] = id
             return id
         }
         var body = Writer()

@@ -61,6 +61,8 @@ struct ObjectID: Hashable, Sendable, Comparable, CustomStringConvertible {
 
     /// The empty tree, which git knows without storing it.
     static let emptyTree = ObjectID(hex: "4b825dc642cb6eb9a060e54bf8d69288fbee4904")!
+    /// The id of the empty blob (a file of no bytes).
+    static let emptyBlob = ObjectID(hex: "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391")!
 
     static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
         var l = lhs.raw, r = rhs.raw

@@ -81,8 +81,10 @@ extension Repository {
         return result
     }
 
-    /// Renamed files between two trees, found by libgit2's similarity detection (old → new path).
-    func renames(from old: ObjectID, to new: ObjectID) throws -> [String: String] {
+    /// Renamed files between two trees, found by libgit2's similarity detection (old → new
+    /// path). A list, not a dictionary: a `[String: …]` takes two spellings of one name (NFC
+    /// and NFD) for one key.
+    func renames(from old: ObjectID, to new: ObjectID) throws -> [(old: String, new: String)] {
         let oldTree = try tree(old)
         let newTree = try tree(new)
         var diff: OpaquePointer?
@@ -94,10 +96,13 @@ extension Repository {
         try check(git_diff_find_options_init(&options, UInt32(GIT_DIFF_FIND_OPTIONS_VERSION)))
         options.flags = GIT_DIFF_FIND_RENAMES.rawValue
         try check(git_diff_find_similar(diff, &options))
-        var result: [String: String] = [:]
+        var result: [(old: String, new: String)] = []
         for index in 0..<git_diff_num_deltas(diff) {
             guard let delta = git_diff_get_delta(diff, index)?.pointee, delta.status == GIT_DELTA_RENAMED else { continue }
-            result[String(cString: delta.old_file.path)] = String(cString: delta.new_file.path)
+            // A rename needs content: git leaves empty files out of rename detection, else any
+            // empty file deleted "moves" to any empty file created (docs/RESOLVING.md).
+            guard ObjectID(delta.old_file.id) != ObjectID.emptyBlob else { continue }
+            result.append((String(cString: delta.old_file.path), String(cString: delta.new_file.path)))
         }
         return result
     }

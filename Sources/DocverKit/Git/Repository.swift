@@ -119,6 +119,7 @@ struct FileMode: Equatable, Sendable {
     static let commit = FileMode(raw: GIT_FILEMODE_COMMIT)
     var isTree: Bool { raw == GIT_FILEMODE_TREE }
     var isBlob: Bool { raw == GIT_FILEMODE_BLOB || raw == GIT_FILEMODE_BLOB_EXECUTABLE || raw == GIT_FILEMODE_LINK }
+    var isExecutable: Bool { raw == GIT_FILEMODE_BLOB_EXECUTABLE }
 }
 
 /// A `git_signature`, freed when done.

@@ -63,7 +63,7 @@ extension Container {
             // about it (a resolution that kept a state: it is listed when another device's
             // decision disagreed).
             let isDecision = try repository.commit(commitID).trailers.contains { trailer in
-                Trailer.decisionRecords.contains(trailer.key) && VersionRecord(trailerValue: trailer.value)?.path == document.path
+                Trailer.decisionRecords.contains(trailer.key) && VersionRecord(trailerValue: trailer.value)?.path.bytesEqual(document.path) == true
             }
             guard try isDecision || graph.introducingCommit(of: document.path, from: commitID) == commitID else {
                 try refuseMissing(document, in: repository)

@@ -26,7 +26,7 @@ struct VersionGraph {
     }
 
     private final class IntroductionMemo {
-        var known: [String: [ObjectID: [ObjectID]]] = [:]
+        var known: [ByteString: [ObjectID: [ObjectID]]] = [:]
     }
 
     init(repository: Repository, memo: VersionMemo? = nil, index: VersionIndex? = nil) {
@@ -38,7 +38,7 @@ struct VersionGraph {
     /// The index's answer, when it knows `start` and `path` is a document as the index
     /// records them (a file, or a package as one unit).
     private func indexedIntroducingCommit(of path: String, from start: ObjectID) throws -> ObjectID? {
-        guard let index, index.contains(start), DocumentPath.document(containingFile: path).path == path else { return nil }
+        guard let index, index.contains(start), DocumentPath.document(containingFile: path).path.bytesEqual(path) else { return nil }
         // A plain folder at the document's name is its absence (as in the walk below).
         let entry = try repository.tree(index.tree(of: start) ?? repository.commit(start).treeID).documentEntry(atPath: path)
         return index.introducingCommit(of: path, from: start, absent: entry == nil)
@@ -156,13 +156,13 @@ struct VersionGraph {
     /// order of an integration's parents put first, and undoes the other line's change. The
     /// absence of a document has its own rule in the walk and is answered by it alone.
     func introducingCommits(ofStateOf path: String, at start: ObjectID) throws -> [ObjectID] {
-        if let known = introductions.known[path]?[start] { return known }
+        if let known = introductions.known[ByteString(path)]?[start] { return known }
         let first = try introducingCommit(of: path, from: start)
         let treeID = try index?.tree(of: start) ?? repository.commit(start).treeID
         var result = [first]
         if try repository.tree(treeID).documentEntry(atPath: path) != nil {
             let found: [ObjectID]
-            if DocumentPath.document(containingFile: path).path == path,
+            if DocumentPath.document(containingFile: path).path.bytesEqual(path),
                let indexed = index?.introducingCommits(ofStateOf: path, at: start, limit: Self.introductionSearchLimit) {
                 found = indexed
             } else {
@@ -170,7 +170,7 @@ struct VersionGraph {
             }
             result += found.filter { $0 != first }
         }
-        introductions.known[path, default: [:]][start] = result
+        introductions.known[ByteString(path), default: [:]][start] = result
         return result
     }
 
@@ -195,31 +195,35 @@ struct VersionGraph {
     /// ``introducingCommit(of:from:)`` for many documents at once: one pass down the
     /// head's history while it is a single line, comparing only the pending documents at each
     /// step, so each commit's trees are read once however many documents are asked about.
-    func introducingCommits(of paths: Set<String>, from head: ObjectID) throws -> [String: ObjectID] {
+    func introducingCommits(of documents: Set<DocumentPath>, from head: ObjectID) throws -> [DocumentPath: ObjectID] {
         if let index, index.contains(head) {
             // Documents go through the index's shared walk; paths inside packages walk alone.
             let tree = try repository.tree(repository.commit(head).treeID)
-            var shared: [String] = [], absent = Set<String>(), result: [String: ObjectID] = [:]
-            for path in paths {
+            var shared: [String] = [], absent = Set<ByteString>(), result: [DocumentPath: ObjectID] = [:]
+            for document in documents {
+                let path = document.path
                 let entry = try tree.documentEntry(atPath: path)
-                if DocumentPath.document(containingFile: path).path != path {
-                    result[path] = try introducingCommit(of: path, from: head)
+                if DocumentPath.document(containingFile: path) != document {
+                    result[document] = try introducingCommit(of: path, from: head)
                 } else {
                     shared.append(path)
-                    if entry == nil { absent.insert(path) }
+                    if entry == nil { absent.insert(ByteString(path)) }
                 }
             }
             if let found = index.introducingCommits(of: shared, absent: absent, from: head) {
-                result.merge(found) { first, _ in first }
+                for (path, version) in found where result.index(forKey: DocumentPath(trusted: path.string)) == nil {
+                    result[DocumentPath(trusted: path.string)] = version
+                }
                 return result
             }
         }
-        var pending = Dictionary(uniqueKeysWithValues: paths.map { ($0, $0.split(separator: "/").map(String.init)) })
-        var result: [String: ObjectID] = [:]
+        // (Keys are bytes: two spellings of one name are two documents.)
+        var pending = Dictionary(uniqueKeysWithValues: documents.map { ($0, $0.path.split(separator: "/").map(String.init)) })
+        var result: [DocumentPath: ObjectID] = [:]
         var current = try repository.commit(head)
         while !pending.isEmpty {
             for path in Array(pending.keys) {
-                if let known = memo?.version(of: path, at: current.id) {
+                if let known = memo?.version(of: path.path, at: current.id) {
                     result[path] = known
                     pending[path] = nil
                 }
@@ -230,7 +234,7 @@ struct VersionGraph {
                 // follow a different parent, so walk them one by one.
                 for path in pending.keys {
                     result[path] = parents.isEmpty ? current.id
-                        : try introducingCommit(of: path, from: current.id)
+                        : try introducingCommit(of: path.path, from: current.id)
                 }
                 break
             }
@@ -241,7 +245,7 @@ struct VersionGraph {
             }
             current = parent
         }
-        for (path, version) in result { memo?.remember(version, of: path, at: head) }
+        for (path, version) in result { memo?.remember(version, of: path.path, at: head) }
         return result
     }
 
@@ -426,7 +430,7 @@ struct VersionGraph {
         let trust = RecordTrust(trailers)
         var result: [ObjectID] = []
         for trailer in trailers where Trailer.decisionRecords.contains(trailer.key) && trust.honours(trailer.key) {
-            guard let record = VersionRecord(trailerValue: trailer.value), record.path == path,
+            guard let record = VersionRecord(trailerValue: trailer.value), record.path.bytesEqual(path),
                   let id = ObjectID(hex: record.version), !result.contains(id),
                   try repository.objectExists(id), try isDescendant(commit.id, of: id) else { continue }
             result.append(id)

@@ -41,7 +41,8 @@ struct VersionIndex: Sendable {
     }
 
     private(set) var documents: [String] = []
-    private var documentNumbers: [String: Int32] = [:]
+    /// Keyed by bytes: two spellings of one name are two documents (docs/FORMAT.md, "Names").
+    private var documentNumbers: [ByteString: Int32] = [:]
     private(set) var nodes: [Node] = []
     private var nodeNumbers: [ObjectID: Int32] = [:]
     private var hasChildren: [Bool] = []
@@ -66,24 +67,24 @@ struct VersionIndex: Sendable {
     }
 
     /// Whether this index can answer questions about `path`.
-    func covers(_ path: String) -> Bool { scope == nil || scope == path }
+    func covers(_ path: String) -> Bool { scope.map { $0.bytesEqual(path) } ?? true }
 
     var count: Int { nodes.count }
 
     func number(of commit: ObjectID) -> Int32? { nodeNumbers[commit] }
     /// The tree of an indexed commit (nil when not indexed, or not recorded).
     func tree(of commit: ObjectID) -> ObjectID? { nodeNumbers[commit].flatMap { nodes[Int($0)].tree } }
-    func number(ofDocument path: String) -> Int32? { documentNumbers[path] }
+    func number(ofDocument path: String) -> Int32? { documentNumbers[ByteString(path)] }
     func contains(_ commit: ObjectID) -> Bool { nodeNumbers[commit] != nil }
 
     /// Commits no indexed commit has as a parent: the tips the index was built from.
     var tips: [ObjectID] { nodes.indices.filter { !hasChildren[$0] }.map { nodes[$0].id } }
 
     private mutating func intern(_ path: String) -> Int32 {
-        if let known = documentNumbers[path] { return known }
+        if let known = documentNumbers[ByteString(path)] { return known }
         let number = Int32(documents.count)
         documents.append(path)
-        documentNumbers[path] = number
+        documentNumbers[ByteString(path)] = number
         return number
     }
 
@@ -191,7 +192,7 @@ extension VersionIndex {
     /// nil when the commit is not indexed.
     func touches(_ commit: ObjectID, document path: String) -> Bool? {
         guard covers(path), let number = nodeNumbers[commit] else { return nil }
-        guard let document = documentNumbers[path] else { return false }
+        guard let document = documentNumbers[ByteString(path)] else { return false }
         let node = nodes[Int(number)]
         if node.mentioned.contains(document) { return true }
         return node.parents.count <= 1 && node.changes[0].contains(document)
@@ -255,7 +256,7 @@ extension VersionIndex {
     func introducingCommit(of path: String, from start: ObjectID, absent: Bool) -> ObjectID? {
         guard covers(path), let startNumber = nodeNumbers[start] else { return nil }
         // A document the index never saw change is in the same state since the roots.
-        let document = documentNumbers[path] ?? -1
+        let document = documentNumbers[ByteString(path)] ?? -1
         return nodes[Int(introducingNode(of: document, from: startNumber, absent: absent))].id
     }
 
@@ -286,7 +287,7 @@ extension VersionIndex {
     /// nil when `start` is not indexed. `limit` bounds the commits passed.
     func introducingCommits(ofStateOf path: String, at start: ObjectID, limit: Int) -> [ObjectID]? {
         guard covers(path), let startNumber = nodeNumbers[start] else { return nil }
-        let document = documentNumbers[path] ?? -1
+        let document = documentNumbers[ByteString(path)] ?? -1
         var result: [ObjectID] = []
         var visited: Set<Int32> = []
         var stack = [startNumber]
@@ -329,12 +330,12 @@ extension VersionIndex {
     /// each one's present run (its oldest version since it last appeared): one walk shared by
     /// all documents, each commit visited once, newest generation first. Work: the commits
     /// passed plus the changes they hold. Documents not present at `head` must not be asked.
-    func presentVersions(of paths: [String], from head: ObjectID) -> [String: (current: ObjectID, appeared: ObjectID, appearedAtRoot: Bool)]? {
+    func presentVersions(of paths: [String], from head: ObjectID) -> [ByteString: (current: ObjectID, appeared: ObjectID, appearedAtRoot: Bool)]? {
         guard scope == nil, let headNumber = nodeNumbers[head] else { return nil }
         var unknown: [String] = []
         var start = Set<Int32>()
         for path in paths {
-            if let document = documentNumbers[path] { start.insert(document) } else { unknown.append(path) }
+            if let document = documentNumbers[ByteString(path)] { start.insert(document) } else { unknown.append(path) }
         }
         var current: [Int32: Int32] = [:]
         var appeared: [Int32: (Int32, Bool)] = [:]
@@ -377,16 +378,16 @@ extension VersionIndex {
             walk.forward(documents, to: node.parents[0], generation: nodes[Int(node.parents[0])].generation)
             for (parent, set) in moved { walk.forward(set, to: parent, generation: nodes[Int(parent)].generation) }
         }
-        var result: [String: (current: ObjectID, appeared: ObjectID, appearedAtRoot: Bool)] = [:]
+        var result: [ByteString: (current: ObjectID, appeared: ObjectID, appearedAtRoot: Bool)] = [:]
         for (document, version) in current {
             let (began, atRoot) = appeared[document]!
-            result[documents[Int(document)]] = (nodes[Int(version)].id, nodes[Int(began)].id, atRoot)
+            result[ByteString(documents[Int(document)])] = (nodes[Int(version)].id, nodes[Int(began)].id, atRoot)
         }
         // Never changed anywhere the index saw: present since a root on the first-parent line.
         if !unknown.isEmpty {
             var root = headNumber
             while let parent = nodes[Int(root)].parents.first { root = parent }
-            for path in unknown { result[path] = (nodes[Int(root)].id, nodes[Int(root)].id, true) }
+            for path in unknown { result[ByteString(path)] = (nodes[Int(root)].id, nodes[Int(root)].id, true) }
         }
         return result
     }
@@ -394,7 +395,7 @@ extension VersionIndex {
     /// The documents some indexed commit deleted against some parent: only for those can the
     /// absence before a document's appearance be a deletion rather than a beginning, so only
     /// those need the full history walk.
-    func deletedDocuments() -> Set<String> {
+    func deletedDocuments() -> Set<ByteString> {
         precondition(scope == nil, "asked an index read for one document about every document")
         var result = Set<Int32>()
         for node in nodes {
@@ -404,7 +405,7 @@ extension VersionIndex {
                 }
             }
         }
-        return Set(result.map { documents[Int($0)] })
+        return Set(result.map { ByteString(documents[Int($0)]) })
     }
 }
 
@@ -460,30 +461,30 @@ extension VersionIndex {
     /// `head` shared by all of them, each commit visited once (newest generation first), so
     /// the cost is the commits passed plus their changes, not documents × history. `absent`
     /// names the documents absent at `head`. nil when `head` is not indexed.
-    func introducingCommits(of paths: [String], absent: Set<String>, from head: ObjectID) -> [String: ObjectID]? {
+    func introducingCommits(of paths: [String], absent: Set<ByteString>, from head: ObjectID) -> [ByteString: ObjectID]? {
         guard scope == nil, let headNumber = nodeNumbers[head] else { return nil }
-        var result: [String: ObjectID] = [:]
+        var result: [ByteString: ObjectID] = [:]
         // Per commit, the documents still walking: number → is absent.
         var walk = SharedWalk<[Int32: Bool]>(isEmpty: \.isEmpty) { existing, more in existing.merge(more) { first, _ in first } }
         var start: [Int32: Bool] = [:]
         for path in paths {
-            if let document = documentNumbers[path] {
-                start[document] = absent.contains(path)
+            if let document = documentNumbers[ByteString(path)] {
+                start[document] = absent.contains(ByteString(path))
             } else {
                 // Never changed anywhere indexed: the walk of one document answers at once.
-                result[path] = nodes[Int(introducingNode(of: -1, from: headNumber, absent: absent.contains(path)))].id
+                result[ByteString(path)] = nodes[Int(introducingNode(of: -1, from: headNumber, absent: absent.contains(ByteString(path))))].id
             }
         }
         walk.forward(start, to: headNumber, generation: nodes[Int(headNumber)].generation)
         while var (number, documents) = walk.next() {
             let node = nodes[Int(number)]
             if node.parents.isEmpty {
-                for document in documents.keys { result[self.documents[Int(document)]] = node.id }
+                for document in documents.keys { result[ByteString(self.documents[Int(document)])] = node.id }
                 continue
             }
             var moved: [Int32: [Int32: Bool]] = [:]
             func resolve(_ document: Int32, at resolved: Int32) {
-                result[self.documents[Int(document)]] = nodes[Int(resolved)].id
+                result[ByteString(self.documents[Int(document)])] = nodes[Int(resolved)].id
             }
             // Documents that differ from the first parent, and (at a merge) absent documents,
             // whose other parents decide: the rules of `introducingNode`, document by document.

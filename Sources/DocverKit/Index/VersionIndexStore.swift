@@ -60,7 +60,8 @@ struct VersionIndexStore {
     static let documentReadLimit = 4
 
     /// Indexes read for one document, by file and document, with the file's identity.
-    private static let loadedForDocument = Mutex<[String: (stamp: [Int], index: VersionIndex)]>([:])
+    /// (Keys by bytes: two spellings of one name are two documents.)
+    private static let loadedForDocument = Mutex<[ByteString: (stamp: [Int], index: VersionIndex)]>([:])
 
     /// ``load(covering:)`` for questions about one document only: reads the file without
     /// decoding the other documents' entries (see ``VersionIndexFile/decode(_:document:)``).
@@ -68,7 +69,7 @@ struct VersionIndexStore {
     /// is missing, damaged or due to be folded, the whole index is built and written instead,
     /// as ``load(covering:)`` does: only an intact file is read this way, and only appended to.
     func load(covering tips: [ObjectID], document: String) throws -> VersionIndex {
-        let key = file + "\u{0}" + document
+        let key = ByteString(file + "\u{0}" + document)
         if let now = stamp {
             if let cached = Self.loaded.withLock({ $0[file] }), cached.stamp == now { return try load(covering: tips) }
             if let cached = Self.loadedForDocument.withLock({ $0[key] }), cached.stamp == now {
@@ -83,7 +84,7 @@ struct VersionIndexStore {
         // agent, keeps no more than the limit.)
         let now = stamp
         let documentsRead = Self.loadedForDocument.withLock { loaded in
-            let ours = loaded.filter { $0.key.hasPrefix(file + "\u{0}") }
+            let ours = loaded.filter { $0.key.string.bytesHavePrefix(file + "\u{0}") }
             for (key, entry) in ours where entry.stamp != now { loaded[key] = nil }
             return ours.filter { $0.value.stamp == now }.count
         }
@@ -189,12 +190,12 @@ struct VersionIndexStore {
             let parentTree = try parentTreeID.map { try repository.tree($0) }
             // A document changed when its document entry did (docs/FORMAT.md, "Documents": a
             // plain folder at its name is its absence, as in `sameDocumentState`).
-            var documents = Set<String>()
+            var documents = Set<DocumentPath>() // bytes: two spellings are two documents
             for path in try repository.changedPaths(from: parentTreeID, to: commit.treeID) {
-                documents.insert(DocumentPath.document(containingFile: path).path)
+                documents.insert(DocumentPath.document(containingFile: path))
             }
             var list: [(document: String, kind: IndexedChangeKind)] = []
-            for document in documents.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            for document in documents.sorted().map(\.path) {
                 if parentTreeID == nil {
                     list.append((document, .added)) // a root: each file or package is new
                     continue
@@ -208,7 +209,7 @@ struct VersionIndexStore {
         var mentioned: [String] = []
         for trailer in commit.trailers where Trailer.documentRecords.contains(trailer.key) {
             guard let encoded = trailer.value.split(separator: " ").last,
-                  let path = TrailerPath.decode(String(encoded)), !mentioned.contains(path) else { continue }
+                  let path = TrailerPath.decode(String(encoded)), !mentioned.contains(where: { $0.bytesEqual(path) }) else { continue }
             mentioned.append(path)
         }
         return IndexedCommit(id: id, parents: parents, changes: changes, mentioned: mentioned, time: commit.committerSeconds,

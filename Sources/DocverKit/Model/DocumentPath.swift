@@ -18,7 +18,8 @@ public struct DocumentPath: Hashable, Comparable, Sendable, Codable, CustomStrin
         guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
             throw DocverError.invalidDocumentName(name, reason: "control characters are not allowed")
         }
-        let components = name.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
+        // Split on the byte: a slash followed by a combining mark is one character.
+        let components = Self.components(name).filter { $0 != "." }
         guard !components.isEmpty else { throw DocverError.invalidDocumentName(name, reason: "it names the container itself") }
         if components.contains("..") {
             throw DocverError.invalidDocumentName(name, reason: "'..' components are not allowed")
@@ -69,7 +70,7 @@ public struct DocumentPath: Hashable, Comparable, Sendable, Codable, CustomStrin
     /// True for a stored path inside the reserved area (the key-value store's files): never a
     /// user document, so listings, conflicts and sync reports leave it out.
     static func isReserved(_ path: String) -> Bool {
-        path == reservedArea || path.hasPrefix(reservedArea + "/")
+        path == reservedArea || path.bytesHavePrefix(reservedArea + "/")
     }
 
     /// The path, as written in listings.
@@ -117,13 +118,19 @@ public struct DocumentPath: Hashable, Comparable, Sendable, Codable, CustomStrin
         return name[name.index(after: dot)...].lowercased()
     }
 
+    /// The non-empty components of a slash-separated path, split on the byte (`split` on
+    /// characters keeps a slash followed by a combining mark, `/\u{301}`, as one character).
+    static func components(_ path: String) -> [Substring] {
+        path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map { Substring($0) }
+    }
+
     /// A directory whose name has an extension is a file package.
     static func isPackageName(_ name: String) -> Bool { fileExtension(of: name) != nil }
 
     /// The document a stored file belongs to: the outermost enclosing directory that is a
     /// package, or the file itself.
     static func document(containingFile filePath: String) -> DocumentPath {
-        let components = filePath.split(separator: "/")
+        let components = Self.components(filePath)
         for index in components.indices.dropLast() where isPackageName(String(components[index])) {
             return DocumentPath(trusted: components[...index].joined(separator: "/"))
         }

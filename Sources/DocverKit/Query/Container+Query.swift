@@ -70,7 +70,7 @@ extension Container {
         var savers = known.savers
         var items: [MetadataItem] = []
         for (document, entry) in entries {
-            let answer = shared?[document.path]
+            let answer = shared?[ByteString(document.path)]
             let current: DocumentVersion
             if let answer {
                 // The version holds the state the head holds: the head's entry, the
@@ -87,7 +87,7 @@ extension Container {
             }
             let uploaded = onlyHere.map { !$0.contains(current.commitID) } ?? false
             let created: Date
-            if let answer, answer.appearedAtRoot || !everDeleted.contains(document.path) {
+            if let answer, answer.appearedAtRoot || !everDeleted.contains(ByteString(document.path)) {
                 // Before its appearance the document never existed on this line: the
                 // appearance is its oldest version.
                 if let known = dates[answer.appeared] { created = known } else {

@@ -47,10 +47,11 @@ public struct DocumentQuery: Sendable, Hashable {
         let ascending: Bool
         switch sortKey {
         case .path: ascending = a.path < b.path
-        case .name: ascending = (a.name, a.path.path) < (b.name, b.path.path)
-        case .modified: ascending = (a.contentChanged, a.path.path) < (b.contentChanged, b.path.path)
-        case .size: ascending = (a.size, a.path.path) < (b.size, b.path.path)
-        case .type: ascending = (a.type, a.path.path) < (b.type, b.path.path)
+        // (Ties go by the path's bytes, as git orders names: two spellings of one name differ.)
+        case .name: ascending = (a.name, a.path) < (b.name, b.path)
+        case .modified: ascending = (a.contentChanged, a.path) < (b.contentChanged, b.path)
+        case .size: ascending = (a.size, a.path) < (b.size, b.path)
+        case .type: ascending = (a.type, a.path) < (b.type, b.path)
         }
         return descending ? !ascending && a != b : ascending
     }

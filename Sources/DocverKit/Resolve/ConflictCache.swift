@@ -77,7 +77,7 @@ struct ConflictCache {
         let trust = RecordTrust(trailers)
         return trailers.contains { trailer in
             Trailer.decisionRecords.contains(trailer.key) && trust.honours(trailer.key)
-                && VersionRecord(trailerValue: trailer.value)?.path == path
+                && VersionRecord(trailerValue: trailer.value)?.path.bytesEqual(path) == true
         }
     }
 

@@ -117,7 +117,7 @@ extension Container {
                 guard let now = try container.conflicts(document, in: repository).first, now == conflict else {
                     throw DocverError.conflictChanged(document: document.path)
                 }
-                let state = try container.entryState(for: resolution, of: document, in: repository)
+                let state = try container.entryState(for: resolution, of: conflict, in: repository)
                 // A record may name the version that is current (it lost once and won later):
                 // it is not listed as another version, but once this resolution makes another
                 // state current it would be; the resolution decides about it too.
@@ -155,14 +155,15 @@ extension Container {
         guard lines.isEmpty else { throw DocverError.conflictMarkersRemain(document: document.path, lines: lines) }
     }
 
-    /// The tree entry a resolution makes current.
-    private func entryState(for resolution: Resolution, of document: DocumentPath,
+    /// The tree entry a resolution makes current. Merged contents keep the file modes the
+    /// versions agree on, and a mode changed on one side only (docs/RESOLVING.md, "File modes").
+    private func entryState(for resolution: Resolution, of conflict: Conflict,
                             in repository: Repository) throws -> EntryState? {
         switch resolution {
         case let .keep(version):
             return try entryState(of: version, in: repository)
         case let .merged(contents), let .mergedWithMarkers(contents):
-            return try writeContents(contents, in: repository)
+            return try writeContents(contents, modes: mergedModes(of: conflict, refusing: false, in: repository), in: repository)
         }
     }
 }

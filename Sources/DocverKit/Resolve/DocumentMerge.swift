@@ -20,6 +20,8 @@ extension Container {
             guard others.allSatisfy({ $0.kind == conflict.current.kind }) else {
                 throw DocverError.notMergeable(document: document.path, reason: "one version is a file, another a package; choose a version")
             }
+            // The file modes first: versions that changed a mode differently cannot be merged.
+            _ = try mergedModes(of: conflict, refusing: true, in: repository)
             // Each conflict version is merged against its own base with the current version
             // (the state the two started from), folded in one at a time, oldest first.
             let graph = VersionGraph(repository: repository, index: versionIndex(in: repository))
@@ -61,6 +63,56 @@ extension Container {
             }
             return clean ? .merged(merged) : .mergedWithMarkers(merged)
         }
+    }
+
+    /// The file modes a merge of a conflict's versions keeps, as git's merge does: a mode the
+    /// versions agree on, or one changed on one side only since their common ancestor. Modes
+    /// changed differently on both sides (or, without an ancestor, modes that differ) are a
+    /// conflict: thrown as ``DocverError/notMergeable(document:reason:)`` when `refusing`,
+    /// else the current version's mode stays. Versions are folded in as ``merge(_:markers:)``
+    /// folds their contents. Keys: "" for a flat document, component paths in a package.
+    func mergedModes(of conflict: Conflict, refusing: Bool, in repository: Repository) throws -> [ByteString: FileMode] {
+        let document = conflict.document
+        let others = conflict.conflicts.sorted { Self.newestFirst($1, $0) }
+        let graph = VersionGraph(repository: repository, index: versionIndex(in: repository))
+        let currentSide = try graph.currentSide(conflict.current, path: document.path, head: headCommit(repository))
+        var merged = try fileModes(of: conflict.current, in: repository)
+        for version in others where !version.isDeletion {
+            let ancestor = try graph.commonAncestors(of: currentSide, and: [version.commitID], path: document.path).first
+            let base = try ancestor.map { try fileModes(of: graph.version(of: document, at: $0), in: repository) } ?? [:]
+            let theirs = try fileModes(of: version, in: repository)
+            for name in theirs.keys {
+                let (b, o, t) = (base[name], merged[name], theirs[name])
+                guard let o, let t else { merged[name] = o ?? t; continue }
+                if o == t || t == b { continue }
+                if o == b { merged[name] = t; continue }
+                guard refusing else { continue }
+                let file = name.string.isEmpty ? document.path : document.path + "/" + name.string
+                let reason = Set([o.isExecutable, t.isExecutable]).count == 2 && o != .link && t != .link
+                    ? "executable in one version, not in another" : "a link in one version, a file in another"
+                throw DocverError.notMergeable(document: file, reason: "its file mode differs: \(reason); choose a version")
+            }
+        }
+        return merged
+    }
+
+    /// The modes of a version's files: "" for a flat document, component paths in a package.
+    private func fileModes(of version: DocumentVersion, in repository: Repository) throws -> [ByteString: FileMode] {
+        guard let state = try entryState(of: version, in: repository) else { return [:] }
+        guard state.mode.isTree else { return ["": state.mode] }
+        var result: [ByteString: FileMode] = [:]
+        func collect(_ tree: ObjectID, prefix: String) throws {
+            try Repository.checkTreeDepth(prefix)
+            for entry in try repository.tree(tree).entries {
+                if entry.mode.isTree {
+                    try collect(entry.id, prefix: prefix + entry.name + "/")
+                } else {
+                    result[ByteString(prefix + entry.name)] = entry.mode
+                }
+            }
+        }
+        try collect(state.id, prefix: "")
+        return result
     }
 
     /// The contents a three-way merge of two versions starts from: their best common

@@ -28,11 +28,11 @@ struct PlainMerge {
     func setAside(by commitID: ObjectID) throws -> [ConflictRecord] {
         let commit = try repository.commit(commitID)
         guard Self.isPlainMerge(commit) else { return [] }
-        var documents: Set<String> = []
+        var documents: Set<DocumentPath> = [] // bytes: two spellings are two documents
         for parent in commit.parentIDs {
             let tree = try repository.commit(parent).treeID
             for path in try repository.changedPaths(from: tree, to: commit.treeID) {
-                documents.insert(DocumentPath.document(containingFile: path).path)
+                documents.insert(DocumentPath.document(containingFile: path))
             }
         }
         let base = try repository.mergeBase(of: commit.parentIDs)
@@ -41,7 +41,8 @@ struct PlainMerge {
         let integrator = Integrator(repository: repository, index: graph.index)
         let decisions = documents.isEmpty ? [] : try commit.parentIDs.map { try integrator.decisions(from: $0, since: base) }
         var records: [ConflictRecord] = []
-        for path in documents.sorted() {
+        for document in documents.sorted() {
+            let path = document.path
             let kept = try graph.introducingCommit(of: path, from: commitID)
             // New content made by the merge itself: a side is set aside when some of its
             // changes are not in it.
@@ -53,7 +54,7 @@ struct PlainMerge {
             for (index, parent) in commit.parentIDs.enumerated() {
                 var version = try graph.introducingCommit(of: path, from: parent)
                 // (Not on the side whose state the merge kept: its decision was kept with it.)
-                if version != kept, let decision = decisions[index][path], decision != version,
+                if version != kept, let decision = decisions[index][document], decision != version,
                    try repository.isAncestorOrSame(version, of: decision), try !repository.isAncestorOrSame(decision, of: kept) {
                     version = decision
                 }

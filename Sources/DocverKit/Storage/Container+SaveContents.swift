@@ -55,27 +55,35 @@ extension Container {
         }
     }
 
-    /// Writes contents into the object database; nil for a deletion.
-    func writeContents(_ contents: DocumentContents, in repository: Repository) throws -> EntryState? {
+    /// Writes contents into the object database; nil for a deletion. `modes` gives a file's
+    /// mode (key "" for a flat document, the component's path in a package; see
+    /// ``mergedModes(of:refusing:in:)``): executable or a link where it says so, else a plain file.
+    func writeContents(_ contents: DocumentContents, modes: [ByteString: FileMode] = [:],
+                       in repository: Repository) throws -> EntryState? {
         switch contents {
         case .deleted: return nil
-        case let .flat(data): return EntryState(try repository.writeBlob(data), .blob)
-        case let .package(package): return EntryState(try writePackage(package.files, in: repository), .tree)
+        case let .flat(data): return EntryState(try repository.writeBlob(data), Self.fileMode(modes[""]))
+        case let .package(package): return EntryState(try writePackage(package.files, modes: modes, in: repository), .tree)
         }
     }
 
-    func writePackage(_ files: [String: Data], in repository: Repository) throws -> ObjectID {
+    private static func fileMode(_ mode: FileMode?) -> FileMode {
+        mode == .executable || mode == .link ? mode! : .blob
+    }
+
+    func writePackage(_ files: [String: Data], modes: [ByteString: FileMode] = [:], prefix: String = "",
+                      in repository: Repository) throws -> ObjectID {
         var direct: [(name: String, id: ObjectID, mode: FileMode)] = []
-        var nested: [String: [String: Data]] = [:]
+        var nested: [ByteString: [String: Data]] = [:]
         for (path, data) in files {
             if let slash = path.firstIndex(of: "/") {
-                nested[String(path[..<slash]), default: [:]][String(path[path.index(after: slash)...])] = data
+                nested[ByteString(String(path[..<slash])), default: [:]][String(path[path.index(after: slash)...])] = data
             } else {
-                direct.append((path, try repository.writeBlob(data), .blob))
+                direct.append((path, try repository.writeBlob(data), Self.fileMode(modes[ByteString(prefix + path)])))
             }
         }
         for (name, children) in nested {
-            direct.append((name, try writePackage(children, in: repository), .tree))
+            direct.append((name.string, try writePackage(children, modes: modes, prefix: prefix + name.string + "/", in: repository), .tree))
         }
         return try repository.writeTree(entries: direct)
     }

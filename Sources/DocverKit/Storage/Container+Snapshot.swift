@@ -222,7 +222,7 @@ extension Container {
         let below = document.path + "/"
         return try changedDocuments(since: headTree, in: repository, paths: paths).filter { change in
             let other = change.document.path
-            return other == document.path || below.hasPrefix(other + "/") || other.hasPrefix(below)
+            return other.bytesEqual(document.path) || below.bytesHavePrefix(other + "/") || other.bytesHavePrefix(below)
         }
     }
 

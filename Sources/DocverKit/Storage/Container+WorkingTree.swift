@@ -140,21 +140,21 @@ extension Container {
     /// Writes the planned files whose working-tree state is still the old one; returns, per
     /// path, the stat data of the files that now hold their new state (nil for an absent one).
     private func applyToWorkingTree(_ planned: [WriteIntent.File],
-                                    in repository: Repository) throws -> [String: FileStat?] {
-        var done: [String: FileStat?] = [:]
+                                    in repository: Repository) throws -> [ByteString: FileStat?] {
+        var done: [ByteString: FileStat?] = [:]
         // Removals first, so a file can take the place of a folder emptied by them.
         for file in planned where file.new == nil {
             let working = try workingState(file.path, in: repository)
-            if working.isAbsent { done[file.path] = .some(nil); continue }
+            if working.isAbsent { done[ByteString(file.path)] = .some(nil); continue }
             guard matches(working, file.old) else { continue } // edited: left alone
             try FileSystem.remove(root.path + "/" + file.path)
             removeEmptyFolders(above: file.path)
-            done[file.path] = .some(nil)
+            done[ByteString(file.path)] = .some(nil)
         }
         for file in planned {
             guard let new = file.new else { continue }
             var working = try workingState(file.path, in: repository)
-            if case let .entry(current, stat) = working, current == new { done[file.path] = stat; continue }
+            if case let .entry(current, stat) = working, current == new { done[ByteString(file.path)] = stat; continue }
             let fullPath = root.path + "/" + file.path
             if working.isFolder, (try? FileSystem.contentsOfDirectory(fullPath))?.isEmpty == true {
                 try FileSystem.remove(fullPath)
@@ -169,7 +169,7 @@ extension Container {
             } else {
                 try AtomicFile.write(repository.blob(new.id).data, to: fullPath, executable: new.mode == .executable, flush: false)
             }
-            done[file.path] = FileStat(path: fullPath)
+            done[ByteString(file.path)] = FileStat(path: fullPath)
         }
         // Durable before the intent that would repair them is removed.
         if !done.isEmpty { AtomicFile.syncFileSystem(containing: root.path) }
@@ -200,8 +200,8 @@ extension Container {
 
     /// Removes temporary files a killed write left in the folders of `planned` files.
     private func removeTemporaryFiles(near planned: [WriteIntent.File]) {
-        let folders = Set(planned.map { (root.path + "/" + $0.path as NSString).deletingLastPathComponent })
-        for folder in folders {
+        let folders = Set(planned.map { ByteString((root.path + "/" + $0.path as NSString).deletingLastPathComponent) })
+        for folder in folders.map(\.string) {
             for name in (try? FileSystem.contentsOfDirectory(folder)) ?? [] where name.hasPrefix(AtomicFile.temporaryPrefix) {
                 unlink(folder + "/" + name)
             }
@@ -213,13 +213,13 @@ extension Container {
     /// Makes the index hold each planned file's new state, with fresh stat data where the
     /// working tree holds it (`written`, or found by hashing) and with stat data matching no
     /// file elsewhere, so an edit left alone shows as changed instead of hiding.
-    private func bringIndexInLine(_ planned: [WriteIntent.File], written: [String: FileStat?],
+    private func bringIndexInLine(_ planned: [WriteIntent.File], written: [ByteString: FileStat?],
                                   in repository: Repository) throws {
         guard !planned.isEmpty else { return }
-        var stats: [String: FileStat?] = written
-        for file in planned where stats[file.path] == nil {
+        var stats: [ByteString: FileStat?] = written
+        for file in planned where stats[ByteString(file.path)] == nil {
             let working = try workingState(file.path, in: repository)
-            if case let .entry(current, stat) = working, current == file.new { stats[file.path] = stat }
+            if case let .entry(current, stat) = working, current == file.new { stats[ByteString(file.path)] = stat }
         }
         let attempts = 50
         for attempt in 0..<attempts {
@@ -234,7 +234,7 @@ extension Container {
                 for file in planned {
                     guard let new = file.new else { continue }
                     try index.removeDirectory(path: file.path)
-                    try index.add(path: file.path, id: new.id, mode: new.mode, stat: (stats[file.path] ?? nil) ?? .unknown)
+                    try index.add(path: file.path, id: new.id, mode: new.mode, stat: (stats[ByteString(file.path)] ?? nil) ?? .unknown)
                 }
                 try index.write()
                 return

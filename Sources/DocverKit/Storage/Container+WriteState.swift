@@ -70,7 +70,7 @@ extension Container {
         let below = document.path + "/"
         for change in changes where change.change != .deleted && change.document != document {
             let other = change.document.path
-            if below.hasPrefix(other + "/") || other.hasPrefix(below) {
+            if below.bytesHavePrefix(other + "/") || other.bytesHavePrefix(below) { // names are bytes
                 throw DocverError.editsInTheWay(document: document.path, blocking: other)
             }
         }

@@ -102,7 +102,7 @@ extension Container {
 
         var changes: [DocumentSyncChange] = []
         // (document, version) pairs already listed: a set, since a join may bring thousands.
-        var listed = Set<String>()
+        var listed = Set<ByteString>() // bytes: two spellings of a name are two documents
         var explained: Set<DocumentPath> = []
         let openBefore = Set(before.unresolvedByDocument().values.joined().map(\.versionRecord))
         for record in after.conflicts.subtracting(before.conflicts) {
@@ -114,7 +114,7 @@ extension Container {
             let current = try current(document)
             guard current?.id != loser.id else { continue }
             let kind: DocumentSyncChange.Kind = loser.device.id == device.id ? .yoursIsConflictVersion : .conflictVersionKept
-            if listed.insert(document.path + "\u{0}" + loser.id).inserted {
+            if listed.insert(ByteString(document.path + "\u{0}" + loser.id)).inserted {
                 changes.append(DocumentSyncChange(document: document, kind: kind, current: current, version: loser))
             }
             explained.insert(document)
@@ -123,7 +123,7 @@ extension Container {
         where openBefore.contains(record) {
             let document = DocumentPath(trusted: record.path)
             guard let resolved = try version(record.version, of: document),
-                  listed.insert(document.path + "\u{0}" + resolved.id).inserted else { continue }
+                  listed.insert(ByteString(document.path + "\u{0}" + resolved.id)).inserted else { continue }
             changes.append(DocumentSyncChange(document: document, kind: .resolvedElsewhere, current: try current(document),
                                               version: resolved))
             explained.insert(document)
@@ -136,7 +136,7 @@ extension Container {
             guard after.conflicts.contains(where: { $0.versionRecord == record }),
                   !before.conflicts.contains(where: { $0.versionRecord == record }),
                   let decided = try version(record.version, of: document),
-                  listed.insert(document.path + "\u{0}" + decided.id).inserted else { continue }
+                  listed.insert(ByteString(document.path + "\u{0}" + decided.id)).inserted else { continue }
             let kind: DocumentSyncChange.Kind = after.setAside.contains(record) ? .setAsideByPlainMerge : .resolvedElsewhere
             changes.append(DocumentSyncChange(document: document, kind: kind, current: try current(document), version: decided))
             explained.insert(document)

@@ -48,14 +48,15 @@ struct Integrator {
         // Documents changed on two or more sides are the only ones whose versions matter:
         // find them by tree diffs, then each side's versions of them in one pass per side.
         let changedBySide = try sideTrees.map { tree in
-            Set(try repository.changedPaths(from: baseTree, to: tree).map { DocumentPath.document(containingFile: $0).path })
+            Set(try repository.changedPaths(from: baseTree, to: tree).map { DocumentPath.document(containingFile: $0) })
         }
-        var changedOn: [String: Int] = [:]
+        // (Documents are keys by their bytes: two spellings of one name are two documents.)
+        var changedOn: [DocumentPath: Int] = [:]
         for documents in changedBySide { for document in documents { changedOn[document, default: 0] += 1 } }
         // Explicit decisions (resolutions, replacements) count as changes of the document
         // they name: two sides that decided differently must meet, not override in silence.
         let decisions = try candidates.map { try self.decisions(from: $0, since: base) }
-        var involved: [String: Int] = [:]
+        var involved: [DocumentPath: Int] = [:]
         for index in candidates.indices {
             for document in changedBySide[index].union(decisions[index].keys) { involved[document, default: 0] += 1 }
         }
@@ -83,7 +84,8 @@ struct Integrator {
         // the way there (a folder of that name, or a file where one of its folders would be):
         // then it stays at its old name, or, if that is taken too, it is kept as a conflict
         // version of the document it edited.
-        for (newPath, edit) in merger.renamedEdits.sorted(by: { $0.key < $1.key }) {
+        for (newDocument, edit) in merger.renamedEdits.sorted(by: { $0.key < $1.key }) {
+            let newPath = newDocument.path
             // (At the new name the merged tree holds the renamed, unedited file: the edit replaces it.)
             let path = try !isBlocked(newPath, in: tree, replacingFile: true) ? newPath
                 : !isBlocked(edit.from, in: tree, replacingFile: false) ? edit.from : nil
@@ -97,7 +99,7 @@ struct Integrator {
         // The key-value store's files (the reserved area) are decided by the same rule, but the
         // store resolves by itself: its losing values stay in history, not as open conflicts.
         let records = merger.records.filter { !DocumentPath.isReserved($0.path) }
-            .sorted { ($0.path, $0.version) < ($1.path, $1.version) }
+            .sorted { $0.path.bytesEqual($1.path) ? $0.version < $1.version : $0.path.bytesPrecede($1.path) }
         var message = CommitMessage(subject: "Integrate saves from \(candidates.count) heads")
         message.body = records.map { "conflict: \($0.path) (version \($0.version.prefix(12)) kept as a conflict version)" }
         message.trailers = [(Trailer.integration, "1")] + records.map(\.trailer)
@@ -125,43 +127,45 @@ extension Integrator {
     /// side's line created and deleted again since the base (its head lacks them as the base
     /// does). Cost: the commits since the base (their changes, from the version index or tree
     /// diffs), plus one version lookup per document both touched.
-    func hiddenDeletions(candidates: [ObjectID], base: ObjectID?, baseTree: ObjectID?, changedBySide: [Set<String>],
-                         graph: VersionGraph) throws -> [Set<String>] {
-        var result = candidates.map { _ in Set<String>() }
+    func hiddenDeletions(candidates: [ObjectID], base: ObjectID?, baseTree: ObjectID?, changedBySide: [Set<DocumentPath>],
+                         graph: VersionGraph) throws -> [Set<DocumentPath>] {
+        var result = candidates.map { _ in Set<DocumentPath>() }
         guard let base, let baseTree else { return result }
         // Documents created since the base on some side (the base lacks them).
         let root = try repository.tree(baseTree)
-        var created = Set<String>()
-        for document in Set(changedBySide.joined()) where !DocumentPath.isReserved(document) {
-            if try root.documentEntry(atPath: document) == nil { created.insert(document) }
+        var created = Set<DocumentPath>()
+        for document in Set(changedBySide.joined()) where !DocumentPath.isReserved(document.path) {
+            if try root.documentEntry(atPath: document.path) == nil { created.insert(document) }
         }
         guard !created.isEmpty else { return result }
         for (index, head) in candidates.enumerated() {
             let candidates = created.subtracting(changedBySide[index])
             guard !candidates.isEmpty else { continue }
             // The documents this side's line touched since the base.
-            var touched = Set<String>()
+            var touched = Set<DocumentPath>()
             let walk = try repository.revwalk(from: [head], hiding: [base], topological: false)
             while let id = try walk.next() {
                 if let changes = self.index?.changes(of: id) {
-                    for change in changes where candidates.contains(change.document) { touched.insert(change.document) }
+                    for change in changes where candidates.contains(DocumentPath(trusted: change.document)) {
+                        touched.insert(DocumentPath(trusted: change.document))
+                    }
                 } else {
                     let commit = try repository.commit(id)
                     let parentTree = try commit.parentIDs.first.map { try repository.commit($0).treeID }
                     for path in try repository.changedPaths(from: parentTree, to: commit.treeID) {
-                        let document = DocumentPath.document(containingFile: path).path
+                        let document = DocumentPath.document(containingFile: path)
                         if candidates.contains(document) { touched.insert(document) }
                     }
                 }
             }
             for document in touched.sorted() {
-                let version = try graph.introducingCommit(of: document, from: head)
+                let version = try graph.introducingCommit(of: document.path, from: head)
                 // A deletion made since the base: the commit lacks the document, a parent had it.
                 guard try !repository.isAncestorOrSame(version, of: base) else { continue }
                 let commit = try repository.commit(version)
-                guard try repository.tree(commit.treeID).documentEntry(atPath: document) == nil else { continue }
+                guard try repository.tree(commit.treeID).documentEntry(atPath: document.path) == nil else { continue }
                 let deleted = try commit.parentIDs.contains { parent in
-                    try repository.tree(repository.commit(parent).treeID).documentEntry(atPath: document) != nil
+                    try repository.tree(repository.commit(parent).treeID).documentEntry(atPath: document.path) != nil
                 }
                 if deleted { result[index].insert(document) }
             }
@@ -175,25 +179,27 @@ extension Integrator {
     /// met and one decision won), the newest one that kept the state the head holds: the
     /// losing one is already recorded, and taking it for the side would leave the winner's
     /// decision unrecorded when the side loses (fuzz seed 152). Cost: the commits since the base.
-    func decisions(from head: ObjectID, since base: ObjectID?) throws -> [String: ObjectID] {
-        var found: [String: [ObjectID]] = [:]
+    func decisions(from head: ObjectID, since base: ObjectID?) throws -> [DocumentPath: ObjectID] {
+        var found: [DocumentPath: [ObjectID]] = [:]
         let walk = try repository.revwalk(from: [head], hiding: base.map { [$0] } ?? [], topological: true)
         while let id = try walk.next() {
             let commit = try repository.commit(id)
             let trailers = commit.trailers
             let trust = RecordTrust(trailers)
             for trailer in trailers where Trailer.decisionRecords.contains(trailer.key) && trust.honours(trailer.key) {
-                guard let record = VersionRecord(trailerValue: trailer.value), found[record.path]?.last != id else { continue }
-                found[record.path, default: []].append(id)
+                guard let record = VersionRecord(trailerValue: trailer.value) else { continue }
+                let document = DocumentPath(trusted: record.path)
+                guard found[document]?.last != id else { continue }
+                found[document, default: []].append(id)
             }
         }
         let headTree = try repository.tree(repository.commit(head).treeID)
-        var result: [String: ObjectID] = [:]
-        for (path, ids) in found {
-            guard ids.count > 1 else { result[path] = ids[0]; continue }
-            let held = try headTree.documentEntry(atPath: path).map(EntryState.init)
-            result[path] = try ids.first { id in
-                try repository.tree(repository.commit(id).treeID).documentEntry(atPath: path).map(EntryState.init) == held
+        var result: [DocumentPath: ObjectID] = [:]
+        for (document, ids) in found {
+            guard ids.count > 1 else { result[document] = ids[0]; continue }
+            let held = try headTree.documentEntry(atPath: document.path).map(EntryState.init)
+            result[document] = try ids.first { id in
+                try repository.tree(repository.commit(id).treeID).documentEntry(atPath: document.path).map(EntryState.init) == held
             } ?? ids[0]
         }
         return result

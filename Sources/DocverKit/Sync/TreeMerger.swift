@@ -16,20 +16,20 @@ struct TreeMerger {
     let base: ObjectID?
     var records: [ConflictRecord] = []
     /// Per head (same order as `heads`), the version commits of the contested documents.
-    var versionTable: [[String: ObjectID]] = []
+    var versionTable: [[DocumentPath: ObjectID]] = []
     /// Per head (same order as `heads`), the newest explicit decision (a resolution or a
     /// replace) each side made about a document since the base: path → commit.
-    var decisions: [[String: ObjectID]] = []
+    var decisions: [[DocumentPath: ObjectID]] = []
     /// Documents a decision makes contested although the tree shortcuts would not see it:
     /// a side that kept the current version changed no tree, yet its decision counts.
-    var disputed: Set<String> = []
+    var disputed: Set<DocumentPath> = []
     /// Per head (same order as `heads`), the documents its line created and deleted again
     /// since a base that never had them: a deletion its tree does not show (Integrator).
-    var hiddenDeletions: [Set<String>] = []
+    var hiddenDeletions: [Set<DocumentPath>] = []
     /// Edits that follow a rename made on another side: new path → the path the edit was
     /// made at, its entry and its version.
-    var renamedEdits: [String: (from: String, state: EntryState, version: ObjectID)] = [:]
-    private var renameCache: [Int: [String: String]] = [:]
+    var renamedEdits: [DocumentPath: (from: String, state: EntryState, version: ObjectID)] = [:]
+    private var renameCache: [Int: [ByteString: String]] = [:]
 
     init(graph: VersionGraph, heads: [ObjectID], base: ObjectID?) {
         self.graph = graph
@@ -50,13 +50,15 @@ struct TreeMerger {
 
         let baseEntries = try entries(of: base)
         let sideEntries = try sides.map { try entries(of: $0) }
+        // Names are bytes, as git sees them (docs/FORMAT.md, "Names").
         var names = Set(baseEntries.keys)
         for side in sideEntries { names.formUnion(side.keys) }
 
         var result: [(name: String, id: ObjectID, mode: FileMode)] = []
-        for name in names.sorted() {
-            let baseSlot: Slot = baseEntries[name].map(EntryState.init)
-            let slots: [Slot] = sideEntries.map { $0[name].map(EntryState.init) }
+        for key in names.sorted() {
+            let name = key.string
+            let baseSlot: Slot = baseEntries[key].map(EntryState.init)
+            let slots: [Slot] = sideEntries.map { $0[key].map(EntryState.init) }
             let merged: Slot
             if slots.allSatisfy({ Self.same($0, slots[0]) }) {
                 merged = slots[0]
@@ -117,12 +119,12 @@ struct TreeMerger {
         // one a side decided to keep (a resolution that kept it changed no tree).
         if let fileMerged {
             let holders = fileSlots.indices.filter { Self.same(fileSlots[$0], fileMerged) }
-            let deciders = holders.filter { !decisions.isEmpty && decisions[$0][path] != nil }
+            let deciders = holders.filter { !decisions.isEmpty && decisions[$0][DocumentPath(trusted: path)] != nil }
             if let index = Self.same(fileMerged, fileBase) ? deciders.first : holders.first {
-                let known = versionTable.isEmpty ? nil : versionTable[index][path]
+                let known = versionTable.isEmpty ? nil : versionTable[index][DocumentPath(trusted: path)]
                 let introduced = try known ?? graph.introducingCommit(of: path, from: heads[index])
                 var version = introduced
-                if let decision = decisions.isEmpty ? nil : decisions[index][path],
+                if let decision = decisions.isEmpty ? nil : decisions[index][DocumentPath(trusted: path)],
                    try standsForSide(decision, introduced: introduced, state: fileMerged, path: path) {
                     version = decision
                 }
@@ -134,12 +136,12 @@ struct TreeMerger {
 
     /// True when `path` is a disputed document or a folder holding one.
     private func isDisputed(_ path: String) -> Bool {
-        !disputed.isEmpty && disputed.contains { $0 == path || $0.hasPrefix(path + "/") }
+        !disputed.isEmpty && disputed.contains { $0.path.bytesEqual(path) || $0.path.bytesHavePrefix(path + "/") }
     }
 
     /// True when a disputed document lies below the folder `prefix` ("" is the top).
     private func isDisputed(under prefix: String) -> Bool {
-        !disputed.isEmpty && (prefix.isEmpty || disputed.contains { $0.hasPrefix(prefix) })
+        !disputed.isEmpty && (prefix.isEmpty || disputed.contains { $0.path.bytesHavePrefix(prefix) })
     }
 
     /// The one state all changed sides agree on, if they agree.
@@ -149,9 +151,9 @@ struct TreeMerger {
         return changed.allSatisfy({ same($0, first) }) ? (first, ()) : nil
     }
 
-    private func entries(of tree: ObjectID?) throws -> [String: TreeEntry] {
+    private func entries(of tree: ObjectID?) throws -> [ByteString: TreeEntry] {
         guard let tree else { return [:] }
-        return Dictionary(uniqueKeysWithValues: try repository.tree(tree).entries.map { ($0.name, $0) })
+        return Dictionary(uniqueKeysWithValues: try repository.tree(tree).entries.map { (ByteString($0.name), $0) })
     }
 
     private mutating func mergeDocument(_ path: String, base baseSlot: Slot, slots: [Slot]) throws -> Slot {
@@ -161,10 +163,10 @@ struct TreeMerger {
         var versions: [ObjectID: Slot] = [:]
         var decisionIDs: Set<ObjectID> = []
         for (index, slot) in slots.enumerated() {
-            let decision = decisions.isEmpty ? nil : decisions[index][path]
-            let hiddenDeletion = !hiddenDeletions.isEmpty && hiddenDeletions[index].contains(path)
+            let decision = decisions.isEmpty ? nil : decisions[index][DocumentPath(trusted: path)]
+            let hiddenDeletion = !hiddenDeletions.isEmpty && hiddenDeletions[index].contains(DocumentPath(trusted: path))
             guard !Self.same(slot, baseSlot) || decision != nil || hiddenDeletion else { continue }
-            let known = versionTable.isEmpty ? nil : versionTable[index][path]
+            let known = versionTable.isEmpty ? nil : versionTable[index][DocumentPath(trusted: path)]
             let introduced = try known ?? graph.introducingCommit(of: path, from: heads[index])
             if let decision, try standsForSide(decision, introduced: introduced, state: slot, path: path) {
                 versions[decision] = slot
@@ -205,7 +207,7 @@ struct TreeMerger {
         // Modify on one side, rename on another: the edit follows the rename.
         if present.count == 1, !deleting.isEmpty, baseSlot != nil,
            let newPath = try renameTarget(of: path, deletedIn: deleting, baseSlot: baseSlot) {
-            renamedEdits[newPath] = (path, versions[present[0]]!!, present[0])
+            renamedEdits[DocumentPath(trusted: newPath)] = (path, versions[present[0]]!!, present[0])
             return nil
         }
 
@@ -270,7 +272,7 @@ struct TreeMerger {
         let trust = RecordTrust(trailers)
         return trailers.contains { trailer in
             Trailer.decisionRecords.contains(trailer.key) && trust.honours(trailer.key)
-                && VersionRecord(trailerValue: trailer.value)?.path == path
+                && VersionRecord(trailerValue: trailer.value)?.path.bytesEqual(path) == true
         }
     }
 
@@ -281,8 +283,10 @@ struct TreeMerger {
         for (index, head) in heads.enumerated() {
             guard let headTree = try? repository.commit(head).treeID,
                   try repository.tree(headTree).documentEntry(atPath: path) == nil else { continue }
-            if renameCache[index] == nil { renameCache[index] = try repository.renames(from: baseTree, to: headTree) }
-            if let target = renameCache[index]?[path],
+            if renameCache[index] == nil {
+                renameCache[index] = Dictionary(try repository.renames(from: baseTree, to: headTree).map { (ByteString($0.old), $0.new) }) { first, _ in first }
+            }
+            if let target = renameCache[index]?[ByteString(path)],
                let moved = try repository.tree(headTree).documentEntry(atPath: target), moved.id == baseSlot.id {
                 _ = versions
                 // Follow only onto a free name: if another side put something else there, the

@@ -14,7 +14,11 @@ import Testing
 /// The documents the fuzz world uses: flat files (one without an extension, and `notes`, which
 /// is at times a file and at times a plain folder holding two documents) and one file package.
 enum FuzzNames {
-    static let flat = ["a.txt", "b.txt", "c.md", "f", "g.txt", "notes", "notes/d.txt", "notes/e.txt"]
+    /// `A.txt` beside `a.txt`, and `café.txt` in its two Unicode spellings (by their aliases,
+    /// see ``real(_:)``): names git and docver keep apart although a case-folding or
+    /// normalising comparison would take each pair for one name (issue 25).
+    static let flat = ["a.txt", "A.txt", "b.txt", "c.md", "f", "g.txt", "notes", "notes/d.txt", "notes/e.txt",
+                       "cafe-nfc.txt", "cafe-nfd.txt"]
     static let packages = ["p.imagenotes"]
     static let all = flat + packages
     /// The components a package holds.
@@ -27,6 +31,22 @@ enum FuzzNames {
     }
 
     static func isPackage(_ document: String) -> Bool { packages.contains(document) }
+
+    /// The two spellings of `café.txt`, precomposed (NFC) and decomposed (NFD): one String to
+    /// Swift, two names to git. The harness and the oracle call them by ASCII aliases, since
+    /// their `[String: …]` would merge them, and use the real bytes on disk, in git commands
+    /// and through DocverKit: ``real(_:)`` on the way out, ``alias(_:)`` on the way in.
+    static let spellings: [(alias: String, real: String)] = [("cafe-nfc.txt", "caf\u{E9}.txt"), ("cafe-nfd.txt", "cafe\u{301}.txt")]
+
+    /// The name on disk and to docver of a model name.
+    static func real(_ name: String) -> String {
+        spellings.first { $0.alias == name }?.real ?? name
+    }
+
+    /// The model name of a name read from disk, git or docver, compared by bytes.
+    static func alias(_ name: String) -> String {
+        spellings.first { $0.real.utf8.elementsEqual(name.utf8) }?.alias ?? name
+    }
 }
 
 /// A document's state: the bytes of a flat document, the files of a package, or absent.
@@ -417,7 +437,7 @@ struct FuzzObservation {
         let head = try #require(try device.headID())
         var observation = FuzzObservation(head: head, graph: try FuzzGraph(head: head, in: device.root))
         for document in documents.sorted() {
-            let path = try DocumentPath(document)
+            let path = try DocumentPath(FuzzNames.real(document))
             guard let current = try device.currentVersion(of: path) else { continue }
             observation.currentID[document] = current.id
             observation.current[document] = observation.normalized(FuzzState(try device.contents(of: current)), of: document,
@@ -427,7 +447,7 @@ struct FuzzObservation {
             }
         }
         for conflict in try device.conflicts() {
-            let document = conflict.document.path
+            let document = FuzzNames.alias(conflict.document.path)
             observation.listedCurrent[document] = conflict.current.id
             observation.listing[document] = try conflict.conflicts.map {
                 Listed(id: $0.id, device: $0.device.id,
@@ -450,7 +470,7 @@ struct FuzzObservation {
                 field.split(separator: "\u{1d}").compactMap { value in
                     let words = value.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").map(String.init)
                     guard let version = words.first, let path = words.last, words.count >= 2 else { return nil }
-                    return (version, path.removingPercentEncoding ?? path)
+                    return (version, FuzzNames.alias(path.removingPercentEncoding ?? path))
                 }
             }
             if fields[1].trimmingCharacters(in: .whitespacesAndNewlines) == "1" {
@@ -467,12 +487,12 @@ struct FuzzObservation {
         let typed = Set(model.typedRecords.values.flatMap(\.records).compactMap { record -> String? in
             let words = record.split(separator: " ").map(String.init)
             guard words.count >= 3, words[0] == "Docver-Resolved:" || words[0] == "Docver-Removed:" else { return nil }
-            return words[1] + " " + (words.last!.removingPercentEncoding ?? words.last!)
+            return words[1] + " " + FuzzNames.alias(words.last!.removingPercentEncoding ?? words.last!)
         })
         // A version a typed record names may still have been set aside by a plain merge (the
         // record is ignored, the merge is not): only if a plain merge replaced its state.
         for document in documents.sorted() {
-            let resolved = try device.resolvedConflictVersions(of: DocumentPath(document))
+            let resolved = try device.resolvedConflictVersions(of: DocumentPath(FuzzNames.real(document)))
             if Set(resolved.map(\.id)).count != resolved.count { observation.resolvedListedTwice[document] = resolved.map(\.id) }
             for version in resolved {
                 let settledHere = settledBy[document]?[version.id] != nil
@@ -893,7 +913,7 @@ final class GitTrees {
             guard let tab = entry.firstIndex(of: "\t") else { continue }
             let meta = entry[..<tab].split(separator: " ")
             guard meta.count == 3, meta[1] == "blob" else { continue }
-            map[String(entry[entry.index(after: tab)...])] = String(meta[2])
+            map[FuzzNames.alias(String(entry[entry.index(after: tab)...]))] = String(meta[2])
         }
         files[commit] = map
         return map

@@ -64,6 +64,44 @@ extension Container {
         return result
     }
 
+    /// ``currentContents()``, ``workingTreeFiles()`` and ``expectedFiles()`` keyed by the names'
+    /// bytes: a `[String: …]` takes two spellings of `café.txt` (NFC and NFD) for one key.
+    func currentContentsByBytes() throws -> [[UInt8]: DocumentContents] {
+        var result: [[UInt8]: DocumentContents] = [:]
+        for info in try documents() { result[Array(info.document.path.utf8)] = try contents(of: info.current) }
+        return result
+    }
+
+    func workingTreeFilesByBytes() throws -> [[UInt8]: Data] {
+        var result: [[UInt8]: Data] = [:]
+        let base = root.standardizedFileURL.path
+        guard let enumerator = FileManager.default.enumerator(atPath: base) else { return [:] }
+        while let relative = enumerator.nextObject() as? String {
+            if relative == ".git" || relative.hasPrefix(".git/") {
+                enumerator.skipDescendants()
+                continue
+            }
+            var isDirectory: ObjCBool = false
+            let full = base + "/" + relative
+            if FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue {
+                result[Array(relative.utf8)] = try Data(contentsOf: URL(fileURLWithPath: full))
+            }
+        }
+        return result
+    }
+
+    func expectedFilesByBytes() throws -> [[UInt8]: Data] {
+        var result: [[UInt8]: Data] = [:]
+        for (path, contents) in try currentContentsByBytes() {
+            switch contents {
+            case let .flat(data): result[path] = data
+            case let .package(package): for (file, data) in package.files { result[path + Array(("/" + file).utf8)] = data }
+            case .deleted: break
+            }
+        }
+        return result
+    }
+
     /// True when `commit` is `head` or one of its ancestors (plain git decides).
     func isReachable(_ commit: String, from head: String? = nil) throws -> Bool {
         guard let tip = try head ?? headID() else { return false }
@@ -127,15 +165,15 @@ func expectConverged(_ devices: [Container], context: String = "",
                      sourceLocation: SourceLocation = #_sourceLocation) throws {
     guard let first = devices.first else { return }
     let head = try first.headID()
-    let contents = try first.currentContents()
+    let contents = try first.currentContentsByBytes()
     let conflicts = try first.conflictSummary()
     for device in devices {
         let id = device.device.id
         #expect(try device.headID() == head, "\(context) head of \(id) differs from \(first.device.id)", sourceLocation: sourceLocation)
-        #expect(try device.currentContents() == contents, "\(context) current contents of \(id) differ", sourceLocation: sourceLocation)
+        #expect(try device.currentContentsByBytes() == contents, "\(context) current contents of \(id) differ", sourceLocation: sourceLocation)
         let theirs = try device.conflictSummary()
         #expect(theirs == conflicts, "\(context) conflicts of \(id) differ: \(theirs) vs \(conflicts)", sourceLocation: sourceLocation)
-        #expect(try device.workingTreeFiles() == device.expectedFiles(),
+        #expect(try device.workingTreeFilesByBytes() == device.expectedFilesByBytes(),
                 "\(context) working tree of \(id) does not match its current versions", sourceLocation: sourceLocation)
         #expect(try device.status().changed.isEmpty, "\(context) \(id) has unsaved changes after sync", sourceLocation: sourceLocation)
         try expectFsckClean(device.root, sourceLocation: sourceLocation)

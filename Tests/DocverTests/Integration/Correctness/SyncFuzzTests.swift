@@ -451,7 +451,7 @@ final class FuzzWorld {
 
     // MARK: Working-tree actions
 
-    private func url(_ device: Container, _ path: String) -> URL { device.root.appendingPathComponent(path) }
+    private func url(_ device: Container, _ path: String) -> URL { device.root.appendingPathComponent(FuzzNames.real(path)) }
 
     private func kind(_ device: Container, _ path: String) -> (file: Bool, directory: Bool) {
         var isDirectory: ObjCBool = false
@@ -640,11 +640,11 @@ final class FuzzWorld {
             var skipped: [String] = []
             while !names.isEmpty {
                 do {
-                    _ = try device.save(try names.map(DocumentPath.init))
+                    _ = try device.save(try names.map { try DocumentPath(FuzzNames.real($0)) })
                     break
-                } catch DocverError.noSuchDocument(let name) where names.contains(name) {
-                    names.removeAll { $0 == name }
-                    skipped.append(name)
+                } catch DocverError.noSuchDocument(let name) where names.contains(FuzzNames.alias(name)) {
+                    names.removeAll { $0 == FuzzNames.alias(name) }
+                    skipped.append(FuzzNames.alias(name))
                 }
             }
             return skipped.isEmpty ? "" : "no such document: \(skipped.joined(separator: " "))"
@@ -735,7 +735,7 @@ final class FuzzWorld {
             let was = try trees.state(of: document, at: old, in: device.root)
             let now = try trees.state(of: document, at: new, in: device.root)
             guard was != now else { continue }
-            let entries = report.documentChanges.filter { $0.document.path == document }
+            let entries = report.documentChanges.filter { FuzzNames.alias($0.document.path) == document }
             let kinds = entries.map(\.kind.rawValue)
             // The folder `notes/` where the file `notes` was: the file has no version here.
             let folderNow = document == "notes" && kind(device, "notes").directory
@@ -743,12 +743,12 @@ final class FuzzWorld {
                 fail("\(what) on \(id): \(document) was updated to \(now), which holds conflict markers, and the report does not say so")
             }
             if entries.contains(where: { $0.kind != .updated }) { continue }
-            let versionNow = try git(["rev-list", "-1", "--topo-order", new, "--", ":(literal)\(document)"], in: device.root)
+            let versionNow = try git(["rev-list", "-1", "--topo-order", new, "--", ":(literal)\(FuzzNames.real(document))"], in: device.root)
             if entries.isEmpty, !folderNow, let versionNow, try deviceOf(versionNow, in: device.root) != id {
                 fail("\(what) on \(id): \(document) changed from \(was) to \(now) (version \(versionNow.short) of \(try deviceOf(versionNow, in: device.root))), "
                     + "and the report says nothing about it")
             }
-            guard !was.isAbsent, let versionWas = try git(["rev-list", "-1", "--topo-order", old, "--", ":(literal)\(document)"], in: device.root)
+            guard !was.isAbsent, let versionWas = try git(["rev-list", "-1", "--topo-order", old, "--", ":(literal)\(FuzzNames.real(document))"], in: device.root)
             else { continue }
             // The edit followed another device's rename (docs/FORMAT.md, "Integration"): its
             // contents are current at the new name.
@@ -762,7 +762,7 @@ final class FuzzWorld {
             fail("\(what) on \(id): \(document) went from \(was) (version \(versionWas.short)) to \(now)"
                 + (versionNow.map { " (version \($0.short))" } ?? "") + ", which does not descend from it, and the report says "
                 + (kinds.isEmpty ? "nothing" : kinds.joined(separator: ", ")) + ": an edit or a decision of \(id) was overridden in silence"
-                + (report.newConflicts[try DocumentPath(document)].map { " (newConflicts lists \($0.map(\.short)))" } ?? "")
+                + (report.newConflicts[try DocumentPath(FuzzNames.real(document))].map { " (newConflicts lists \($0.map(\.short)))" } ?? "")
                 + model.typedRecordNotes(naming: Set([versionWas] + (versionNow.map { [$0] } ?? []))).map { " (\($0))" }.joined())
         }
     }
@@ -815,7 +815,7 @@ final class FuzzWorld {
     private func descends(_ document: String, from version: String, to head: String, graph: FuzzGraph, in directory: URL) throws -> Bool {
         var parents: [String: [String]] = [:]
         var order: [String] = []
-        for line in try runGit(["rev-list", "--topo-order", "--parents", head, "--", ":(literal)\(document)"], in: directory).split(separator: "\n") {
+        for line in try runGit(["rev-list", "--topo-order", "--parents", head, "--", ":(literal)\(FuzzNames.real(document))"], in: directory).split(separator: "\n") {
             let ids = line.split(separator: " ").map(String.init)
             guard let commit = ids.first else { continue }
             parents[commit] = Array(ids.dropFirst())
@@ -839,7 +839,7 @@ final class FuzzWorld {
         // whose decision is its newest state of the document, the decision commit stands for
         // its version (docs/FORMAT.md, "Integration"), though it changes no tree.
         let now = try trees.state(of: document, at: head, in: directory)
-        let pattern = "^Docver-(Resolved|Removed|Replaced): [0-9a-f]{40} \(NSRegularExpression.escapedPattern(for: document))$"
+        let pattern = "^Docver-(Resolved|Removed|Replaced): [0-9a-f]{40} \(NSRegularExpression.escapedPattern(for: FuzzNames.real(document)))$"
         for commit in try runGit(["log", "--format=%H", "-E", "--grep=" + pattern, head], in: directory).split(separator: "\n").map(String.init)
         where model.plainCommits[commit] == nil && graph.isAncestorOrSelf(version, of: commit) && commit != version {
             if try trees.state(of: document, at: commit, in: directory) == now { return true }
@@ -849,7 +849,7 @@ final class FuzzWorld {
         // bytes another device had saved; identical contents are one state, and the merge
         // holding both is TREESAME to the other line).
         if !now.isAbsent, !state.isAbsent {
-            for commit in try runGit(["rev-list", "--full-history", head, "--", ":(literal)\(document)"], in: directory).split(separator: "\n").map(String.init) {
+            for commit in try runGit(["rev-list", "--full-history", head, "--", ":(literal)\(FuzzNames.real(document))"], in: directory).split(separator: "\n").map(String.init) {
                 let parents = try runGit(["rev-list", "--parents", "-n", "1", commit], in: directory).split(whereSeparator: \.isWhitespace).dropFirst()
                 guard parents.count == 1, try trees.state(of: document, at: commit, in: directory) == now else { continue }
                 if try trees.state(of: document, at: String(parents.first!), in: directory) == state { return true }
@@ -865,7 +865,7 @@ final class FuzzWorld {
             }
         }
         if let absence {
-            let touching = try runGit(["rev-list", "--full-history", absence, "--", ":(literal)\(document)"], in: directory).split(separator: "\n")
+            let touching = try runGit(["rev-list", "--full-history", absence, "--", ":(literal)\(FuzzNames.real(document))"], in: directory).split(separator: "\n")
             for commit in touching.map(String.init) where commit != version {
                 // A deletion saved on top of this version (or of the same state saved elsewhere);
                 // not an integration, whose absence is some side's.
@@ -953,8 +953,9 @@ final class FuzzWorld {
         if roll >= 75 {
             if let conflict = pick(try device.conflicts()), let version = pick(conflict.conflicts) {
                 records.append("\(chance(50) ? "Docver-Removed" : "Docver-Resolved"): \(version.id) \(conflict.document.path)")
-            } else if let document = pick(present(device)), let older = (try? device.history(of: DocumentPath(document)))?.dropFirst().first {
-                records.append("Docver-Conflict: \(older.id) - \(document)")
+            } else if let document = pick(present(device)),
+                      let older = (try? device.history(of: DocumentPath(FuzzNames.real(document))))?.dropFirst().first {
+                records.append("Docver-Conflict: \(older.id) - \(FuzzNames.real(document))")
             }
             if !records.isEmpty { what += " with typed records \(records.map { $0.split(separator: " ").prefix(2).joined(separator: " ").prefix(30) })" }
         }
@@ -1179,7 +1180,8 @@ final class FuzzWorld {
         guard (try? runGit(["rev-parse", "-q", "--verify", "MERGE_HEAD"], in: directory)) != nil else {
             return (nil, "refused: \(result.stderr.prefix(200))")
         }
-        let status = try runGit(["status", "--porcelain", "--untracked-files=all"], in: directory)
+        // (Paths unquoted: a name outside ASCII as its bytes.)
+        let status = try runGit(["-c", "core.quotePath=false", "status", "--porcelain", "--untracked-files=all"], in: directory)
             .split(separator: "\n").map(String.init)
         let unmerged = status.filter { ["DD", "AU", "UD", "UA", "DU", "AA", "UU"].contains(String($0.prefix(2))) }
         guard unmerged.allSatisfy({ $0.hasPrefix("UU ") || $0.hasPrefix("AA ") }), !status.contains(where: { $0.hasPrefix("??") }) else {
@@ -1390,7 +1392,7 @@ final class FuzzWorld {
         let id = device.device.id
         var conflict = conflict
         let path = conflict.document
-        let document = path.path
+        let document = FuzzNames.alias(path.path)
         // A strategy saves the document's unsaved edits first, which changes the conflict it
         // then decides; save them here so the expectations below hold for the conflict decided.
         if case .replace = resolution {} else if pending[id]?[document] != nil {
@@ -1526,7 +1528,7 @@ final class FuzzWorld {
     /// changes the result lacks; the resolution's version of the model holds the others.
     private func checkMerge(_ conflict: Conflict, states: [String: FuzzState], result: FuzzState, commit: String, on device: Container,
                             expect: (Bool, @autoclosure () -> String) -> Void) throws -> [String] {
-        let document = conflict.document.path
+        let document = FuzzNames.alias(conflict.document.path)
         let lineage = FuzzLineage(model, graph: try FuzzGraph(head: commit, in: device.root))
         let sides = [conflict.current] + conflict.conflicts
         var nodes = sides.map { lineage.node(commit: $0.id, document: document, state: states[$0.id]!) }
