@@ -76,7 +76,9 @@ extension Repository {
     /// keeps the index at the saved state, so these are the files of an index older or newer
     /// than the branch (restored from a backup, `git reset --soft`): a stat-clean file there
     /// is compared with the index's blob, not the tree's, and must be looked at again.
-    func pathsStaged(against treeID: ObjectID?, paths: [String]) throws -> Set<String> {
+    /// (An array, not a set of Strings: a set would take two Unicode spellings of one name
+    /// for one path.)
+    func pathsStaged(against treeID: ObjectID?, paths: [String]) throws -> [String] {
         guard !paths.isEmpty else { return [] }
         var options = git_diff_options()
         try check(git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION)))
@@ -93,11 +95,11 @@ extension Repository {
             }
         }
         defer { git_diff_free(diff) }
-        var result: Set<String> = []
+        var result: [String] = []
         for index in 0..<git_diff_num_deltas(diff) {
             guard let delta = git_diff_get_delta(diff, index)?.pointee else { continue }
-            if let path = delta.old_file.path { result.insert(String(cString: path)) }
-            if let path = delta.new_file.path { result.insert(String(cString: path)) }
+            if let path = delta.old_file.path { result.append(String(cString: path)) }
+            if let path = delta.new_file.path { result.append(String(cString: path)) }
         }
         return result
     }
