@@ -28,6 +28,11 @@ enum ConfigKey {
     /// device ids) that, when set, decides whose decisions count.
     static let signingKey = "docver.signingKey"
     static let allowedSigners = "docver.allowedSigners"
+    /// The largest file, in bytes (a `k`, `m` or `g` suffix multiplies by 1024 as in git),
+    /// that this device accepts from a remote (docs/SECURITY.md, "Size ceiling"); 0: no limit.
+    static let maximumDocumentSize = "docver.maxDocumentSize"
+    /// Its value when unset: 512 MiB.
+    static let defaultMaximumDocumentSize: Int64 = 512 << 20
     /// The format version this build writes.
     static let currentFormatVersion = "1"
 }
