@@ -207,7 +207,7 @@ extension Container {
         let trusted = try headCommit(repository)
         let checked = try checkArrivals(trusting: trusted, view: view, report: &report)
         try DocverError.wrapping {
-            if checked.refusedAny {
+            if checked.discarded {
                 let known = try [trusted].compactMap { $0 } + repository.references(matching: RefName.allTrackingBranches).map(\.target)
                     + repository.references(matching: RefName.allKept).map(\.target)
                 try repository.admitIncoming(from: incoming, view: view, heads: Array(checked.admitted), known: known)
@@ -261,14 +261,14 @@ extension Container {
     /// (the next fetch brings it again, to be checked again). A head refused for a signature
     /// is kept under `refs/docver/refused/` for inspection; its objects are admitted but
     /// never integrated. Returns the heads accepted (to integrate), the heads whose objects
-    /// are to be kept, and whether any head was refused.
+    /// are to be kept, and whether the objects of some head are to be discarded.
     private func checkArrivals(trusting trusted: ObjectID?, view repository: Repository,
-                               report: inout SyncReport) throws -> (accepted: [ObjectID], admitted: Set<ObjectID>, refusedAny: Bool) {
+                               report: inout SyncReport) throws -> (accepted: [ObjectID], admitted: Set<ObjectID>, discarded: Bool) {
         let references = try repository.references(matching: RefName.allTrackingBranches)
             + repository.references(matching: RefName.allKept)
         var validator = ArrivalValidator(repository: repository, maximumDocumentSize: try maximumDocumentSize(repository))
         let policy = try SigningPolicy(repository: repository)
-        var accepted: [ObjectID] = [], admitted = Set<ObjectID>(), refusedAny = false
+        var accepted: [ObjectID] = [], admitted = Set<ObjectID>(), discarded = false
         for (name, target) in references {
             if let trusted, try repository.isAncestorOrSame(target, of: trusted) {
                 accepted.append(target)
@@ -283,7 +283,7 @@ extension Container {
                 // Forget the refused head: libgit2 reads local references when it negotiates
                 // the next fetch, and an unparsable commit there would make every fetch fail.
                 try repository.deleteReference(name, expected: target)
-                refusedAny = true
+                discarded = true
                 continue
             }
             if let policy, let owner, let problem = try signatureProblem(in: target, device: owner.device, trusting: trusted,
@@ -295,13 +295,12 @@ extension Container {
                 if !report.warnings.contains(warning) { report.warnings.append(warning) }
                 try repository.deleteReference(name, expected: target)
                 admitted.insert(target)
-                refusedAny = true
                 continue
             }
             accepted.append(target)
             admitted.insert(target)
         }
-        return (accepted, admitted, refusedAny)
+        return (accepted, admitted, discarded)
     }
 
     /// With `docver.allowedSigners`: the first commit `head` brings (beyond `trusted`) that is
@@ -324,7 +323,8 @@ extension Container {
         for id in arriving.reversed() {
             let commit = try repository.commit(id)
             let trailers = commit.trailers
-            if trailers.contains(where: { $0.key == Trailer.integration }) { continue }
+            // (An "integration" of one parent integrates nothing: a save, to be signed.)
+            if commit.parentIDs.count >= 2, trailers.contains(where: { $0.key == Trailer.integration }) { continue }
             let signer = ownLine.contains(id) ? device : trailers.first(where: { $0.key == Trailer.device })?.value
             guard let signer else { return "commit \(id.hex.prefix(12)) names no device and is not signed (docver.allowedSigners)" }
             if try !policy.verifies(commit, as: signer, in: repository) {
