@@ -19,10 +19,13 @@ final class DocumentEntryReader {
     }
 
     /// The entry holding document `path`, as ``Tree/documentEntry(atPath:)`` finds it.
-    func documentEntry(atPath path: String) throws -> TreeEntry? {
-        guard let slash = path.lastIndex(of: "/") else { return Self.document(root.entry(named: path)) }
+    func documentEntry(atPath path: String) throws -> TreeEntry? { Self.document(try entry(atPath: path)) }
+
+    /// The entry at `path`, as ``Tree/entry(atPath:)`` finds it.
+    func entry(atPath path: String) throws -> TreeEntry? {
+        guard let slash = path.lastIndex(of: "/") else { return root.entry(named: path) }
         guard let folder = try folder(String(path[..<slash])) else { return nil }
-        return Self.document(folder.entry(named: String(path[path.index(after: slash)...])))
+        return folder.entry(named: String(path[path.index(after: slash)...]))
     }
 
     private static func document(_ entry: TreeEntry?) -> TreeEntry? {
