@@ -32,6 +32,11 @@ enum ConfigKey {
     /// 6,700; 0 turns automatic packing off). docver honours it as `git commit` does.
     static let gitAutoPackThreshold = "gc.auto"
     static let gitAutoPackDefault = 6_700
+    /// The largest file, in bytes (a `k`, `m` or `g` suffix multiplies by 1024 as in git),
+    /// that this device accepts from a remote (docs/SECURITY.md, "Size ceiling"); 0: no limit.
+    static let maximumDocumentSize = "docver.maxDocumentSize"
+    /// Its value when unset: 512 MiB.
+    static let defaultMaximumDocumentSize: Int64 = 512 << 20
     /// The format version this build writes.
     static let currentFormatVersion = "1"
 }

@@ -29,6 +29,22 @@ enum RefName {
     static func kept(remote: String, device: String, commit: String) -> String {
         "refs/docver/kept/\(remote)/\(device)/\(commit)"
     }
+
+    /// The reference keeping, for inspection, the head `commit` of `device`'s branch on
+    /// `remote` that was refused because a save in it is not signed by the device it claims
+    /// (docs/SECURITY.md, "Signed saves"). Never integrated, never pushed.
+    static func refused(remote: String, device: String, commit: String) -> String {
+        "refs/docver/refused/\(remote)/\(device)/\(commit)"
+    }
+
+    /// The remote and device of a fetched branch (`refs/remotes/R/docver/D`) or a kept save
+    /// (`refs/docver/kept/R/D/COMMIT`); nil for any other reference.
+    static func remoteAndDevice(of reference: String) -> (remote: String, device: String)? {
+        let parts = reference.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        if parts.count == 5, parts[0] == "refs", parts[1] == "remotes", parts[3] == "docver" { return (parts[2], parts[4]) }
+        if parts.count == 6, parts[0] == "refs", parts[1] == "docver", parts[2] == "kept" { return (parts[3], parts[4]) }
+        return nil
+    }
 }
 
 extension Device {

@@ -41,6 +41,7 @@ extension Repository {
                 let pack = packs + "/" + stem + ".pack"
                 guard FileManager.default.fileExists(atPath: pack),
                       !FileManager.default.fileExists(atPath: gitDirectory + "objects/pack/" + stem + ".idx"),
+                      incomingObjects.map({ !FileManager.default.fileExists(atPath: $0 + "/pack/" + stem + ".idx") }) ?? true,
                       let objects = try missingObjects(packIndex: packs + "/" + name) else { continue }
                 wanted.append((pack, objects))
             }
@@ -124,7 +125,8 @@ extension Repository {
                 options.progress_cb_payload = UnsafeMutableRawPointer(reporterPointer)
             }
             var indexer: OpaquePointer?
-            try check(git_indexer_new(&indexer, gitDirectory + "objects/pack", 0, odb, &options))
+            // Into the quarantine when there is one (Repository+Incoming.swift).
+            try check(git_indexer_new(&indexer, (incomingObjects ?? gitDirectory + "objects") + "/pack", 0, odb, &options))
             defer { git_indexer_free(indexer) }
             guard let file = fopen(path, "rb") else {
                 throw GitError(code: .notFound, message: "cannot open \(path)", function: "fopen")

@@ -41,8 +41,12 @@ extension Repository {
                          headerLines: header.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
     }
 
-    /// The id and type of an object, without reading its contents; nil when it is missing.
-    func objectKind(_ id: ObjectID) throws -> String? {
+    /// The type of an object, without reading its contents; nil when it is missing.
+    func objectKind(_ id: ObjectID) throws -> String? { try objectHeader(id)?.kind }
+
+    /// The type and size of an object, without inflating it (a packed delta's size is read
+    /// from its header); nil when it is missing.
+    func objectHeader(_ id: ObjectID) throws -> (kind: String, size: Int64)? {
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, pointer))
         defer { git_odb_free(odb) }
@@ -52,6 +56,6 @@ extension Repository {
         let result = git_odb_read_header(&size, &type, odb, &raw)
         if result == GIT_ENOTFOUND.rawValue { return nil }
         try check(result)
-        return String(cString: git_object_type2string(type))
+        return (String(cString: git_object_type2string(type)), Int64(size))
     }
 }

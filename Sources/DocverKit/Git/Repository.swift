@@ -8,6 +8,9 @@ final class Repository {
     let pointer: OpaquePointer
     /// Objects found complete by ``refuseTruncatedLooseObject(_:)``.
     var checkedLooseObjects: Set<ObjectID> = []
+    /// The quarantine folder this repository writes received objects into
+    /// (``receiving(into:)``); nil: its own object database.
+    var incomingObjects: String?
 
     private init(pointer: OpaquePointer) {
         self.pointer = pointer

@@ -177,7 +177,8 @@ struct VersionIndexStore {
         let parents = commit.parentIDs
         guard parents.count <= 255 else { throw SystemError("index", file, reason: "a commit has more than 255 parents") }
         trees[id] = commit.treeID
-        let tree = try repository.tree(commit.treeID)
+        // Each side's folders are read once for all its documents (see DocumentEntryReader).
+        let tree = try DocumentEntryReader(repository: repository, tree: commit.treeID)
         var changes: [[(document: String, kind: IndexedChangeKind)]] = []
         for parent in parents.isEmpty ? [nil] : parents.map(Optional.some) {
             var parentTreeID: ObjectID?
@@ -187,7 +188,7 @@ struct VersionIndexStore {
                     trees[parent] = parentTreeID
                 }
             }
-            let parentTree = try parentTreeID.map { try repository.tree($0) }
+            let parentTree = try parentTreeID.map { try DocumentEntryReader(repository: repository, tree: $0) }
             // A document changed when its document entry did (docs/FORMAT.md, "Documents": a
             // plain folder at its name is its absence, as in `sameDocumentState`).
             var documents = Set<DocumentPath>() // bytes: two spellings are two documents

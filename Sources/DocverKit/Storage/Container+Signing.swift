@@ -31,6 +31,12 @@ struct SigningPolicy {
         key = try contents.map { "allowed-signers " + (try repository.hashBlob($0)).hex } ?? "allowed-signers unreadable"
     }
 
+    /// True when `commit` is signed by a key the allowed-signers file lists for `device`.
+    func verifies(_ commit: Commit, as device: String, in repository: Repository) throws -> Bool {
+        guard let signed = try repository.commitSignature(commit.id) else { return false }
+        return SSHSigning.verify(signed.signedData, signature: signed.signature, allowedSigners: allowedSigners, principal: device)
+    }
+
     /// True when `commit` is signed by a key allowed for the device it names.
     func verifies(_ commit: Commit, trailers: [(key: String, value: String)], in repository: Repository) throws -> Bool {
         guard let device = trailers.first(where: { $0.key == Trailer.device })?.value,

@@ -29,16 +29,25 @@ struct ArrivalValidator {
     static let latestTimestamp: Int64 = 253_402_300_799
 
     let repository: Repository
+    /// The largest file accepted, in bytes (`docver.maxDocumentSize`); nil: no limit.
+    let maximumDocumentSize: Int64?
+    /// The device whose branch is being checked, named in a refusal.
+    private var device = ""
     /// Trees already found valid, with the folder depth and path they were checked at.
     private var validTrees: Set<String> = []
     /// Commits already found valid, with their trees.
     private var validCommits: [ObjectID: ObjectID] = [:]
 
-    init(repository: Repository) { self.repository = repository }
+    init(repository: Repository, maximumDocumentSize: Int64? = nil) {
+        self.repository = repository
+        self.maximumDocumentSize = maximumDocumentSize
+    }
 
     /// The first problem found in the commits and trees `head` brings that `trusted` does not
     /// already hold; nil when everything is valid.
-    mutating func problem(in head: ObjectID, trusting trusted: ObjectID?) -> String? {
+    /// `device` names the branch's device in a refusal of a document above the size limit.
+    mutating func problem(in head: ObjectID, trusting trusted: ObjectID?, device: String = "") -> String? {
+        self.device = device
         do {
             let trustedTree = try trusted.map { try repository.commit($0).treeID }
             let walk = try repository.revwalk(from: [head], hiding: trusted.map { [$0] } ?? [], topological: true)
@@ -190,11 +199,20 @@ struct ArrivalValidator {
                 guard display.utf8.count <= Self.maximumPathBytes else { return "a path longer than \(Self.maximumPathBytes) bytes" }
                 if isTree {
                     guard path.count < Self.maximumDepth else { return "folders nested deeper than \(Self.maximumDepth) levels" }
+                    // Read as a tree it would fail every later read of this tree, and with it the
+                    // whole sync ("requested type does not match the type in the ODB").
+                    guard try repository.objectKind(entry.id) == "tree" else { return "'\(display)' is not a folder object" }
                     let reference = same.flatMap { $0.rawMode == 0o040000 ? $0.id : nil }
                     stack.append(Pending(tree: entry.id, reference: reference, path: path))
                     continue
                 }
-                guard try repository.objectKind(entry.id) == "blob" else { return "'\(display)' is not a file object" }
+                guard let header = try repository.objectHeader(entry.id), header.kind == "blob" else {
+                    return "'\(display)' is not a file object"
+                }
+                if let limit = maximumDocumentSize, header.size > limit {
+                    let document = DocumentPath.document(containingFile: display).path
+                    return "'\(document)' of device '\(device)' is \(header.size) bytes, above docver.maxDocumentSize (\(limit))"
+                }
                 if entry.rawMode == 0o120000, let problem = try linkProblem(entry.id, at: path) {
                     return "the link '\(display)' \(problem)"
                 }

@@ -131,18 +131,11 @@ extension Container {
             let before = try headCommit(repository)
             // A remote that fails is left out, and the sync goes on with the others: one
             // unreachable remote does not keep this device's saves from the reachable ones.
-            var reached: [(String, Remote)] = []
-            for (name, remote) in remotes {
-                do {
-                    try checkLocalRepository(of: remote, named: name)
-                    try fetch(remote, named: name, report: &report, progress: progress, in: repository)
-                    reached.append((name, remote))
-                } catch let error as DocverError where error.concernsOneRemote {
-                    report.unreachable.append(RemoteFailure(remote: name, error: error))
-                }
-            }
+            let (reachedNames, admitted) = try receive(remotes.map(\.0), report: &report, progress: progress,
+                                                       collectingFailures: true, in: repository)
+            let reached = remotes.filter { reachedNames.contains($0.0) }
             if !reached.isEmpty {
-                try integrateFetched(report: &report, in: repository)
+                try integrateFetched(report: &report, admitted: admitted, in: repository)
                 for (name, remote) in reached {
                     do {
                         try push(remote, named: name, report: &report, progress: progress, in: repository)
@@ -233,12 +226,54 @@ extension Container {
         }
     }
 
+    /// Fetches from the remotes `names` into a quarantine (Repository+Incoming.swift), checks
+    /// what arrived (``checkArrivals(trusting:view:report:)``), and moves into the object
+    /// database only what the accepted heads need: a refused head leaves nothing behind.
+    /// Returns the remotes fetched from and the heads accepted. With `collectingFailures`, a
+    /// remote that fails is recorded in the report and the others are fetched; without, its
+    /// error is thrown.
+    private func receive(_ names: [String], report: inout SyncReport, progress: TransferProgressHandler?,
+                         collectingFailures: Bool, in repository: Repository) throws -> (reached: [String], admitted: Set<ObjectID>) {
+        // A fetched head whose objects are missing was received into a quarantine that a
+        // killed process never moved in: forget it, the fetch brings it again.
+        for (name, target) in try repository.references(matching: RefName.allTrackingBranches) where try !repository.objectExists(target) {
+            try repository.deleteReference(name, expected: target)
+        }
+        let incoming = try DocverError.wrapping { try repository.createIncomingObjects() }
+        defer { try? FileManager.default.removeItem(atPath: incoming) }
+        let view = try repository.receiving(into: incoming)
+        var reached: [String] = []
+        for name in names {
+            do {
+                guard let remote = try Remote.lookup(name, in: view) else { throw DocverError.noSuchRemote(name) }
+                try checkLocalRepository(of: remote, named: name)
+                try fetch(remote, named: name, report: &report, progress: progress, in: view)
+                reached.append(name)
+            } catch let error as DocverError where error.concernsOneRemote && collectingFailures {
+                report.unreachable.append(RemoteFailure(remote: name, error: error))
+            }
+        }
+        let trusted = try headCommit(repository)
+        let checked = try checkArrivals(trusting: trusted, view: view, report: &report)
+        try DocverError.wrapping {
+            if checked.discarded {
+                let known = try [trusted].compactMap { $0 } + repository.references(matching: RefName.allTrackingBranches).map(\.target)
+                    + repository.references(matching: RefName.allKept).map(\.target)
+                try repository.admitIncoming(from: incoming, view: view, heads: Array(checked.admitted), known: known)
+            } else {
+                try repository.admitAllIncoming(from: incoming)
+            }
+        }
+        return (reached, checked.admitted)
+    }
+
     /// Integrates every fetched device head (and any kept one) into this device's branch.
-    private func integrateFetched(report: inout SyncReport, in repository: Repository) throws {
+    /// Heads in `admitted` were checked when they arrived.
+    private func integrateFetched(report: inout SyncReport, admitted: Set<ObjectID> = [], in repository: Repository) throws {
         let attempts = 100
         for _ in 0..<attempts {
             let old = try headCommit(repository)
-            let heads = try validHeads(trusting: old, report: &report, in: repository)
+            let heads = try validHeads(trusting: old, admitted: admitted, report: &report, in: repository)
             let integration = try integrate(heads, into: old, in: repository)
             guard let new = integration.head, new != old else { return }
             do {
@@ -259,29 +294,110 @@ extension Container {
     /// fails is left out with a warning naming its branch, and its reference is deleted (the
     /// next fetch brings it again, to be checked again): it cannot move this device's branch
     /// or reach the working tree, and the other devices' saves are integrated as usual.
-    private func validHeads(trusting trusted: ObjectID?, report: inout SyncReport,
+    /// Heads in `admitted` were checked already, when they arrived.
+    private func validHeads(trusting trusted: ObjectID?, admitted: Set<ObjectID>, report: inout SyncReport,
                             in repository: Repository) throws -> [ObjectID] {
         let references = try repository.references(matching: RefName.allTrackingBranches)
             + repository.references(matching: RefName.allKept)
-        var validator = ArrivalValidator(repository: repository)
-        var heads: [ObjectID] = []
+        if references.allSatisfy({ admitted.contains($0.target) }) { return references.map(\.target) }
+        return try checkArrivals(trusting: trusted, view: repository, report: &report).accepted
+    }
+
+    /// Checks every fetched device head (and kept one), reading objects through `view` (the
+    /// repository, or the repository with the quarantine of a fetch). A head that fails
+    /// ``ArrivalValidator`` or, with `docver.allowedSigners`, holds a save not signed by the
+    /// device it claims, is refused: a warning names its branch and its reference is deleted
+    /// (the next fetch brings it again, to be checked again). A head refused for a signature
+    /// is kept under `refs/docver/refused/` for inspection; its objects are admitted but
+    /// never integrated. Returns the heads accepted (to integrate), the heads whose objects
+    /// are to be kept, and whether the objects of some head are to be discarded.
+    private func checkArrivals(trusting trusted: ObjectID?, view repository: Repository,
+                               report: inout SyncReport) throws -> (accepted: [ObjectID], admitted: Set<ObjectID>, discarded: Bool) {
+        let references = try repository.references(matching: RefName.allTrackingBranches)
+            + repository.references(matching: RefName.allKept)
+        var validator = ArrivalValidator(repository: repository, maximumDocumentSize: try maximumDocumentSize(repository))
+        let policy = try SigningPolicy(repository: repository)
+        var accepted: [ObjectID] = [], admitted = Set<ObjectID>(), discarded = false
         for (name, target) in references {
             if let trusted, try repository.isAncestorOrSame(target, of: trusted) {
-                heads.append(target)
+                accepted.append(target)
+                admitted.insert(target)
                 continue
             }
-            if let problem = validator.problem(in: target, trusting: trusted) {
-                let branch = name.hasPrefix("refs/remotes/") ? String(name.dropFirst("refs/remotes/".count)) : name
+            let branch = name.hasPrefix("refs/remotes/") ? String(name.dropFirst("refs/remotes/".count)) : name
+            let owner = RefName.remoteAndDevice(of: name)
+            if let problem = validator.problem(in: target, trusting: trusted, device: owner?.device ?? branch) {
                 let warning = "refused the saves of '\(branch)': \(problem); nothing from that branch was integrated"
                 if !report.warnings.contains(warning) { report.warnings.append(warning) }
                 // Forget the refused head: libgit2 reads local references when it negotiates
                 // the next fetch, and an unparsable commit there would make every fetch fail.
                 try repository.deleteReference(name, expected: target)
+                discarded = true
                 continue
             }
-            heads.append(target)
+            if let policy, let owner, let problem = try signatureProblem(in: target, device: owner.device, trusting: trusted,
+                                                                        policy: policy, in: repository) {
+                let kept = RefName.refused(remote: owner.remote, device: owner.device, commit: target.hex)
+                try repository.forceReference(kept, to: target, message: "docver: keep a head refused for its signatures")
+                let warning = "refused the saves of '\(branch)': \(problem); nothing from that branch was integrated"
+                    + " (kept as \(kept) for inspection)"
+                if !report.warnings.contains(warning) { report.warnings.append(warning) }
+                try repository.deleteReference(name, expected: target)
+                admitted.insert(target)
+                continue
+            }
+            accepted.append(target)
+            admitted.insert(target)
         }
-        return heads
+        return (accepted, admitted, discarded)
+    }
+
+    /// With `docver.allowedSigners`: the first commit `head` brings (beyond `trusted`) that is
+    /// not signed by a key allowed for the device it belongs to — `device` for the commits on
+    /// the branch's own line (first parents), the device a commit names for the commits it
+    /// integrated from others. Integration commits are not signed (every device must write
+    /// the same one) and are not checked: docs/SECURITY.md, "Signed saves".
+    private func signatureProblem(in head: ObjectID, device: String, trusting trusted: ObjectID?, policy: SigningPolicy,
+                                  in repository: Repository) throws -> String? {
+        let walk = try repository.revwalk(from: [head], hiding: trusted.map { [$0] } ?? [], topological: true)
+        var arriving: [ObjectID] = []
+        while let id = try walk.next() { arriving.append(id) }
+        let arrivingSet = Set(arriving)
+        var ownLine = Set<ObjectID>()
+        var next: ObjectID? = head
+        while let id = next, arrivingSet.contains(id), !ownLine.contains(id) {
+            ownLine.insert(id)
+            next = try repository.commit(id).parentIDs.first
+        }
+        for id in arriving.reversed() {
+            let commit = try repository.commit(id)
+            let trailers = commit.trailers
+            // (An "integration" of one parent integrates nothing: a save, to be signed.)
+            if commit.parentIDs.count >= 2, trailers.contains(where: { $0.key == Trailer.integration }) { continue }
+            let signer = ownLine.contains(id) ? device : trailers.first(where: { $0.key == Trailer.device })?.value
+            guard let signer else { return "commit \(id.hex.prefix(12)) names no device and is not signed (docver.allowedSigners)" }
+            if try !policy.verifies(commit, as: signer, in: repository) {
+                return "commit \(id.hex.prefix(12)) is not signed by device '\(signer)' (docver.allowedSigners)"
+            }
+        }
+        return nil
+    }
+
+    /// `docver.maxDocumentSize` in bytes; nil when it is 0 (no limit).
+    func maximumDocumentSize(_ repository: Repository) throws -> Int64? {
+        guard let text = try repository.configString(ConfigKey.maximumDocumentSize)?.trimmingCharacters(in: .whitespaces) else {
+            return ConfigKey.defaultMaximumDocumentSize
+        }
+        let multipliers: [Character: Int64] = ["k": 1 << 10, "m": 1 << 20, "g": 1 << 30]
+        var digits = Substring(text), multiplier: Int64 = 1
+        if let last = text.last?.lowercased().first, let factor = multipliers[last] {
+            digits = digits.dropLast()
+            multiplier = factor
+        }
+        guard let number = Int64(digits), number >= 0, number <= Int64.max / multiplier else {
+            throw DocverError.invalidValue("'\(text)' for \(ConfigKey.maximumDocumentSize): give bytes, with k, m or g for KiB, MiB or GiB, or 0 for no limit")
+        }
+        return number == 0 ? nil : number * multiplier
     }
 
     private func push(_ remote: Remote, named name: String, report: inout SyncReport,
@@ -318,8 +434,8 @@ extension Container {
             }
             // Someone else moved this device's branch on the remote: bring it in and retry.
             report.warnings.append("push to '\(name)' was refused (\(reason)); integrating and retrying")
-            try fetch(remote, named: name, report: &report, progress: progress, in: repository)
-            try integrateFetched(report: &report, in: repository)
+            let (_, admitted) = try receive([name], report: &report, progress: progress, collectingFailures: false, in: repository)
+            try integrateFetched(report: &report, admitted: admitted, in: repository)
         }
         throw DocverError.pushRejected(remote: name, message: "the remote kept refusing this device's branch")
     }

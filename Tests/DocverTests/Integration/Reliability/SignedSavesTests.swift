@@ -57,7 +57,7 @@ import Testing
 
     /// Carol, with push access, pushes commits that claim to be Bob's and resolve Alice's
     /// conflict version: unsigned, and signed with her own key. With the allowed-signers
-    /// file the decisions are ignored with a warning and the conflict stays open on both
+    /// file the decisions are refused or ignored with a warning and the conflict stays open on both
     /// devices; without it (the control) they are believed, as docs/SECURITY.md says.
     @Test(arguments: [(true, false), (true, true), (false, false)])
     func decisionsInCommitsNotSignedByTheNamedDeviceAreIgnored(requireSigned: Bool, forgerSigns: Bool) throws {
@@ -77,12 +77,59 @@ import Testing
             let open = try device.unresolvedConflictVersions(of: setup.notes).map(\.id)
             if requireSigned {
                 #expect(open == setup.open, "a forged decision closed the conflict on \(device.device.id)")
-                #expect(report.warnings.contains { $0.contains("ignored") }, "\(report.warnings)")
+                // The branch carrying them is refused at arrival (its save is not signed by
+                // carol, whose branch it is); a decision that got past that would be ignored.
+                #expect(report.warnings.contains { $0.contains("refused the saves of 'origin/docver/carol'") || $0.contains("ignored") },
+                        "\(report.warnings)")
             } else {
                 #expect(open.isEmpty, "without signed decisions required, a decision naming bob is believed")
             }
         }
         try expectConverged([setup.alice, setup.bob])
+    }
+
+    /// With `docver.allowedSigners`, a commit on `docver/alice` that Alice's key did not sign
+    /// (unsigned, or signed by Carol's key) is refused at arrival with a warning naming the
+    /// device: its content does not become current on Bob, and it stays reachable under
+    /// `refs/docver/refused/` for inspection. Alice's own signed saves keep arriving.
+    @Test(arguments: [false, true])
+    func aSaveOnADevicesBranchNotSignedByItsKeyIsRefused(forgerSigns: Bool) throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote), bob = try scratch.device("bob", remote: remote)
+        let aliceKey = try key("alice", in: scratch), bobKey = try key("bob", in: scratch), carolKey = try key("carol", in: scratch)
+        let allowed = scratch.path("keys/allowed_signers").path
+        try "alice \(aliceKey.public)\nbob \(bobKey.public)\n".write(toFile: allowed, atomically: true, encoding: .utf8)
+        for (device, key) in [(alice, aliceKey), (bob, bobKey)] {
+            _ = try device.git(["config", "docver.signingKey", key.private])
+            _ = try device.git(["config", "docver.allowedSigners", allowed])
+        }
+        try alice.saveText("genuine\n", to: "notes.txt")
+        try alice.sync()
+        try bob.sync()
+        #expect(try bob.read("notes.txt") == "genuine\n")
+
+        // Carol fast-forwards alice's branch on the remote with a save claiming to be Alice's.
+        let work = scratch.path("carol")
+        _ = try runGit(["clone", "-q", remote.path, work.path], in: scratch.url)
+        _ = try runGit(["checkout", "-q", "-b", "carol", "origin/docver/alice"], in: work)
+        try "forged\n".write(toFile: work.path + "/notes.txt", atomically: true, encoding: .utf8)
+        let signing = forgerSigns ? ["-c", "gpg.format=ssh", "-c", "user.signingKey=\(carolKey.private)"] : []
+        _ = try runGit(["-c", "core.hooksPath=/dev/null"] + signing
+                       + ["commit", "-q", "-a"] + (forgerSigns ? ["-S"] : [])
+                       + ["-m", "Save notes.txt\n\nDocver-Device: alice\nDocver-Device-Name: alice\n"], in: work)
+        let forged = try runGit(["rev-parse", "HEAD"], in: work).trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try runGit(["push", "-q", "origin", "carol:docver/alice"], in: work)
+
+        let sync = try docver("sync", in: bob.root)
+        #expect(sync.status == 0, "\(sync.stderr)")
+        let warnings = sync.stderrLines.filter { $0.contains("refused the saves of 'origin/docver/alice'") }
+        #expect(warnings.count == 1 && warnings[0].contains("not signed by device 'alice'"), "\(sync.stderr)")
+        #expect(try bob.read("notes.txt") == "genuine\n", "a save not signed by alice became current")
+        #expect(try !bob.isReachable(forged))
+        let kept = try bob.git(["for-each-ref", "--format=%(objectname)", "refs/docver/refused/"])
+        #expect(kept.contains(forged), "the refused save is not kept for inspection: \(kept)")
+        try expectFsckClean(bob.root)
     }
 
     /// A signing key that cannot sign (missing file) makes the save fail with one error and
