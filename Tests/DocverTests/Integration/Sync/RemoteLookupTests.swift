@@ -35,11 +35,13 @@ import Testing
         try config("remote.Mirror.pushurl", "alias:push.git") // a push URL is rewritten by insteadOf
         try config("remote.Mirror.tagopt", "--no-tags")
         try config("remote.Mirror.prune", "true")
-        try alice.addRemote("tags", url: "/tmp/tags.git")
+        // (A local path must hold a repository when the remote is added.)
+        let tags = try scratch.bareRemote("tags.git").path, two = try scratch.bareRemote("two.git").path
+        try alice.addRemote("tags", url: tags)
         try config("remote.tags.tagopt", "--tags")
         try config("fetch.prune", "yes")
         try config("remote.pushonly.pushurl", "/tmp/push-only.git")
-        try alice.addRemote("twospecs", url: "/tmp/two.git")
+        try alice.addRemote("twospecs", url: two)
         try config("--add", "remote.twospecs.fetch", "+refs/heads/main:refs/remotes/twospecs/main")
         try config("remote.twospecs.prune", "false")
 
@@ -69,7 +71,7 @@ import Testing
         #expect(try alice.git(["remote", "get-url", "--push", "origin"]) == "ssh://pushes.example/team/notes.git\n")
         #expect(try alice.git(["remote", "get-url", "--push", "Mirror"]) == "/srv/git/push.git\n")
         #expect(try alice.remotes().map(\.url) == ["https://example.invalid/x.git", "/srv/team/notes.git", "",
-                                                    "/tmp/tags.git", "/tmp/two.git"])
+                                                    tags, two])
     }
 
     /// A sync fetches from and pushes to the URL as `insteadOf` rewrites it.

@@ -146,15 +146,25 @@ import Testing
         let alice = try scratch.device("alice")
         try alice.saveText("keep me\n", to: "note.txt")
         let notARepository = scratch.path("plain-folder")
-        try FileManager.default.createDirectory(at: notARepository, withIntermediateDirectories: true)
-        try Data("not git\n".utf8).write(to: notARepository.appendingPathComponent("README"))
         let closedPort = try freeLocalPort()
         let cases = [
             ("missing", scratch.path("does-not-exist.git").path),
             ("plain", notARepository.path),
             ("closed", "git://127.0.0.1:\(closedPort)/remote.git"),
         ]
-        for (name, url) in cases { try alice.addRemote(name, url: url) }
+        // A local path must hold a repository when the remote is added: these become
+        // unusable afterwards (a share unmounted, a repository replaced by a plain folder).
+        for (name, url) in cases {
+            if url.hasPrefix("/") {
+                try runGit(["init", "-q", "--bare", url], in: scratch.url)
+                try alice.addRemote(name, url: url)
+                try FileManager.default.removeItem(atPath: url)
+            } else {
+                try alice.addRemote(name, url: url)
+            }
+        }
+        try FileManager.default.createDirectory(at: notARepository, withIntermediateDirectories: true)
+        try Data("not git\n".utf8).write(to: notARepository.appendingPathComponent("README"))
         for (name, url) in cases {
             let before = try refSnapshot(alice.root)
             var caught: DocverError?
@@ -197,7 +207,10 @@ import Testing
         let bobSave = try bob.saveText("b\n", to: "b.txt")
         try bob.sync()
 
-        try alice.addRemote("unreachable", url: scratch.path("nowhere.git").path)
+        // Added while it was there, gone since (a share unmounted).
+        let nowhere = try scratch.bareRemote("nowhere.git")
+        try alice.addRemote("unreachable", url: nowhere.path)
+        try FileManager.default.removeItem(at: nowhere)
         let aliceSave = try alice.saveText("a2\n", to: "a.txt")
         var caught: DocverError?
         do { try alice.sync(["origin", "unreachable"]) } catch let error as DocverError { caught = error }
