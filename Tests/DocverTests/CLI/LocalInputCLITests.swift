@@ -236,7 +236,13 @@ import Testing
         try alice.write("open, edited\n", to: "open/b.txt")
         let head = try alice.headID()
         var prefix: [String] = []
+        var executable = docverExecutable
         if getuid() == 0 {
+            // A copy of the binary in the scratch folder: the build folder may sit below a
+            // folder only root can enter (a clone in a `mktemp -d` folder, mode 0700), and
+            // `nobody` could not run it there (env: Permission denied, exit 126).
+            executable = scratch.path("docver-for-nobody").path
+            try FileManager.default.copyItem(atPath: docverExecutable, toPath: executable)
             _ = try runProcess("/bin/chown", ["-R", "65534:65534", scratch.url.path])
             prefix = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", "/usr/bin/env", "HOME=\(scratch.url.path)"]
         }
@@ -244,8 +250,8 @@ import Testing
         chmod(folder, 0)
         defer { chmod(folder, 0o755) }
         for arguments in [["status"], ["save"], ["save", "private/a.txt"], ["save", "private"]] {
-            let command = prefix.isEmpty ? docverExecutable : prefix[0]
-            let result = try runProcess(command, Array(prefix.dropFirst()) + (prefix.isEmpty ? [] : [docverExecutable]) + arguments, in: alice.root)
+            let command = prefix.isEmpty ? executable : prefix[0]
+            let result = try runProcess(command, Array(prefix.dropFirst()) + (prefix.isEmpty ? [] : [executable]) + arguments, in: alice.root)
             #expect(result.status == 1, "\(arguments): \(result.stdout) \(result.stderr)")
             #expect(result.stderrLines.first == "docver: error: cannot look at private/a.txt (Permission denied): docver cannot tell whether it changed or was deleted, and records neither",
                     "\(arguments): \(result.stderr)")
