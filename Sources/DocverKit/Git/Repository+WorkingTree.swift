@@ -28,6 +28,20 @@ extension Repository {
         }
     }
 
+    /// Runs `body` with a copy of `options` whose pathspec is `paths` (none when empty), as C
+    /// strings that live until `body` returns.
+    private static func withPathspec(_ paths: [String], _ options: git_diff_options,
+                                     _ body: (inout git_diff_options) throws -> Void) throws {
+        let cPaths = paths.map { strdup($0) }
+        defer { cPaths.forEach { free($0) } }
+        var pointers: [UnsafeMutablePointer<CChar>?] = cPaths
+        try pointers.withUnsafeMutableBufferPointer { buffer in
+            var scoped = options
+            if !paths.isEmpty { scoped.pathspec = git_strarray(strings: buffer.baseAddress, count: buffer.count) }
+            try body(&scoped)
+        }
+    }
+
     /// Files whose working-tree state differs from `tree` (untracked ones included, ignored
     /// ones not), using the index's stat data to avoid hashing unchanged files.
     ///
@@ -40,16 +54,10 @@ extension Repository {
         options.flags = GIT_DIFF_INCLUDE_UNTRACKED.rawValue | GIT_DIFF_RECURSE_UNTRACKED_DIRS.rawValue
             | GIT_DIFF_INCLUDE_TYPECHANGE.rawValue | GIT_DIFF_DISABLE_PATHSPEC_MATCH.rawValue
         if refreshIndex { options.flags |= GIT_DIFF_UPDATE_INDEX.rawValue }
+        if !paths.isEmpty { options.flags &= ~GIT_DIFF_DISABLE_PATHSPEC_MATCH.rawValue }
         let treeObject = try treeID.map { try tree($0) }
-        let cPaths = paths.map { strdup($0) }
-        defer { cPaths.forEach { free($0) } }
-        var pathPointers: [UnsafeMutablePointer<CChar>?] = cPaths
         var diff: OpaquePointer?
-        try pathPointers.withUnsafeMutableBufferPointer { buffer in
-            if !paths.isEmpty {
-                options.pathspec = git_strarray(strings: buffer.baseAddress, count: buffer.count)
-                options.flags &= ~GIT_DIFF_DISABLE_PATHSPEC_MATCH.rawValue
-            }
+        try Self.withPathspec(paths, options) { options in
             try withExtendedLifetime(treeObject) {
                 _ = try check(git_diff_tree_to_workdir_with_index(&diff, pointer, treeObject?.pointer, &options))
             }
@@ -84,12 +92,8 @@ extension Repository {
         try check(git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION)))
         options.flags = GIT_DIFF_DISABLE_PATHSPEC_MATCH.rawValue | GIT_DIFF_INCLUDE_TYPECHANGE.rawValue
         let treeObject = try treeID.map { try tree($0) }
-        let cPaths = paths.map { strdup($0) }
-        defer { cPaths.forEach { free($0) } }
-        var pathPointers: [UnsafeMutablePointer<CChar>?] = cPaths
         var diff: OpaquePointer?
-        try pathPointers.withUnsafeMutableBufferPointer { buffer in
-            options.pathspec = git_strarray(strings: buffer.baseAddress, count: buffer.count)
+        try Self.withPathspec(paths, options) { options in
             try withExtendedLifetime(treeObject) {
                 _ = try check(git_diff_tree_to_index(&diff, pointer, treeObject?.pointer, nil, &options))
             }
