@@ -189,7 +189,7 @@ public final class KeyValueStore: Sendable {
         let before = state.withLock { $0.head }
         try save()
         if try !container.remotes().isEmpty { try container.sync() }
-        return try reload(since: before)
+        return try reload(since: before).change
     }
 
     /// Saves the changes made in memory as one save of this device, without contacting any
@@ -213,14 +213,16 @@ public final class KeyValueStore: Sendable {
     /// store last read them, or nil.
     @discardableResult
     public func reload() throws -> KeyValueStoreChange? {
-        try reload(since: state.withLock { $0.head })
+        try reload(since: state.withLock { $0.head }).change
     }
 
-    private func reload(since old: ObjectID?) throws -> KeyValueStoreChange? {
+    /// Loads the values at the branch's head now, and what arrived between `old` and that
+    /// head. The head is returned too: it may be newer than one read a moment before.
+    private func reload(since old: ObjectID?) throws -> (change: KeyValueStoreChange?, head: ObjectID?) {
         let (head, snapshot) = try container.keyValueSnapshot()
         let change = try container.keyValueChange(from: old, to: head)
         state.withLock { $0.load(snapshot, head: head) }
-        return change
+        return (change, head)
     }
 
     /// The saved states of `key`, the current one first, with the role each plays now: the
@@ -256,10 +258,12 @@ public final class KeyValueStore: Sendable {
                         let head = try await offCooperativePool { try store.container.headID() }
                         guard head != seen else { continue }
                         let old = seen.flatMap(ObjectID.init(hex:))
-                        seen = head
-                        if let change = try await offCooperativePool({ try store.reload(since: old) }) {
-                            continuation.yield(change)
-                        }
+                        // The head the values were loaded from, which may be newer than the
+                        // one just read: counting from the older one would yield the keys
+                        // between them a second time.
+                        let (change, loaded) = try await offCooperativePool { try store.reload(since: old) }
+                        seen = loaded?.hex
+                        if let change { continuation.yield(change) }
                     }
                 } catch {
                     // Cancelled, or the container can no longer be read: the stream ends.
