@@ -129,6 +129,8 @@ public final class Agent: Sendable {
     private let answering = Atomic<Bool>(false)
     /// Milliseconds each served answer's computation is held back (tests: a slow container).
     let answerDelayForTesting = Atomic<Int>(0)
+    /// Whether answers are being computed now (tests wait for it instead of for a time).
+    var isAnsweringForTesting: Bool { answering.load(ordering: .sequentiallyConsistent) }
     /// Where events go: the loop's, the answer thread's and repairs', one at a time.
     private let events: AgentEventSink
     private let referencesWatched = Atomic<Bool>(false)

@@ -125,7 +125,7 @@ import Testing
         }
         try await waitFor("the agent's first scan") { scanned.withLock { $0 } }
         #expect(Agent.servedDocuments(of: alice) == nil, "a miss: the agent starts computing the documents")
-        try await Task.sleep(for: .milliseconds(100))
+        try await waitFor("the agent to compute the documents") { agent.isAnsweringForTesting }
         let written = ContinuousClock.now
         try alice.write("edited while the agent computes\n", to: "b.txt")
         try await waitFor("the autosave") { saved.withLock { $0 } != nil }

@@ -96,7 +96,7 @@ import Testing
         try alice.sync()
         try bob.sync()
         try alice.saveText("alice, longer\n", to: "note.txt")
-        waitForNextSecond()
+        scratch.clock.tick()
         try bob.saveText("bob\n", to: "note.txt")
         try bob.sync()
         try alice.sync()

@@ -108,7 +108,7 @@ import Testing
         try alice.sync()
         try bob.sync()
         try alice.saveText("alice\n", to: "note.txt")
-        waitForNextSecond()
+        scratch.clock.tick()
         try bob.saveText("bob\n", to: "note.txt")
         try bob.sync()
         try alice.sync()
@@ -132,7 +132,7 @@ import Testing
         try alice.sync()
         try bob.sync()
         try alice.saveText("alice\n", to: "note.txt")
-        waitForNextSecond()
+        scratch.clock.tick()
         try bob.saveText("bob\n", to: "note.txt")
         try bob.sync()
 

@@ -76,7 +76,7 @@ import Testing
         let (alice, bob) = try Self.busyDevice(scratch)
         _ = try Self.outputs(of: alice)
         try alice.saveText("a new document\n", to: "new.txt")
-        waitForNextSecond()
+        scratch.clock.tick()
         try alice.saveText("only here, and longer than before\n", to: "local.txt")
         try bob.saveText("bob again\n", to: "sizes/twelve.txt")
         _ = try runGit(["push", "-q", "origin", "docver/bob"], in: bob.root)

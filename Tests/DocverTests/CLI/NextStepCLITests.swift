@@ -18,7 +18,7 @@ import Testing
         try alice.sync()
         try bob.sync()
         try alice.saveText("alice\n", to: "note.txt")
-        waitForNextSecond()
+        scratch.clock.tick()
         try bob.saveText("bob\n", to: "note.txt")
         try bob.sync()
         return (alice, bob, remote)
@@ -73,7 +73,7 @@ import Testing
         try bob.sync()
         for name in ["a b.txt", "z.txt"] { try alice.write("alice\n", to: name) }
         _ = try alice.save(nil)
-        waitForNextSecond()
+        scratch.clock.tick()
         for name in ["a b.txt", "z.txt"] { try bob.write("bob\n", to: name) }
         _ = try bob.save(nil)
         try bob.sync()

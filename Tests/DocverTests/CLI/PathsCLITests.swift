@@ -144,7 +144,7 @@ import Testing
         let alice = try scratch.device("alice")
         var saves: [String] = []
         for text in ["one\n", "two\n", "three\n"] {
-            if !saves.isEmpty { waitForNextSecond() }
+            if !saves.isEmpty { scratch.clock.tick() }
             saves.append(try alice.saveText(text, to: "notes.txt"))
         }
         let root = alice.root

@@ -1,4 +1,4 @@
-import DocverKit
+@testable import DocverKit
 import Foundation
 import Synchronization
 import Testing
@@ -6,6 +6,8 @@ import Testing
 /// A fresh directory for one test, removed afterwards.
 final class Scratch {
     let url: URL
+    /// The clock the devices made by ``device(_:name:remote:)`` date their saves by.
+    let clock = SteppedClock()
 
     init(_ name: String = #function) throws {
         let safe = name.filter { $0.isLetter || $0.isNumber }
@@ -27,10 +29,33 @@ final class Scratch {
 
     /// A container for a new device.
     func device(_ id: String, name: String? = nil, remote: URL? = nil) throws -> Container {
-        let container = try Container.create(at: path(id), device: Device(id: id, name: name))
+        var container = try Container.create(at: path(id), device: Device(id: id, name: name))
+        container.commitClock = clock.commitClock
         if let remote { try container.addRemote("origin", url: remote.path) }
         return container
     }
+}
+
+/// The machine's time, which a test can move on by a whole second at once: after
+/// ``tick()``, every save is dated later than every save before it (dates have a resolution
+/// of one second), without waiting for the wall clock to get there, however busy the machine.
+/// Without ticks it is the machine's time.
+final class SteppedClock: Sendable {
+    /// No earlier than this (seconds since 1970).
+    private let floor = Mutex<TimeInterval>(0)
+
+    var now: Date {
+        let floor = floor.withLock { $0 }
+        return Date(timeIntervalSince1970: max(Date().timeIntervalSince1970, floor))
+    }
+
+    /// Moves the clock to the start of the next whole second.
+    func tick() {
+        let now = now.timeIntervalSince1970
+        floor.withLock { $0 = now.rounded(.down) + 1 }
+    }
+
+    var commitClock: CommitClock { CommitClock { [self] in now } }
 }
 
 extension Container {

@@ -150,13 +150,6 @@ func rankedByConflictRule(_ versions: [DocumentVersion]) -> [DocumentVersion] {
     }
 }
 
-/// Waits until the wall clock is in a later second than `date`, so a following save is
-/// strictly newer at the 1-second resolution of commit dates.
-func waitForNextSecond(after date: Date = Date()) {
-    let target = date.timeIntervalSince1970.rounded(.down) + 1.05
-    let delay = target - Date().timeIntervalSince1970
-    if delay > 0 { Thread.sleep(forTimeInterval: delay) }
-}
 
 /// Asserts that several devices converged: same head commit, same current contents, same
 /// unresolved conflict versions, a working tree matching the current versions with nothing

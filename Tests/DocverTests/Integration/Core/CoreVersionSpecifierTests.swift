@@ -70,7 +70,7 @@ import Testing
         let alice = try scratch.device("alice")
         let document = try DocumentPath("a.txt")
         let first = try alice.saveText("one", to: "a.txt")
-        waitForNextSecond()
+        scratch.clock.tick()
         let second = try alice.saveText("two", to: "a.txt")
         let secondDate = try alice.version(.current, of: document).modified
         #expect(try alice.version(.at(secondDate.addingTimeInterval(-0.5)), of: document).id == first)

@@ -139,7 +139,7 @@ import Testing
 
         let aliceEdit = try alice.saveText("first by alice\n", to: first)
         try alice.sync()
-        waitForNextSecond()
+        scratch.clock.tick()
         try bob.saveText("first by bob\n", to: first)
         try bob.sync()
         try alice.sync()

@@ -19,7 +19,7 @@ import Testing
         try alice.saveAll()
         try alice.sync(); try bob.sync()
         if aliceDeletes { try alice.deleteAndSave("notes.txt") } else { try alice.saveText("alice\n", to: "notes.txt") }
-        waitForNextSecond()
+        scratch.clock.tick()
         try bob.saveText("bob\n", to: "notes.txt")
         try alice.sync(); try bob.sync(); try alice.sync()
         let conflict = try #require(try alice.conflicts(DocumentPath("notes.txt")).first)
@@ -33,7 +33,7 @@ import Testing
         let notes = try DocumentPath("notes.txt")
         // Alice keeps the current version (no tree change); Bob, later, picks Alice's version.
         let kept = try alice.markResolved(notes)
-        waitForNextSecond()
+        scratch.clock.tick()
         _ = try await bob.resolve(notes, using: UserChoiceStrategy.version(other.id))
         try alice.sync()
         let bobReport = try bob.sync()
@@ -59,7 +59,7 @@ import Testing
         #expect(deletion.isDeletion)
         let notes = try DocumentPath("notes.txt")
         _ = try await alice.resolve(notes, using: LatestDateStrategy()) // keeps Bob's modification
-        waitForNextSecond()
+        scratch.clock.tick()
         _ = try await bob.resolve(notes, using: UserChoiceStrategy.version(deletion.id)) // deletes it
         try alice.sync(); try bob.sync(); try alice.sync()
         try expectConverged([alice, bob])
@@ -83,7 +83,7 @@ import Testing
         try alice.saveText(text([:]), to: "notes.txt")
         for device in [alice, bob, carol] { try device.sync() }
         try alice.saveText(text([2: "alice 2"]), to: "notes.txt")
-        waitForNextSecond()
+        scratch.clock.tick()
         try bob.saveText(text([10: "bob 10"]), to: "notes.txt")
         try alice.sync(); try bob.sync(); try alice.sync(); try carol.sync()
         let notes = try DocumentPath("notes.txt")
@@ -91,7 +91,7 @@ import Testing
         #expect(conflict.current.device.id == "bob")
         // Alice keeps Bob's edit; Carol, later, chooses Alice's.
         try alice.markResolved(notes)
-        waitForNextSecond()
+        scratch.clock.tick()
         _ = try await carol.resolve(notes, using: UserChoiceStrategy.version(try #require(conflict.conflicts.first).id))
         for device in [alice, carol, bob, alice, carol] { try device.sync() }
         try expectConverged([alice, bob, carol])
@@ -116,7 +116,7 @@ import Testing
         try alice.saveText(text([:]), to: "notes.txt")
         try alice.sync(); try dave.sync()
         try dave.deleteAndSave("notes.txt")
-        waitForNextSecond()
+        scratch.clock.tick()
         try alice.saveText(text([2: "alice 2"]), to: "notes.txt")
         try alice.sync(); try dave.sync(); try alice.sync()
         let notes = try DocumentPath("notes.txt")
@@ -124,9 +124,9 @@ import Testing
         let deletion = try #require(conflict.conflicts.first)
         #expect(deletion.isDeletion && !conflict.current.isDeletion, "a modification beats a deletion")
         _ = try await alice.resolve(notes, using: UserChoiceStrategy.version(deletion.id))
-        waitForNextSecond()
+        scratch.clock.tick()
         _ = try await dave.resolve(notes, using: LatestDateStrategy()) // keeps Alice's edit
-        waitForNextSecond()
+        scratch.clock.tick()
         try alice.saveText(text([12: "alice 12"]), to: "notes.txt") // re-created on top of the deletion
         for device in [alice, dave, alice] { try device.sync() }
         try expectConverged([alice, dave])
@@ -143,7 +143,7 @@ import Testing
         let (alice, bob, _, other) = try conflicted(scratch)
         let notes = try DocumentPath("notes.txt")
         _ = try await alice.resolve(notes, using: UserChoiceStrategy.version(other.id))
-        waitForNextSecond()
+        scratch.clock.tick()
         _ = try await bob.resolve(notes, using: UserChoiceStrategy.version(other.id))
         try alice.sync(); try bob.sync(); try alice.sync()
         try expectConverged([alice, bob])
@@ -157,7 +157,7 @@ import Testing
         let notes = try DocumentPath("notes.txt")
         try alice.markResolved(notes) // keeps Bob's version
         try alice.sync(); try bob.sync()
-        waitForNextSecond()
+        scratch.clock.tick()
         try bob.saveText("bob, later\n", to: "notes.txt") // an ordinary edit after seeing the decision
         try bob.sync(); try alice.sync()
         try expectConverged([alice, bob])

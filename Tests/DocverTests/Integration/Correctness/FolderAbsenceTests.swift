@@ -29,7 +29,7 @@ import Testing
             deletion = try alice.deleteAndSave("notes/e.md")
             try alice.deleteAndSave("notes/f.md") // the folder vanishes with this later save
         }
-        waitForNextSecond()
+        scratch.clock.tick()
         try bob.saveText("e edited\n", to: "notes/e.md")
         try alice.sync(); try bob.sync(); try alice.sync()
         try expectConverged([alice, bob])
@@ -51,7 +51,7 @@ import Testing
         try alice.write("f\n", to: "notes/f.md")
         try alice.saveAll(message: "base")
         let deletion = try alice.deleteAndSave("notes/e.md")
-        waitForNextSecond()
+        scratch.clock.tick()
         try alice.deleteAndSave("notes/f.md") // the folder vanishes here
         let current = try #require(try alice.currentVersion(of: DocumentPath("notes/e.md")))
         #expect(current.isDeletion)

@@ -16,11 +16,11 @@ import Testing
         try alice.sync(); try bob.sync()
         if fileFirst {
             try alice.saveText("a file\n", to: "notes")
-            waitForNextSecond()
+            scratch.clock.tick()
             try bob.saveText("in the folder\n", to: "notes/e.txt")
         } else {
             try bob.saveText("in the folder\n", to: "notes/e.txt")
-            waitForNextSecond()
+            scratch.clock.tick()
             try alice.saveText("a file\n", to: "notes")
         }
         try alice.sync(); try bob.sync(); try alice.sync()
@@ -103,7 +103,7 @@ import Testing
         try alice.saveText("d\n", to: "notes/d.txt")
         try alice.sync(); try bob.sync()
         try alice.saveText("d (alice)\n", to: "notes/d.txt")
-        waitForNextSecond()
+        scratch.clock.tick()
         try bob.saveText("d (bob)\n", to: "notes/d.txt")
         try alice.sync(); try bob.sync(); try alice.sync()
         try alice.remove("notes")
@@ -146,9 +146,9 @@ import Testing
         try alice.sync(); try bob.sync()
         let deletion = try alice.deleteAndSave("c.md")
         try alice.sync()
-        waitForNextSecond()
+        scratch.clock.tick()
         try bob.saveText("one\ntwo (bob)\nthree\n", to: "c.md")
-        waitForNextSecond()
+        scratch.clock.tick()
         try carol.saveText("carol's own c.md\n", to: "c.md")
         if creationFirst { try carol.sync(); try bob.sync() } else { try bob.sync(); try carol.sync() }
         for device in [alice, bob, carol, alice, bob] { try device.sync() }
@@ -197,7 +197,7 @@ import Testing
         try alice.sync(); try bob.sync()
         try FileManager.default.moveItem(at: bob.root.appendingPathComponent("a.txt"), to: bob.root.appendingPathComponent("notes/e.txt"))
         try bob.saveAll()
-        waitForNextSecond()
+        scratch.clock.tick()
         try alice.remove("notes")
         try alice.write("a file\n", to: "notes")
         try alice.write("a\nb (alice)\nc\n", to: "a.txt")
@@ -265,7 +265,7 @@ import Testing
         for device in choosers + [dave] { try device.sync() }
         try choosers[0].saveText("chosen by the others\n", to: "notes.txt")
         try choosers[0].sync()
-        waitForNextSecond()
+        scratch.clock.tick()
         try alice.saveText("kept by dave\n", to: "notes.txt")
         try alice.sync()
         for device in choosers + [dave] { try device.sync() }
@@ -352,7 +352,7 @@ import Testing
         try alice.saveText("same bytes\n", to: "c.md")
         try bob.remove("c.md"); try bob.saveAll()
         try bob.sync()
-        waitForNextSecond()
+        scratch.clock.tick()
         try carol.saveText("carol's edit\n", to: "c.md")
         try alice.sync(); try carol.sync()
         for device in [alice, bob, carol, erin] { try device.sync() }

@@ -26,7 +26,7 @@ import Testing
         let baseVersion = try alice.saveText("base\n", to: "x.txt")
         for device in [alice, bob, carol] { try device.sync() }
         try alice.saveText("alice\n", to: "x.txt")
-        waitForNextSecond()
+        scratch.clock.tick()
         try bob.saveText("bob\n", to: "x.txt")
         try alice.sync(); try bob.sync(); try alice.sync()
         let x = try DocumentPath("x.txt")

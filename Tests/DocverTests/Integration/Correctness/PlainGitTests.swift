@@ -18,7 +18,7 @@ import Testing
         try alice.saveText(baseText, to: "notes.txt")
         try alice.sync(); try bob.sync()
         try alice.saveText(aliceText, to: "notes.txt")
-        waitForNextSecond()
+        scratch.clock.tick()
         let bobVersion = try bob.saveText(bobText, to: bobFile)
         _ = try alice.git(["push", "-q", "origin", "docver/alice"])
         _ = try bob.git(["push", "-q", "origin", "docver/bob"])

@@ -17,7 +17,7 @@ import Testing
 
         let aliceEdit = try alice.saveText("alice\n", to: "notes.txt")
         try alice.sync()
-        waitForNextSecond()
+        scratch.clock.tick()
         let bobEdit = try bob.saveText("bob\n", to: "notes.txt")
         try bob.saveText("other by bob\n", to: "other.txt")
         let bobReport = try bob.sync() // Bob integrates: his newer edit wins

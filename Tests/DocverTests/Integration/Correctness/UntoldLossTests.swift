@@ -81,7 +81,7 @@ import Testing
         let alice = try scratch.device("alice", remote: remote)
         let bob = try scratch.device("bob", remote: remote)
         #expect(try docver(["kv", "set", "bg", "red"], in: alice.root).status == 0)
-        waitForNextSecond()
+        scratch.clock.tick()
         #expect(try docver(["kv", "set", "bg", "blue"], in: bob.root).status == 0)
         #expect(try docver(["sync"], in: bob.root).status == 0)
         let expected = "key bg: your value was replaced by bob's; see 'docver kv history bg'"
@@ -98,7 +98,7 @@ import Testing
 
         // In words, on the device that integrates the loss itself.
         #expect(try docver(["kv", "set", "bg", "green"], in: alice.root).status == 0)
-        waitForNextSecond()
+        scratch.clock.tick()
         #expect(try docver(["kv", "set", "bg", "black"], in: bob.root).status == 0)
         #expect(try docver(["sync"], in: bob.root).status == 0)
         let text = try docver(["sync"], in: alice.root)

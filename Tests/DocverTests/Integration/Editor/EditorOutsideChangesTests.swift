@@ -31,7 +31,7 @@ import Testing
         try await doc.edit { $0.text = "alice\n" }
         try await doc.save()
         let aliceVersion = try #require(try alice.currentVersion(of: DocumentPath("note.txt")))
-        waitForNextSecond(after: aliceVersion.modified)
+        scratch.clock.tick()
         let bobSave = try bob.saveText("bob\n", to: "note.txt")
         try bob.sync()
 
@@ -82,7 +82,7 @@ import Testing
         let bobSave = try bob.saveText("bob\n", to: "note.txt")
         try bob.sync()
         let bobVersion = try #require(try bob.currentVersion(of: DocumentPath("note.txt")))
-        waitForNextSecond(after: bobVersion.modified)
+        scratch.clock.tick()
         try await doc.edit { $0.text = "alice\n" }
         try await doc.save()
 

@@ -303,9 +303,9 @@ struct DeliberatingStrategy: ResolutionStrategy {
         try ann.saveText("base\n", to: "note.txt")
         for device in [ann, ben, cat] { try device.sync() }
         let annSave = try ann.saveText("ann\n", to: "note.txt")
-        waitForNextSecond()
+        scratch.clock.tick()
         let benSave = try ben.saveText("ben\n", to: "note.txt")
-        waitForNextSecond()
+        scratch.clock.tick()
         let catSave = try cat.saveText("cat\n", to: "note.txt")
         for device in [ann, ben, ann] { try device.sync() }
         let doc = try DocumentPath("note.txt")

@@ -22,7 +22,7 @@ import Testing
         #expect(chmod(alice.root.appendingPathComponent(file).path, 0o755) == 0)
         try #require(try alice.saveAll() != nil)
         try alice.sync()
-        waitForNextSecond()
+        scratch.clock.tick()
         try bob.write("#!/bin/sh\necho one\necho two\necho three by bob\n", to: file)
         try bob.saveAll()
         try bob.sync(); try alice.sync()

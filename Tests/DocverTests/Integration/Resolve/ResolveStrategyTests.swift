@@ -87,7 +87,7 @@ struct MergeSettings: Codable, Equatable {
         try editor.saveText("base\n", to: "note.txt")
         for device in [editor, remover] { try device.sync() }
         let edit = try editor.saveText("edited\n", to: "note.txt")
-        waitForNextSecond()
+        scratch.clock.tick()
         let deletion = try remover.deleteAndSave("note.txt")
         for device in [editor, remover, editor] { try device.sync() }
         let doc = try DocumentPath("note.txt")

@@ -66,7 +66,7 @@ import Testing
 
         let strategy = resolutionChangesContents ? UserChoiceStrategy.version(oldLoser) : UserChoiceStrategy.version(fixture.winner)
         let resolution = try #require(try await ann.resolve(doc, using: strategy).save)
-        waitForNextSecond()
+        scratch.clock.tick()
         let edit = try ben.saveText("ben, edited again\n", to: "note.txt")
         for device in [ann, ben, ann] { try device.sync() }
         try expectConverged([ann, ben])
