@@ -40,10 +40,13 @@ enum Advice {
         case let .choiceRequired(document, versions):
             // Each listed version starts with its short id; the first is the current version.
             "pass --keep with the id of the version to keep (docver resolve \(Terminal.shellWord(document)) --keep \(versions.first?.split(separator: " ").first ?? "@")), or run on a terminal to choose interactively"
+        case let .mergeFailed(document, reasons) where reasons.first?.hasPrefix("merge tool '") == true:
+            "run the tool again with 'docver resolve \(Terminal.shellWord(document)) --tool', or keep a version with --strategy choose"
         case .mergeFailed: "resolve with --strategy choose, or save the merge with --markers"
         case .conflictChanged: "run the command again to see the new versions"
         case let .editsInTheWay(_, blocking):
             "save it with 'docver save \(Terminal.shellWord(blocking))' (or move it away), then run the command again"
+        case .noMergeTool: "resolve without a tool with --strategy latest-date, merge or choose"
         case .notInConflict: "list documents in conflict with 'docver conflicts'"
         case .branchKeptChanging: "another program keeps moving this device's branch; run the command again when it is done"
         case .conflictMarkersRemain:

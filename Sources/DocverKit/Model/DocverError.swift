@@ -53,6 +53,8 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
     case destinationNotEmpty(String)
     case mergeFailed(document: String, reasons: [String])
     case notMergeable(document: String, reason: String)
+    /// No merge tool is configured, or the one named is unknown; the reason says how to set one.
+    case noMergeTool(reason: String)
     case choiceRequired(document: String, versions: [String])
     case cancelled(document: String)
     case conflictChanged(document: String)
@@ -139,6 +141,7 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .destinationNotEmpty(path): "destination \(path) exists and is not empty"
         case let .mergeFailed(document, reasons): "cannot merge \(document): " + reasons.joined(separator: "; ")
         case let .notMergeable(document, reason): "cannot merge \(document): \(reason)"
+        case let .noMergeTool(reason): reason
         case let .choiceRequired(document, versions):
             "\(document) needs a choice of version: " + versions.joined(separator: ", ")
         case let .cancelled(document): "resolution of \(document) was cancelled"

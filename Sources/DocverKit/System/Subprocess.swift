@@ -21,6 +21,24 @@ enum Subprocess {
         try run(executable: "/bin/sh", ["-c", command], input: nil, directory: directory, environment: environment)
     }
 
+    /// Runs a shell command line with `/bin/sh -c` on this process's own standard input,
+    /// output and error (a merge tool the user works in), and returns its exit status.
+    static func interactiveShell(_ command: String, directory: URL? = nil,
+                                 environment: [String: String] = [:]) throws(SystemError) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        if let directory { process.currentDirectoryURL = directory }
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        do {
+            try process.run()
+        } catch {
+            throw .wrapping("run", "/bin/sh", error)
+        }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
     /// Starts `arguments` (found on `PATH`) in the background and returns at once, without
     /// waiting for it: a shell starts it with its standard streams on `/dev/null` and exits,
     /// so the program is nobody's child to reap (no zombie in a long-lived process such as the

@@ -5,12 +5,14 @@ import Foundation
 extension Docver {
     struct Resolve: ContainerCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Resolve conflicts with a strategy: latest-date, merge or choose.",
+            abstract: "Resolve conflicts with a strategy: latest-date, merge, choose or tool.",
             discussion: """
             latest-date  the version with the latest modification date becomes current; as in sync, an edit
                          beats a deletion, however new the deletion.
             merge        three-way merge against the common base (text, JSON, packages, .gitattributes drivers).
             choose       --keep ID wins; without it, on a terminal, pick interactively.
+            tool         your merge tool, as 'git mergetool' runs it: --tool NAME, or git's merge.tool; it gets
+                         $BASE, $LOCAL (the current version), $REMOTE (a conflict version) and $MERGED.
             Without --strategy: on a terminal, pick interactively (choose); elsewhere, --strategy is required.
             Other versions are marked resolved and removed (kept with --keep-versions).
             With --markers, overlapping edits are saved with conflict markers and the conflict stays open:
@@ -18,14 +20,22 @@ extension Docver {
             """)
 
         enum StrategyName: String, ExpressibleByArgument, CaseIterable {
-            case latestDate = "latest-date", merge, choose
+            case latestDate = "latest-date", merge, choose, tool
         }
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "Documents to resolve.", completion: .custom(Completions.documents)) var documents: [String] = []
         @Flag(help: "Resolve every document in conflict.") var all = false
-        @Option(help: "latest-date, merge or choose (default on a terminal: choose interactively).") var strategy: StrategyName?
+        @Option(help: "latest-date, merge, choose or tool (default on a terminal: choose interactively).") var strategy: StrategyName?
+        @Option(help: ArgumentHelp("The merge tool to run (implies --strategy tool): a name git knows (vimdiff, meld, kdiff3, code…) or one set with mergetool.NAME.cmd. '--tool' alone uses git's merge.tool.",
+                                   valueName: "name"))
+        var tool: String?
+        /// `--tool` with no name after it (git's merge.tool), rewritten to this hidden flag before
+        /// parsing (``rewritingOldKeepSpelling(_:)``): an option cannot take a value only sometimes.
+        @Flag(name: .customLong("tool-from-config"), help: .hidden) var toolFromConfig = false
+        /// Whether a merge tool was asked for, by name or not.
+        var wantsTool: Bool { tool != nil || toolFromConfig }
         @Option(name: .customLong("keep"), help: ArgumentHelp("With --strategy choose: the version to keep (implies choose).", valueName: "id"),
                 completion: .custom(Completions.versions))
         var keep: String?
@@ -46,8 +56,11 @@ extension Docver {
             if all == !documents.isEmpty { throw ValidationError("name documents or pass --all (not both)") }
             if keep != nil && keepByOldName != nil { throw ValidationError("--keep and --version name the same thing; pass one") }
             if version != nil && (strategy ?? .choose) != .choose { throw ValidationError("--keep goes with --strategy choose") }
+            if wantsTool && (strategy ?? .tool) != .tool { throw ValidationError("--tool goes with --strategy tool") }
+            if wantsTool && version != nil { throw ValidationError("--tool and --keep are two strategies; pass one") }
+            if chosenStrategy == .tool && dryRun { throw ValidationError("a merge tool is interactive and cannot be dry-run; leave out --dry-run") }
             if markers && strategy != .merge { throw ValidationError("--markers goes with --strategy merge") }
-            if strategy == nil && version == nil && !Self.onTerminal {
+            if strategy == nil && version == nil && !wantsTool && !Self.onTerminal {
                 throw ValidationError("""
                     name a strategy: --strategy latest-date (the latest version becomes current), \
                     --strategy merge (a three-way merge), or --strategy choose --keep ID (that version becomes current); \
@@ -67,9 +80,9 @@ extension Docver {
             let dryRun: Bool
             let error: String?
 
-            init(_ outcome: ResolutionOutcome, of document: DocumentPath, dryRun: Bool) {
+            init(_ outcome: ResolutionOutcome, of document: DocumentPath, strategy: String? = nil, dryRun: Bool) {
                 self.document = document.path
-                strategy = outcome.strategy
+                self.strategy = strategy ?? outcome.strategy
                 switch outcome.resolution {
                 case let .keep(kept): self.outcome = "keep"; version = kept.id
                 case .merged: self.outcome = "merged"; version = nil
@@ -106,7 +119,8 @@ extension Docver {
             for document in targets {
                 do {
                     let outcome = try await resolveOne(document, in: container)
-                    results.append(JSON(outcome, of: document, dryRun: dryRun))
+                    // A merge tool's resolution is recorded as a merge; the JSON names the tool strategy asked for.
+                    results.append(JSON(outcome, of: document, strategy: chosenStrategy == .tool ? "tool" : nil, dryRun: dryRun))
                     if !output.json { print(outcome.summary) }
                     if case .mergedWithMarkers = outcome.resolution {
                         failed = true
@@ -139,6 +153,12 @@ extension Docver {
             while index < arguments.count {
                 let argument = arguments[index]
                 if argument == "--" { result += arguments[index...]; break }
+                // `--tool` at the end or before another option: git's merge.tool.
+                if argument == "--tool", index + 1 == arguments.count || arguments[index + 1].hasPrefix("-") {
+                    result.append("--tool-from-config")
+                    index += 1
+                    continue
+                }
                 if argument == "--version", index + 1 < arguments.count, !arguments[index + 1].hasPrefix("-") {
                     result += ["--" + oldKeepSpelling, arguments[index + 1]]
                     index += 2
@@ -153,8 +173,8 @@ extension Docver {
         /// Whether the chooser can ask: standard input and output are a terminal.
         static var onTerminal: Bool { isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 }
 
-        /// The strategy named, or choose (with --keep, or interactively on a terminal).
-        var chosenStrategy: StrategyName { strategy ?? .choose }
+        /// The strategy named, or tool (with --tool), or choose (with --keep, or interactively on a terminal).
+        var chosenStrategy: StrategyName { strategy ?? (wantsTool ? .tool : .choose) }
 
         private func resolveOne(_ document: DocumentPath, in container: Container) async throws -> ResolutionOutcome {
             switch chosenStrategy {
@@ -162,6 +182,9 @@ extension Docver {
                 return try await container.resolve(document, using: LatestDateStrategy(), keepVersions: keepVersions, dryRun: dryRun)
             case .merge:
                 return try await container.resolve(document, using: MergeStrategy(markers: markers), keepVersions: keepVersions, dryRun: dryRun)
+            case .tool:
+                let mergeTool = try container.mergeTool(named: tool)
+                return try await container.resolve(document, using: MergeToolStrategy(tool: mergeTool), keepVersions: keepVersions, dryRun: false)
             case .choose:
                 if let version {
                     // A version id goes through as given; @, @-N and @{DATE} are looked up first.
