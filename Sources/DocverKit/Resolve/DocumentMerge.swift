@@ -259,13 +259,46 @@ extension Container {
         let result = try TextMerge.merge(base: base ?? Data(), ours: ours, theirs: theirs, labels: labels)
         if result.clean { return (result.merged, true) }
         if markers { return (result.merged, false) }
-        throw DocverError.mergeFailed(document: path, reasons: Self.conflictRegions(in: result.merged))
+        throw DocverError.mergeFailed(document: path, reasons: Self.conflictRegions(in: result.merged, labels: (labels.ours, labels.theirs)))
     }
 
-    /// Describes each conflicting region of a merge result by its line numbers.
-    static func conflictRegions(in merged: Data) -> [String] {
-        let regions = ConflictMarkers.regions(in: merged).map {
-            "both devices changed the same lines (merged text lines \($0.lowerBound)-\($0.upperBound))"
+    /// Describes each conflicting region of a merge result (diff3 style, as ``TextMerge``
+    /// writes it) by the lines of the two versions it came from, which the user can open,
+    /// not by lines of the merged text, which nobody sees: "both devices changed the same
+    /// lines: bob (current) line 2, alice (1a2b3c4d5e6f) line 2".
+    static func conflictRegions(in merged: Data, labels: (ours: String, theirs: String)) -> [String] {
+        enum Section { case common, ours, base, theirs }
+        var section = Section.common
+        var line = (ours: 1, theirs: 1)
+        var start = (ours: 1, theirs: 1)
+        var regions: [String] = []
+        func describe(_ label: String, from first: Int, to next: Int) -> String {
+            switch next - first {
+            case 0: "\(label) removed them (after line \(first - 1))"
+            case 1: "\(label) line \(first)"
+            default: "\(label) lines \(first)-\(next - 1)"
+            }
+        }
+        func marker(_ text: Substring, _ character: Character) -> Bool {
+            text.count >= 7 && text.prefix(7).allSatisfy { $0 == character } && (text.count == 7 || text.dropFirst(7).first == " ")
+        }
+        for text in String(decoding: merged, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {
+            let text = text.hasSuffix("\r") ? text.dropLast() : text
+            switch section {
+            case .common where marker(text, "<"):
+                section = .ours
+                start = line
+            case .ours where marker(text, "|"): section = .base
+            case .ours where marker(text, "="), .base where marker(text, "="): section = .theirs
+            case .theirs where marker(text, ">"):
+                section = .common
+                regions.append("both devices changed the same lines: " + describe(labels.ours, from: start.ours, to: line.ours)
+                               + ", " + describe(labels.theirs, from: start.theirs, to: line.theirs))
+            case .common: line.ours += 1; line.theirs += 1
+            case .ours: line.ours += 1
+            case .theirs: line.theirs += 1
+            case .base: break
+            }
         }
         return regions.isEmpty ? ["overlapping changes"] : regions
     }

@@ -36,8 +36,11 @@ struct DeliberatingStrategy: ResolutionStrategy {
                                                edits: [Self.nineLines(changing: [2: "alice 2", 8: "alice 8"]),
                                                        Self.nineLines(changing: [2: "bob 2", 8: "bob 8"])])
         let (alice, bob) = (fixture.devices[0], fixture.devices[1])
-        let regions = ["both devices changed the same lines (merged text lines 2-8)",
-                       "both devices changed the same lines (merged text lines 14-20)"]
+        // Named by the lines of the two versions, which the user can open (not by lines of a
+        // merged text nobody sees).
+        let alices = "alice (\(fixture.losers[0].prefix(12)))"
+        let regions = ["both devices changed the same lines: bob (current) line 2, \(alices) line 2",
+                       "both devices changed the same lines: bob (current) line 8, \(alices) line 8"]
 
         let before = try ResolveSnapshot(bob)
         let result = try docver(["resolve", "note.txt", "--strategy", "merge"], in: bob.root)
