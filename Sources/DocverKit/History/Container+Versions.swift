@@ -41,9 +41,21 @@ extension Container {
             }
             let unresolved = try unresolvedConflicts(of: document, in: repository)
             let resolved = includingResolved ? try resolvedConflictVersions(of: document, in: repository) : []
-            let history = try VersionGraph(repository: repository, index: versionIndex(in: repository, for: document))
-                .history(of: document, after: current, limit: nil)
-            return DocumentVersions(current: current, unresolvedConflicts: unresolved, resolvedConflicts: resolved, history: history)
+            let graph = VersionGraph(repository: repository, index: versionIndex(in: repository, for: document))
+            let history = try graph.history(of: document, after: current, limit: nil)
+            // The versions merge resolutions were made from, besides the line the history
+            // follows: a conflict version a merge took in (and removed) is history too.
+            let listed = Set(([current] + unresolved + resolved + history).map(\.id))
+            var merged: [DocumentVersion] = []
+            for version in [current] + history where !version.isDeletion {
+                guard try graph.isMergeResolution(repository.commit(version.commitID)) else { continue }
+                for id in try graph.predecessors(of: version.commitID, path: document.path)
+                where !listed.contains(id.hex) && !merged.contains(where: { $0.id == id.hex }) {
+                    merged.append(try graph.version(of: document, at: id))
+                }
+            }
+            return DocumentVersions(current: current, unresolvedConflicts: unresolved, resolvedConflicts: resolved, history: history,
+                                    merged: merged.sorted(by: Self.newestFirst))
         }
     }
 
@@ -160,4 +172,7 @@ public struct DocumentVersions: Sendable {
     public var resolvedConflicts: [DocumentVersion]
     /// The older versions that led to the current one, newest first.
     public var history: [DocumentVersion]
+    /// The versions a merge resolution (the current version or one in ``history``) was made
+    /// from that are not listed otherwise, newest first: conflict versions the merge took in.
+    public var merged: [DocumentVersion] = []
 }

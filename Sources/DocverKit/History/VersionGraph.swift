@@ -419,7 +419,7 @@ struct VersionGraph {
     }
 
     /// True for a merge resolution: made from every version it names.
-    private func isMergeResolution(_ commit: Commit) throws -> Bool {
+    func isMergeResolution(_ commit: Commit) throws -> Bool {
         commit.trailers.contains { $0.key == Trailer.strategy && $0.value == "merge" }
     }
 

@@ -17,6 +17,7 @@ extension Docver {
             let current: VersionOutput?
             let conflicts: [VersionOutput]
             let history: [VersionOutput]
+            let merged: [VersionOutput]
 
             func encode(to encoder: Encoder) throws {
                 var container = encoder.container(keyedBy: CodingKeys.self)
@@ -24,8 +25,9 @@ extension Docver {
                 try container.encode(current, forKey: .current)
                 try container.encode(conflicts, forKey: .conflicts)
                 try container.encode(history, forKey: .history)
+                try container.encode(merged, forKey: .merged)
             }
-            enum CodingKeys: String, CodingKey { case document, current, conflicts, history }
+            enum CodingKeys: String, CodingKey { case document, current, conflicts, history, merged }
         }
 
         func run(in container: Container) async throws {
@@ -46,15 +48,24 @@ extension Docver {
                 return try Terminal.printJSON(JSON(
                     document: path.path, current: VersionOutput(current),
                     conflicts: unresolved.map { VersionOutput($0, conflict: true) } + resolved.map { VersionOutput($0, conflict: true, resolved: true) },
-                    history: history.map { VersionOutput($0) }))
+                    history: history.map { VersionOutput($0) }, merged: versions.merged.map { VersionOutput($0) }))
             }
             // The date and device columns are as wide as their widest entry: no name is cut, and
             // relative dates of different widths ("just now", "3 days ago") line up.
-            let columns = Terminal.VersionColumns([current] + unresolved + resolved + history)
+            let columns = Terminal.VersionColumns([current] + unresolved + resolved + history + versions.merged)
             print(Terminal.versionLine("current", current, columns: columns))
             for version in unresolved { print(Terminal.versionLine("conflict", version, columns: columns)) }
             for version in resolved { print(Terminal.versionLine("resolved", version, columns: columns)) }
-            for version in history { print(Terminal.versionLine("history", version, columns: columns)) }
+            // The versions merges took in, among the history (in its order) by date.
+            var merged = versions.merged[...]
+            for version in history {
+                while let next = merged.first, next.modified > version.modified {
+                    print(Terminal.versionLine("merged", next, columns: columns))
+                    merged = merged.dropFirst()
+                }
+                print(Terminal.versionLine("history", version, columns: columns))
+            }
+            for version in merged { print(Terminal.versionLine("merged", version, columns: columns)) }
         }
     }
 }

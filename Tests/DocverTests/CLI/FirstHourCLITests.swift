@@ -42,6 +42,35 @@ import Testing
 
     /// A container made before default names carried the path keeps its name: `init` again
     /// with the defaults still succeeds and changes nothing.
+    /// After a merge resolution, `versions DOC` still lists every version the merge was made
+    /// from: the conflict versions it took in (and removed) show as `merged`, in the listing
+    /// and in its JSON.
+    @Test(arguments: [["--strategy", "merge"], ["--tool", "both"]])
+    func afterAMergeVersionsListsTheVersionsItTookIn(resolveWith: [String]) async throws {
+        let scratch = try Scratch()
+        let fixture = try ConflictFixture.text(scratch, ids: ["alice", "bob", "carol"], base: "1\n2\n3\n4\n5\n6\n",
+                                               edits: ["A\n2\n3\n4\n5\n6\n", "1\n2\nB\n4\n5\n6\n", "1\n2\n3\n4\n5\nC\n"])
+        let carol = fixture.latest
+        _ = try runGit(["config", "mergetool.both.cmd", #"cat "$MERGED" | grep -v '^[<|=>]\{7\}' > "$MERGED.x"; mv "$MERGED.x" "$MERGED""#], in: carol.root)
+        let before = try docver(["versions", "note.txt"], in: carol.root)
+        #expect(before.stdout.split(separator: "\n").filter { $0.hasPrefix("conflict") }.count == 2, "\(before.stdout)")
+        let resolve = try docver(["resolve", "note.txt"] + resolveWith, in: carol.root)
+        #expect(resolve.status == 0, "\(resolve.stderr)")
+        let listing = try docver(["versions", "note.txt"], in: carol.root)
+        #expect(listing.status == 0)
+        let rows = listing.stdout.split(separator: "\n").map(String.init)
+        for id in fixture.losers {
+            #expect(rows.contains { $0.hasPrefix("merged") && $0.contains(String(id.prefix(12))) },
+                    "\(id.prefix(12)) is listed as merged: \(listing.stdout)")
+        }
+        #expect(rows.contains { $0.hasPrefix("history") && $0.contains(String(fixture.winner.prefix(12))) }, "\(listing.stdout)")
+        #expect(!rows.contains { $0.hasPrefix("conflict") }, "\(listing.stdout)")
+        let json = try docver(["versions", "note.txt", "--json"], in: carol.root)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let merged = try #require(object["merged"] as? [[String: Any]])
+        #expect(Set(merged.compactMap { $0["id"] as? String }) == Set(fixture.losers))
+    }
+
     @Test func anExistingContainerKeepsItsDefaultName() throws {
         let scratch = try Scratch()
         #expect(try docver("init", "notes", in: scratch.url).status == 0)
