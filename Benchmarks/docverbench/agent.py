@@ -105,6 +105,9 @@ def latency(docver, alice, bob, edits, quiet_delay, poll_interval):
         rng = random.Random(2)
         samples = []
         for edit in range(edits):
+            # Each edit starts from an idle pair: right after the last arrival a sync may be
+            # due anyway (the other device's push wakes this one), which would flatter the figure.
+            time.sleep(quiet_delay + 1 + rng.random())
             name = f"latency/doc{rng.randrange(20):02d}.txt"
             text = f"edit {edit} {rng.random()} {time.time()}\n"
             os.makedirs(os.path.join(alice, "latency"), exist_ok=True)
@@ -290,7 +293,7 @@ def main(argv=None):
     parser.add_argument("--soak-poll-interval", type=float, default=None,
                         help="the soak agent's --poll-interval (default: the agent's own, 10 s)")
     parser.add_argument("--cases", default="idle,soak,latency,status,listings",
-                        help="comma-separated: idle, soak, latency, status, listings")
+                        help="comma-separated: idle, soak, latency, syncthing, status, listings")
     parser.add_argument("--reuse", action="store_true", help="reuse the devices already in --work")
     options = parser.parse_args(argv)
     docver = os.path.abspath(options.docver)
@@ -314,6 +317,16 @@ def main(argv=None):
                              "poll_interval_s": options.poll_interval,
                              "median_s": statistics.median(samples), "p95_s": percentile(samples, 0.95),
                              "min_s": min(samples), "max_s": max(samples)}
+    if "syncthing" in cases:
+        # The same latency with two Syncthing instances on this machine, their file watcher
+        # delay set to the quiet delay (Syncthing counts it in whole seconds, at least 1).
+        delay = max(1, round(options.quiet_delay))
+        log(f"Syncthing latency over {options.edits} edits, watcher delay {delay} s")
+        from docverbench import syncthing
+        peer = syncthing.latency(os.path.join(options.work, "syncthing"), options.edits, delay)
+        result["syncthing_latency"] = {"edits": len(peer), "watcher_delay_s": delay,
+                                       "median_s": statistics.median(peer), "p95_s": percentile(peer, 0.95),
+                                       "min_s": min(peer), "max_s": max(peer)}
     if "status" in cases:
         log("status with the agent running")
         result["status"] = status_with_agent(docver, alice, options.status_reps)

@@ -34,10 +34,10 @@ public final class Agent: Sendable {
         /// A limit on inotify watches below the kernel's (nil: the kernel's only).
         public var maximumWatches: Int?
 
-        /// Settings with the defaults: 2 s quiet delay, 10 s polling, 0.5 s push delay,
+        /// Settings with the defaults: 2 s quiet delay, 10 s polling, 50 ms push delay,
         /// backoff from 1 s to 5 minutes, the standard ignore list, every remote.
         public init(quietDelay: Duration = .seconds(2), pollInterval: Duration = .seconds(10),
-                    pushDelay: Duration = .milliseconds(500), initialBackoff: Duration = .seconds(1),
+                    pushDelay: Duration = .milliseconds(50), initialBackoff: Duration = .seconds(1),
                     maximumBackoff: Duration = .seconds(300), ignore: IgnoreList = .standard,
                     remotes: [String]? = nil, maximumWatches: Int? = nil) {
             self.quietDelay = quietDelay
@@ -94,8 +94,10 @@ public final class Agent: Sendable {
     static let staleLockAge: TimeInterval = 5
     /// How long the working tree must be quiet before the agent computes the status it serves.
     static let statusSettleDelay: Duration = .milliseconds(200)
-    /// How soon after another device's branch moved in a remote on this machine the sync starts.
-    static let remoteMoveDelay: Duration = .milliseconds(150)
+    /// How soon after another device's branch moved in a remote on this machine the sync
+    /// starts: long enough for a push that moves several references to finish (git renames
+    /// each into place within a few milliseconds), short next to the quiet delay.
+    static let remoteMoveDelay: Duration = .milliseconds(50)
     /// When a document whose autosave failed is tried again.
     static let retryDelay: Duration = .seconds(10)
 
