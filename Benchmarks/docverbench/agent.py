@@ -14,6 +14,7 @@ import statistics
 import subprocess
 import time
 
+from .arrivals import arrivals
 from .commands import log, run
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -98,35 +99,12 @@ def make_devices(docver, work, documents):
 
 
 def latency(docver, alice, bob, edits, quiet_delay, poll_interval):
-    """Seconds from the last write of a document in A to its contents in B's working tree."""
+    """Seconds from the last write of a document in A to its contents in B's working tree
+    (``arrivals``)."""
     arguments = ["--quiet-delay", str(quiet_delay), "--poll-interval", str(poll_interval)]
     agents = [Agent(docver, alice, arguments), Agent(docver, bob, arguments)]
     try:
-        rng = random.Random(2)
-        samples = []
-        for edit in range(edits):
-            # Each edit starts from an idle pair: right after the last arrival a sync may be
-            # due anyway (the other device's push wakes this one), which would flatter the figure.
-            time.sleep(quiet_delay + 1 + rng.random())
-            name = f"latency/doc{rng.randrange(20):02d}.txt"
-            text = f"edit {edit} {rng.random()} {time.time()}\n"
-            os.makedirs(os.path.join(alice, "latency"), exist_ok=True)
-            with open(os.path.join(alice, name), "w") as handle:
-                handle.write(text)
-            written = time.perf_counter()
-            target = os.path.join(bob, name)
-            while True:
-                try:
-                    with open(target) as handle:
-                        if handle.read() == text:
-                            break
-                except FileNotFoundError:
-                    pass
-                if time.perf_counter() - written > 120:
-                    raise RuntimeError(f"edit {edit} did not arrive within 120 s")
-                time.sleep(0.005)
-            samples.append(time.perf_counter() - written)
-        return samples
+        return arrivals(alice, bob, edits, quiet_delay)
     finally:
         for agent in agents:
             agent.stop()

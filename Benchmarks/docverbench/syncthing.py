@@ -13,6 +13,8 @@ import time
 import urllib.request
 import xml.etree.ElementTree as ElementTree
 
+from .arrivals import arrivals
+
 
 def free_port():
     with socket.socket() as probe:
@@ -111,29 +113,7 @@ def latency(work, edits, watcher_delay):
             instance.wait("connect to the other", lambda: instance.rest("/rest/system/connections")["connections"]
                           .get(peer.device_id, {}).get("connected"))
             instance.wait("scan the folder", lambda: instance.rest("/rest/db/status?folder=bench")["state"] == "idle")
-        rng = random.Random(2)
-        samples = []
-        for edit in range(edits):
-            time.sleep(watcher_delay + 1 + rng.random())  # from an idle pair, as for docver
-            name = f"latency/doc{rng.randrange(20):02d}.txt"
-            text = f"edit {edit} {rng.random()} {time.time()}\n"
-            os.makedirs(os.path.join(a.folder, "latency"), exist_ok=True)
-            with open(os.path.join(a.folder, name), "w") as handle:
-                handle.write(text)
-            written = time.perf_counter()
-            target = os.path.join(b.folder, name)
-            while True:
-                try:
-                    with open(target) as handle:
-                        if handle.read() == text:
-                            break
-                except FileNotFoundError:
-                    pass
-                if time.perf_counter() - written > 120:
-                    raise RuntimeError(f"edit {edit} did not arrive within 120 s")
-                time.sleep(0.005)
-            samples.append(time.perf_counter() - written)
-        return samples
+        return arrivals(a.folder, b.folder, edits, watcher_delay)
     finally:
         a.stop()
         b.stop()
