@@ -37,6 +37,27 @@ enum ConfigKey {
     static let maximumDocumentSize = "docver.maxDocumentSize"
     /// Its value when unset: 512 MiB.
     static let defaultMaximumDocumentSize: Int64 = 512 << 20
+    /// The largest version, in bytes (suffixes as above), a content merge (`resolve --strategy
+    /// merge` or `--tool`) reads: a merge holds every version in memory; 0: no limit.
+    static let maximumMergeSize = "docver.maxMergeSize"
+    /// Its value when unset: 64 MiB.
+    static let defaultMaximumMergeSize: Int64 = 64 << 20
+
+    /// A size in bytes set with `key` (`k`, `m` or `g` multiply by 1024 as in git), or
+    /// `defaultValue` when unset; nil when it is 0 (no limit).
+    static func byteSize(_ key: String, default defaultValue: Int64, in repository: Repository) throws -> Int64? {
+        guard let text = try repository.configString(key)?.trimmingCharacters(in: .whitespaces) else { return defaultValue }
+        let multipliers: [Character: Int64] = ["k": 1 << 10, "m": 1 << 20, "g": 1 << 30]
+        var digits = Substring(text), multiplier: Int64 = 1
+        if let last = text.last?.lowercased().first, let factor = multipliers[last] {
+            digits = digits.dropLast()
+            multiplier = factor
+        }
+        guard let number = Int64(digits), number >= 0, number <= Int64.max / multiplier else {
+            throw DocverError.invalidValue("'\(text)' for \(key): give bytes, with k, m or g for KiB, MiB or GiB, or 0 for no limit")
+        }
+        return number == 0 ? nil : number * multiplier
+    }
     /// The format version this build writes.
     static let currentFormatVersion = "1"
 }

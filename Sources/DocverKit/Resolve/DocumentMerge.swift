@@ -20,6 +20,7 @@ extension Container {
             guard others.allSatisfy({ $0.kind == conflict.current.kind }) else {
                 throw DocverError.notMergeable(document: document.path, reason: "one version is a file, another a package; choose a version")
             }
+            try refuseLargeVersions(conflict, in: repository)
             // The file modes first: versions that changed a mode differently cannot be merged.
             _ = try mergedModes(of: conflict, refusing: true, in: repository)
             // Each conflict version is merged against its own base with the current version
@@ -63,6 +64,16 @@ extension Container {
             }
             return clean ? .merged(merged) : .mergedWithMarkers(merged)
         }
+    }
+
+    /// Refuses a merge of a version larger than `docver.maxMergeSize` (default 64 MiB) before
+    /// reading any: a content merge holds every version in memory, and a film is not merged.
+    func refuseLargeVersions(_ conflict: Conflict, in repository: Repository) throws {
+        guard let limit = try ConfigKey.byteSize(ConfigKey.maximumMergeSize, default: ConfigKey.defaultMaximumMergeSize,
+                                                 in: repository),
+              let large = ([conflict.current] + conflict.conflicts).first(where: { $0.size > limit }) else { return }
+        throw DocverError.notMergeable(document: conflict.document.path, reason:
+            "\(large.device.name)'s version (\(large.shortID)) is \(large.size) bytes, above docver.maxMergeSize (\(limit)); choose a version")
     }
 
     /// The file modes a merge of a conflict's versions keeps, as git's merge does: a mode the

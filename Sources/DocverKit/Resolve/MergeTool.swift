@@ -72,6 +72,7 @@ extension Container {
                 throw DocverError.notMergeable(document: document.path,
                                                reason: "\(deletion.device.name) deleted it while another device changed it; choose a version")
             }
+            try refuseLargeVersions(conflict, in: repository)
             _ = try mergedModes(of: conflict, refusing: true, in: repository)
             let graph = VersionGraph(repository: repository, index: versionIndex(in: repository))
             let currentSide = try graph.currentSide(conflict.current, path: document.path, head: headCommit(repository))

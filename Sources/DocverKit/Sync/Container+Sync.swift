@@ -385,19 +385,7 @@ extension Container {
 
     /// `docver.maxDocumentSize` in bytes; nil when it is 0 (no limit).
     func maximumDocumentSize(_ repository: Repository) throws -> Int64? {
-        guard let text = try repository.configString(ConfigKey.maximumDocumentSize)?.trimmingCharacters(in: .whitespaces) else {
-            return ConfigKey.defaultMaximumDocumentSize
-        }
-        let multipliers: [Character: Int64] = ["k": 1 << 10, "m": 1 << 20, "g": 1 << 30]
-        var digits = Substring(text), multiplier: Int64 = 1
-        if let last = text.last?.lowercased().first, let factor = multipliers[last] {
-            digits = digits.dropLast()
-            multiplier = factor
-        }
-        guard let number = Int64(digits), number >= 0, number <= Int64.max / multiplier else {
-            throw DocverError.invalidValue("'\(text)' for \(ConfigKey.maximumDocumentSize): give bytes, with k, m or g for KiB, MiB or GiB, or 0 for no limit")
-        }
-        return number == 0 ? nil : number * multiplier
+        try ConfigKey.byteSize(ConfigKey.maximumDocumentSize, default: ConfigKey.defaultMaximumDocumentSize, in: repository)
     }
 
     private func push(_ remote: Remote, named name: String, report: inout SyncReport,

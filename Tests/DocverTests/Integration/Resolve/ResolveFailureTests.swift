@@ -58,6 +58,31 @@ struct DeliberatingStrategy: ResolutionStrategy {
         try expectContainerUnchanged(alice, since: aliceBefore, "overlapping text via the library")
     }
 
+    /// A content merge holds every version in memory: a version above docver.maxMergeSize is
+    /// refused before anything is read, by the merge and by a merge tool, and nothing changes.
+    @Test func aVersionAboveTheMergeSizeIsRefusedBeforeItIsRead() async throws {
+        let scratch = try Scratch()
+        let fixture = try ConflictFixture.text(scratch, base: Self.nineLines,
+                                               edits: [Self.nineLines(changing: [2: "alice 2"]),
+                                                       Self.nineLines(changing: [8: "bob 8"])])
+        let bob = fixture.latest
+        _ = try runGit(["config", "docver.maxMergeSize", "40"], in: bob.root)
+        _ = try runGit(["config", "mergetool.cat.cmd", #"cat "$LOCAL" > "$MERGED""#], in: bob.root)
+        let before = try ResolveSnapshot(bob)
+        for arguments in [["--strategy", "merge"], ["--tool", "cat"]] {
+            let result = try docver(["resolve", "note.txt"] + arguments, in: bob.root)
+            #expect(result.status == 1)
+            #expect(result.stderrLines.first == "docver: error: cannot merge note.txt: bob's version (\(fixture.winner.prefix(12))) is 62 bytes, above docver.maxMergeSize (40); choose a version",
+                    "\(result.stderr)")
+        }
+        try expectContainerUnchanged(bob, since: before, "above the merge size")
+        // Under the limit (k: KiB, as in git), the same merge is made.
+        _ = try runGit(["config", "docver.maxMergeSize", "1k"], in: bob.root)
+        let merged = try docver(["resolve", "note.txt", "--strategy", "merge"], in: bob.root)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(try bob.read("note.txt") == Self.nineLines(changing: [2: "alice 2", 8: "bob 8"]))
+    }
+
     @Test func theSameJSONKeyChangedDifferentlyFailsNamingItsPath() async throws {
         let scratch = try Scratch()
         let base = #"{"a": 1, "b": {"c": 1, "d": 1}}"#
