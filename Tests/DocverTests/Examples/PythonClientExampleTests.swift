@@ -1,0 +1,55 @@
+import DocverKit
+import Foundation
+import Testing
+
+/// Examples/docver_client.py, a client of `docver serve` in Python's standard library only:
+/// the protocol works from another language, notifications included.
+@Suite struct PythonClientExampleTests {
+    private var script: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Examples/docver_client.py").path
+    }
+
+    @Test func thePythonClientResolvesAConflictPushedToIt() throws {
+        let python = "/usr/bin/python3"
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("python3 is missing (install python3)") }
+            print("skipped: /usr/bin/python3 is missing (install python3)")
+            return
+        }
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        try alice.datedBeforeNow(4).saveText("base\n", to: "notes.txt")
+        try alice.sync()
+        try bob.sync()
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [script, "--docver", docverExecutable, "--strategy", "latest-date", "--count", "1", alice.root.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+        // The client has initialized: from now on every change reaches it.
+        try waitForLine(containing: "ready 1.0 alice", in: output)
+
+        try alice.datedBeforeNow(2).saveText("alice\n", to: "notes.txt")
+        try bob.datedBeforeNow(1).saveText("bob\n", to: "notes.txt")
+        try bob.sync()
+        let sync = try docver(["-C", alice.root.path, "sync"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+
+        let text = try waitForLine(containing: "resolved notes.txt keep", in: output)
+        #expect(text.contains("conflict notes.txt "), "\(text)")
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(try alice.conflicts().isEmpty)
+        // latest-date keeps Bob's later edit.
+        #expect(try alice.read("notes.txt") == "bob\n")
+        try expectFsckClean(alice.root)
+    }
+}
