@@ -71,7 +71,10 @@ final class ContainerObserver: Sendable {
             }
             do {
                 let next = try ContainerState(of: container)
-                for notification in state.changes(to: next, in: container) { send(notification) }
+                // Nothing goes out after `shutdown` was answered.
+                for notification in state.changes(to: next, in: container) where !stopped.load(ordering: .sequentiallyConsistent) {
+                    send(notification)
+                }
                 state = next
                 retry = false
             } catch {
