@@ -168,6 +168,32 @@ import Testing
         try expectFsckClean(alice.root)
     }
 
+    /// With the agent running, nobody calls save or sync: the agent's autosave and the sync it
+    /// makes when Bob's push reaches the remote are reported like any other change.
+    @Test func whatTheAgentSavesAndBringsInIsReported() async throws {
+        let scratch = try Scratch()
+        let (alice, bob) = try twoDevices(scratch)
+        let agent = try await AgentProcess.start(alice)
+        let server = try ServeProcess(alice)
+        try server.call("initialize")
+        try bob.datedBeforeNow(2).saveText("bob\n", to: "notes.txt")
+        try alice.write("alice\n", to: "notes.txt")
+        try await waitFor("the agent to save and push notes.txt") {
+            agent.events("synced").contains { ($0["pushed"] as? [String])?.contains("origin") == true }
+        }
+        let saved = try server.notification("documentChanged") { params in
+            if case let .array(documents)? = params["documents"] { documents.contains { $0["document"] == .string("notes.txt") } } else { false }
+        }
+        #expect(saved["documents"] != nil)
+        // Bob syncs: his edit and Alice's compete; the agent notices Bob's push and syncs.
+        try bob.sync()
+        try await waitFor("the conflict to reach Alice") { try !alice.conflicts().isEmpty }
+        let appeared = try server.notification("conflictAppeared")
+        #expect(appeared["document"] == .string("notes.txt"))
+        #expect(try server.shutdown() == 0)
+        #expect(agent.terminate() == 0)
+    }
+
     @Test func keyValueChangesByAnotherProcessAreReported() throws {
         let scratch = try Scratch()
         let (alice, _) = try twoDevices(scratch)
