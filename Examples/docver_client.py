@@ -16,12 +16,17 @@ with a strategy, then each one that appears (a sync by anyone: the agent, anothe
 process, another device's saves coming in), printing one line per event, until it has
 resolved --count conflicts (0: until interrupted).
 
-    python3 Examples/docver_client.py [--docver PATH] [--strategy latest-date|merge] [--count N] CONTAINER
+    python3 Examples/docver_client.py [--docver PATH] [--strategy latest-date|merge] [--count N] [--agent] CONTAINER
+
+With --agent it talks to the agent running for the container over its socket, the same
+protocol, instead of starting a server of its own.
 """
 
 import argparse
 import json
+import os
 import queue
+import socket
 import subprocess
 import sys
 import threading
@@ -38,10 +43,24 @@ class ProtocolError(Exception):
 
 
 class DocverClient:
-    def __init__(self, container, docver="docver"):
-        self.process = subprocess.Popen(
-            [docver, "-C", container, "serve"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8", bufsize=1)
+    """A session: by default with a `docver serve` process of its own; with `agent=True`, over
+    the socket of the agent running for the container (.git/docver/agent.sock), which several
+    clients share."""
+
+    def __init__(self, container, docver="docver", agent=False):
+        self.process = None
+        self.socket = None
+        if agent:
+            self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.socket.connect(os.path.join(container, ".git", "docver", "agent.sock"))
+            self.input = self.socket.makefile("r", encoding="utf-8", newline="\n")
+            self.output = self.socket.makefile("w", encoding="utf-8", newline="\n")
+        else:
+            self.process = subprocess.Popen(
+                [docver, "-C", container, "serve"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8", bufsize=1)
+            self.input = self.process.stdout
+            self.output = self.process.stdin
         self.responses = {}
         self.notifications = queue.Queue()
         self.answered = threading.Condition()
@@ -51,7 +70,7 @@ class DocverClient:
 
     def _read(self):
         # One JSON object per line: a response (it has an id) or a notification (a method).
-        for line in self.process.stdout:
+        for line in self.input:
             message = json.loads(line)
             if "method" in message:
                 self.notifications.put(message)
@@ -70,8 +89,8 @@ class DocverClient:
         message = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params:
             message["params"] = params
-        self.process.stdin.write(json.dumps(message) + "\n")
-        self.process.stdin.flush()
+        self.output.write(json.dumps(message) + "\n")
+        self.output.flush()
         with self.answered:
             if not self.answered.wait_for(lambda: request_id in self.responses or None in self.responses, timeout):
                 raise TimeoutError(f"no answer to {method} within {timeout} s")
@@ -88,13 +107,17 @@ class DocverClient:
                 return message
 
     def close(self):
-        """Asks the server to end and waits for it."""
+        """Ends the session: the server (or the agent's session) ends after `shutdown`."""
         try:
             self.request("shutdown", timeout=60)
         finally:
-            self.process.stdin.close()
+            self.output.close()
+            if self.socket:
+                self.socket.close()
+        if self.process:
             self.process.wait(timeout=60)
-        return self.process.returncode
+            return self.process.returncode
+        return 0
 
 
 def say(*words):
@@ -107,9 +130,10 @@ def main():
     parser.add_argument("--docver", default="docver", help="the docver binary (default: docver on PATH)")
     parser.add_argument("--strategy", default="latest-date", choices=["latest-date", "merge"])
     parser.add_argument("--count", type=int, default=0, help="stop after resolving this many conflicts (0: never)")
+    parser.add_argument("--agent", action="store_true", help="use the running agent's socket instead of docver serve")
     options = parser.parse_args()
 
-    client = DocverClient(options.container, options.docver)
+    client = DocverClient(options.container, options.docver, agent=options.agent)
     hello = client.request("initialize", clientName="docver_client.py", protocolVersion="1.0")
     # From here on every change is pushed: a conflict that arrives now is not missed.
     say("ready", hello["protocolVersion"], hello["device"])

@@ -33,6 +33,8 @@ public final class Agent: Sendable {
         public var remotes: [String]?
         /// A limit on inotify watches below the kernel's (nil: the kernel's only).
         public var maximumWatches: Int?
+        /// The version editors are told in `initialize` on the agent's socket (docs/PROTOCOL.md).
+        public var serverVersion = "unknown"
 
         /// Settings with the defaults: 2 s quiet delay, 10 s polling, 0.5 s push delay,
         /// backoff from 1 s to 5 minutes, the standard ignore list, every remote.
@@ -185,7 +187,13 @@ public final class Agent: Sendable {
         let files = container.files
         let lock = try DocverError.wrapping { try AgentLock(path: files.agentPID) }
         defer { lock.release() }
-        let server = try AgentSocketServer(path: files.agentSocket, subscribers: subscribers) { [self] request in answer(request) }
+        let container = container
+        let serverVersion = configuration.serverVersion
+        let server = try AgentSocketServer(path: files.agentSocket, subscribers: subscribers, answer: { [self] request in answer(request) },
+                                           session: { client, first, rest in
+                                               ProtocolSession.run(client: client, first: first, rest: rest, container: container,
+                                                                   serverVersion: serverVersion)
+                                           })
         defer { server.close() }
         defer {
             referencesWatched.store(false, ordering: .sequentiallyConsistent)
@@ -254,6 +262,8 @@ public final class Agent: Sendable {
     }
 
     private func answer(_ request: String) -> AgentSocketAnswer {
+        // docs/PROTOCOL.md: the legacy requests are words; a JSON object starts a session.
+        if request.first == "{" { return .session }
         let unavailable = AgentSocketAnswer.line(Data(#"{"unavailable":true}"#.utf8))
         let words = request.trimmingCharacters(in: .whitespaces).split(separator: " ").map(String.init)
         if words.first == "container-status", words.count == 2 {

@@ -49,6 +49,7 @@ struct AgentOptions: ParsableArguments {
         configuration.ignore.patterns += ignore
         if !remotes.isEmpty { configuration.remotes = remotes }
         configuration.maximumWatches = maxWatches
+        configuration.serverVersion = docverVersion
         return configuration
     }
 

@@ -52,4 +52,70 @@ import Testing
         #expect(try alice.read("notes.txt") == "bob\n")
         try expectFsckClean(alice.root)
     }
+
+    /// Two clients share the agent over its socket: one resolves the conflict the agent's own
+    /// sync brings in, the other (the module used from a script) hears it close.
+    @Test func twoPythonClientsShareTheAgentOverItsSocket() async throws {
+        let python = "/usr/bin/python3"
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("python3 is missing (install python3)") }
+            print("skipped: /usr/bin/python3 is missing (install python3)")
+            return
+        }
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        try alice.datedBeforeNow(4).saveText("base\n", to: "notes.txt")
+        try alice.sync()
+        try bob.sync()
+        try alice.datedBeforeNow(2).saveText("alice\n", to: "notes.txt")
+        let agent = try await AgentProcess.start(alice)
+
+        func start(_ arguments: [String]) throws -> (Process, Pipe) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: python)
+            process.arguments = arguments
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            return (process, output)
+        }
+        let examples = URL(fileURLWithPath: script).deletingLastPathComponent().path
+        let listener = """
+            import sys; sys.path.insert(0, \(String(reflecting: examples)))
+            from docver_client import DocverClient
+            client = DocverClient(\(String(reflecting: alice.root.path)), agent=True)
+            print("ready", client.request("initialize")["protocolVersion"], flush=True)
+            while True:
+                note = client.wait_for("conflictResolved", timeout=300)["params"]
+                if note["open"] == 0:
+                    print("closed", note["document"], flush=True)
+                    break
+            sys.exit(client.close())
+            """
+        let (resolver, resolverOutput) = try start([script, "--agent", "--strategy", "latest-date", "--count", "1", alice.root.path])
+        let (watcher, watcherOutput) = try start(["-c", listener])
+        defer {
+            for process in [resolver, watcher] where process.isRunning { process.terminate(); process.waitUntilExit() }
+        }
+        try waitForLine(containing: "ready 1.0 alice", in: resolverOutput)
+        try waitForLine(containing: "ready 1.0", in: watcherOutput)
+
+        // Bob's edit, older than Alice's, reaches the remote; Alice's agent notices and syncs.
+        try bob.datedBeforeNow(3).saveText("bob\n", to: "notes.txt")
+        try bob.sync()
+        let resolved = try waitForLine(containing: "resolved notes.txt keep", in: resolverOutput)
+        #expect(resolved.contains("conflict notes.txt "), "\(resolved)")
+        try waitForLine(containing: "closed notes.txt", in: watcherOutput)
+        resolver.waitUntilExit()
+        watcher.waitUntilExit()
+        #expect(resolver.terminationStatus == 0)
+        #expect(watcher.terminationStatus == 0)
+        #expect(try alice.conflicts().isEmpty)
+        #expect(agent.terminate() == 0)
+        try expectFsckClean(alice.root)
+    }
 }
