@@ -60,6 +60,8 @@ final class ContainerObserver: Sendable {
         while !stopped.load(ordering: .sequentiallyConsistent) {
             watcher.wait(timeout: retry ? .milliseconds(200) : nil, waking: wake)
             guard !stopped.load(ordering: .sequentiallyConsistent) else { return }
+            // A watch the kernel refused (a folder created under refs/ beyond the watch limit)
+            // still means something moved: the state is taken, as for any move.
             var moved = (try? watcher.referencesMoved()) ?? true
             guard moved || retry else { continue }
             // A sync, a resolution or a push moves several references one after the other:
@@ -67,7 +69,7 @@ final class ContainerObserver: Sendable {
             while moved {
                 watcher.wait(timeout: .milliseconds(30), waking: wake)
                 if stopped.load(ordering: .sequentiallyConsistent) { return }
-                moved = (try? watcher.referencesMoved()) ?? true
+                moved = (try? watcher.referencesMoved()) ?? false
             }
             do {
                 let next = try ContainerState(of: container)
