@@ -74,7 +74,7 @@ final class ContainerObserver: Sendable {
             do {
                 let next = try ContainerState(of: container)
                 // Nothing goes out after `shutdown` was answered.
-                for notification in state.changes(to: next, in: container) where !stopped.load(ordering: .sequentiallyConsistent) {
+                for notification in state.changes(to: next) where !stopped.load(ordering: .sequentiallyConsistent) {
                     send(notification)
                 }
                 state = next
@@ -100,6 +100,9 @@ struct ContainerState {
     /// Remote-tracking branch → its commit.
     var tracking: [String: ObjectID] = [:]
 
+    /// An empty state (an empty container; tests build states by hand from it).
+    init() {}
+
     init(of container: Container) throws {
         for item in try container.query() { documents[item.path.path] = item.version }
         for conflict in try container.conflicts() { conflicts[conflict.document.path] = conflict }
@@ -111,7 +114,7 @@ struct ContainerState {
     }
 
     /// The notifications that take a client from this state to `next`.
-    func changes(to next: ContainerState, in container: Container) -> [any Encodable & Sendable] {
+    func changes(to next: ContainerState) -> [any Encodable & Sendable] {
         var notifications: [any Encodable & Sendable] = []
         let fetched = Set(next.tracking.keys).union(tracking.keys).filter { next.tracking[$0] != tracking[$0] }
         if !fetched.isEmpty {
