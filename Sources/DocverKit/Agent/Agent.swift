@@ -33,8 +33,6 @@ public final class Agent: Sendable {
         public var remotes: [String]?
         /// A limit on inotify watches below the kernel's (nil: the kernel's only).
         public var maximumWatches: Int?
-        /// The version editors are told in `initialize` on the agent's socket (docs/PROTOCOL.md).
-        public var serverVersion = "unknown"
 
         /// Settings with the defaults: 2 s quiet delay, 10 s polling, 0.5 s push delay,
         /// backoff from 1 s to 5 minutes, the standard ignore list, every remote.
@@ -129,6 +127,10 @@ public final class Agent: Sendable {
     private let answerQueue = DispatchQueue(label: "docver agent answers", qos: .utility)
     /// True while a computation is queued or running on `answerQueue`.
     private let answering = Atomic<Bool>(false)
+    /// Serves a connection of the socket whose first line is a JSON object (docs/PROTOCOL.md,
+    /// "On the agent's socket"): set by `serveEditors(version:)` (Protocol/); nil: such a
+    /// connection is closed.
+    let sessionHandler = Mutex<(@Sendable (_ client: Int32, _ first: String, _ rest: Data) -> Void)?>(nil)
     /// Milliseconds each served answer's computation is held back (tests: a slow container).
     let answerDelayForTesting = Atomic<Int>(0)
     /// Where events go: the loop's, the answer thread's and repairs', one at a time.
@@ -187,12 +189,10 @@ public final class Agent: Sendable {
         let files = container.files
         let lock = try DocverError.wrapping { try AgentLock(path: files.agentPID) }
         defer { lock.release() }
-        let container = container
-        let serverVersion = configuration.serverVersion
         let server = try AgentSocketServer(path: files.agentSocket, subscribers: subscribers, answer: { [self] request in answer(request) },
-                                           session: { client, first, rest in
-                                               ProtocolSession.run(client: client, first: first, rest: rest, container: container,
-                                                                   serverVersion: serverVersion)
+                                           session: { [self] client, first, rest in
+                                               guard let serve = sessionHandler.withLock({ $0 }) else { return AgentSocketServer.close(client) }
+                                               serve(client, first, rest)
                                            })
         defer { server.close() }
         defer {

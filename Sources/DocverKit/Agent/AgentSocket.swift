@@ -98,7 +98,7 @@ final class AgentSocketServer: Sendable {
     /// Binds the socket at `path` (a stale socket file there is replaced: the caller holds the
     /// agent lock, so no live agent owns it) and starts answering with `answer`.
     init(path: String, subscribers: AgentSubscribers, answer: @escaping @Sendable (String) -> AgentSocketAnswer,
-         session: @escaping @Sendable (_ client: Int32, _ first: String, _ rest: Data) -> Void = { client, _, _ in Glibc.close(client) }) throws {
+         session: @escaping @Sendable (_ client: Int32, _ first: String, _ rest: Data) -> Void) throws {
         self.path = path
         let folder = try ShortPath(path)
         var address = try Self.address(folder.path)
@@ -145,6 +145,11 @@ final class AgentSocketServer: Sendable {
         }
         thread.name = "docver agent socket"
         thread.start()
+    }
+
+    /// Closes a client's connection unanswered.
+    static func close(_ client: Int32) {
+        Glibc.close(client)
     }
 
     /// Stops answering and removes the socket file.

@@ -4,6 +4,21 @@ import Synchronization
 import Glibc
 #endif
 
+extension Agent {
+    /// Lets editors speak `docver serve`'s protocol on the agent's socket (docs/PROTOCOL.md,
+    /// "On the agent's socket"), several at once, each connection a session of its own;
+    /// `initialize` tells them `version`. `docver agent` calls it before ``run(onEvent:)``;
+    /// without it, such connections are closed.
+    public func serveEditors(version: String) {
+        let container = container
+        sessionHandler.withLock {
+            $0 = { client, first, rest in
+                ProtocolSession.run(client: client, first: first, rest: rest, container: container, serverVersion: version)
+            }
+        }
+    }
+}
+
 /// `docver serve`'s protocol on a connection of the agent's socket (docs/PROTOCOL.md, "On the
 /// agent's socket"): the same messages, one JSON object per line, for as long as the client
 /// keeps the connection, so several editors share one agent instead of each running a server.
