@@ -33,7 +33,8 @@ import Testing
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+        // SIGKILL: a failed test leaves no client behind (SIGTERM may be ignored, as inherited).
+        defer { if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
         // The client has initialized: from now on every change reaches it.
         try waitForLine(containing: "ready 1.0 alice", in: output)
 
@@ -99,7 +100,10 @@ import Testing
         let (resolver, resolverOutput) = try start([script, "--agent", "--strategy", "latest-date", "--count", "1", alice.root.path])
         let (watcher, watcherOutput) = try start(["-c", listener])
         defer {
-            for process in [resolver, watcher] where process.isRunning { process.terminate(); process.waitUntilExit() }
+            for process in [resolver, watcher] where process.isRunning {
+                Foundation.kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+            }
         }
         try waitForLine(containing: "ready 1.0 alice", in: resolverOutput)
         try waitForLine(containing: "ready 1.0", in: watcherOutput)
