@@ -21,7 +21,7 @@ ROOT = os.environ.get("DOCVER_ROOMS_ROOT") or os.path.dirname(os.path.dirname(os
 KIT = os.path.join(ROOT, "Sources", "DocverKit")
 # The order of docs/ARCHITECTURE.md's table: each room may use the ones before it.
 ORDER = ["System", "Git", "Model", "Format", "Storage", "History", "Index", "Sync", "Resolve", "Query",
-         "KeyValue", "Agent", "Editor"]
+         "KeyValue", "Agent", "Protocol", "Editor"]
 EXCEPTIONS = os.path.join(ROOT, "Tools", "rooms-exceptions.txt")
 ARCHITECTURE = os.path.join(ROOT, "docs", "ARCHITECTURE.md")
 BEGIN, END = "<!-- rooms.py: begin -->", "<!-- rooms.py: end -->"

@@ -129,6 +129,10 @@ public final class Agent: Sendable {
     private let answerQueue = DispatchQueue(label: "docver agent answers", qos: .utility)
     /// True while a computation is queued or running on `answerQueue`.
     private let answering = Atomic<Bool>(false)
+    /// Serves a connection of the socket whose first line is a JSON object (docs/PROTOCOL.md,
+    /// "On the agent's socket"): set by `serveEditors(version:)` (Protocol/); nil: such a
+    /// connection is closed.
+    let sessionHandler = Mutex<(@Sendable (_ client: Int32, _ first: String, _ rest: Data) -> Void)?>(nil)
     /// Milliseconds each served answer's computation is held back (tests: a slow container).
     let answerDelayForTesting = Atomic<Int>(0)
     /// Whether answers are being computed now (tests wait for it instead of for a time).
@@ -189,7 +193,11 @@ public final class Agent: Sendable {
         let files = container.files
         let lock = try DocverError.wrapping { try AgentLock(path: files.agentPID) }
         defer { lock.release() }
-        let server = try AgentSocketServer(path: files.agentSocket, subscribers: subscribers) { [self] request in answer(request) }
+        let server = try AgentSocketServer(path: files.agentSocket, subscribers: subscribers, answer: { [self] request in answer(request) },
+                                           session: { [self] client, first, rest in
+                                               guard let serve = sessionHandler.withLock({ $0 }) else { return AgentSocketServer.close(client) }
+                                               serve(client, first, rest)
+                                           })
         defer { server.close() }
         defer {
             referencesWatched.store(false, ordering: .sequentiallyConsistent)
@@ -258,6 +266,8 @@ public final class Agent: Sendable {
     }
 
     private func answer(_ request: String) -> AgentSocketAnswer {
+        // docs/PROTOCOL.md: the legacy requests are words; a JSON object starts a session.
+        if request.first == "{" { return .session }
         let unavailable = AgentSocketAnswer.line(Data(#"{"unavailable":true}"#.utf8))
         let words = request.trimmingCharacters(in: .whitespaces).split(separator: " ").map(String.init)
         if words.first == "container-status", words.count == 2 {

@@ -9,7 +9,9 @@ import Glibc
 // (answer: ``AgentStatus``, one JSON line), `container-status <head>` (one JSON line),
 // `documents <references>` and `conflicts <head>` (tab-separated lines, ``ListingText``), and
 // `subscribe`, which keeps the connection: one line `{"subscribed":true}`, then one line per
-// event until the agent stops. docs/AGENT.md documents them.
+// event until the agent stops. docs/AGENT.md documents them. A first line that is a JSON
+// object is a JSON-RPC request: the connection speaks `docver serve`'s protocol from then on
+// (``ProtocolSession``, docs/PROTOCOL.md).
 
 /// What the server does with a request.
 enum AgentSocketAnswer {
@@ -17,6 +19,8 @@ enum AgentSocketAnswer {
     case line(Data)
     /// Keep the connection for ``AgentSubscribers``.
     case subscribe
+    /// A JSON-RPC request (docs/PROTOCOL.md): the connection becomes a protocol session.
+    case session
 }
 
 /// The connections of clients that asked to hear of every change (`subscribe`). Lines are
@@ -93,7 +97,8 @@ final class AgentSocketServer: Sendable {
 
     /// Binds the socket at `path` (a stale socket file there is replaced: the caller holds the
     /// agent lock, so no live agent owns it) and starts answering with `answer`.
-    init(path: String, subscribers: AgentSubscribers, answer: @escaping @Sendable (String) -> AgentSocketAnswer) throws {
+    init(path: String, subscribers: AgentSubscribers, answer: @escaping @Sendable (String) -> AgentSocketAnswer,
+         session: @escaping @Sendable (_ client: Int32, _ first: String, _ rest: Data) -> Void) throws {
         self.path = path
         let folder = try ShortPath(path)
         var address = try Self.address(folder.path)
@@ -125,12 +130,13 @@ final class AgentSocketServer: Sendable {
                 }
                 _ = fcntl(client, F_SETFD, FD_CLOEXEC)
                 guard serving.add(1, ordering: .sequentiallyConsistent).newValue <= Self.maximumClients else {
-                    Self.serve(client, subscribers: subscribers, answer: answer)
+                    // Answered here, on the listening thread: a session, which lasts, is refused.
+                    Self.serve(client, subscribers: subscribers, answer: answer, session: nil)
                     serving.subtract(1, ordering: .sequentiallyConsistent)
                     continue
                 }
                 let worker = Thread {
-                    Self.serve(client, subscribers: subscribers, answer: answer)
+                    Self.serve(client, subscribers: subscribers, answer: answer, session: session)
                     serving.subtract(1, ordering: .sequentiallyConsistent)
                 }
                 worker.name = "docver agent client"
@@ -139,6 +145,11 @@ final class AgentSocketServer: Sendable {
         }
         thread.name = "docver agent socket"
         thread.start()
+    }
+
+    /// Closes a client's connection unanswered.
+    static func close(_ client: Int32) {
+        Glibc.close(client)
     }
 
     /// Stops answering and removes the socket file.
@@ -155,9 +166,10 @@ final class AgentSocketServer: Sendable {
     /// How long a client may pause while reading its answer before the agent gives up on it.
     static let answerTimeout = 1000
 
-    private static func serve(_ client: Int32, subscribers: AgentSubscribers, answer: (String) -> AgentSocketAnswer) {
+    private static func serve(_ client: Int32, subscribers: AgentSubscribers, answer: (String) -> AgentSocketAnswer,
+                              session: ((Int32, String, Data) -> Void)?) {
         setTimeout(client, milliseconds: requestTimeout)
-        guard let request = readLine(client) else {
+        guard let (request, rest) = readFirstLine(client) else {
             Glibc.close(client)
             return
         }
@@ -166,6 +178,9 @@ final class AgentSocketServer: Sendable {
         case .subscribe:
             subscribers.add(client)
             return
+        case .session:
+            if let session { return session(client, request, rest) }
+            data = Data(#"{"error":{"code":-32603,"message":"the agent serves too many clients at once; try again"},"id":null,"jsonrpc":"2.0"}"#.utf8)
         case let .line(line):
             data = line
         }
@@ -205,6 +220,11 @@ final class AgentSocketServer: Sendable {
 
     /// Reads up to the first newline (or the end); nil on a timeout or error before any line.
     static func readLine(_ descriptor: Int32, limit: Int = 1 << 20) -> String? {
+        readFirstLine(descriptor, limit: limit)?.line
+    }
+
+    /// The first line and what was read after it (a protocol session's next requests).
+    static func readFirstLine(_ descriptor: Int32, limit: Int = 1 << 20) -> (line: String, rest: Data)? {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while data.count < limit {
@@ -212,9 +232,11 @@ final class AgentSocketServer: Sendable {
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { break }
             data.append(contentsOf: buffer[..<count])
-            if let newline = data.firstIndex(of: 0x0A) { return String(decoding: data[..<newline], as: UTF8.self) }
+            if let newline = data.firstIndex(of: 0x0A) {
+                return (String(decoding: data[..<newline], as: UTF8.self), Data(data[(newline + 1)...]))
+            }
         }
-        return data.isEmpty ? nil : String(decoding: data, as: UTF8.self)
+        return data.isEmpty ? nil : (String(decoding: data, as: UTF8.self), Data())
     }
 }
 

@@ -27,6 +27,12 @@ final class ReferenceWatcher {
     /// The inotify descriptor, for the loop's wait.
     var descriptor: Int32 { inotify.rawDescriptor }
 
+    /// Sleeps until a reference may have moved, `timeout` passes (nil: forever) or `pipe` is
+    /// woken (`docver serve`'s observer waits here on a thread of its own).
+    func wait(timeout: Duration?, waking pipe: WakePipe) {
+        inotify.wait(timeout: timeout, waking: pipe)
+    }
+
     /// Watches `.git` and `.git/refs` with the folders below. A watch the kernel refuses (the
     /// watch limit) is reported by the caller as a warning: subscribers then fall back on
     /// their own polling when the agent says it cannot watch.

@@ -5,9 +5,9 @@ import Foundation
 // Double (Int64.max survives) and `1` and `1.0` stay distinguishable.
 
 /// A parsed JSON value. Object members keep their order.
-enum JSONNode: Equatable {
+enum JSONNode: Equatable, Sendable {
     /// One member of an object.
-    struct Member: Equatable {
+    struct Member: Equatable, Sendable {
         var key: String
         var value: JSONNode
     }

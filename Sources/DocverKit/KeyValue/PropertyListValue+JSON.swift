@@ -17,7 +17,7 @@ extension PropertyListValue {
         self = try Self.value(of: node)
     }
 
-    private static func value(of node: JSONNode) throws -> PropertyListValue {
+    static func value(of node: JSONNode) throws -> PropertyListValue {
         switch node {
         case let .object(members):
             var result: [String: PropertyListValue] = [:]

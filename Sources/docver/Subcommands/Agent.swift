@@ -97,6 +97,7 @@ extension Docver.AgentCommand {
 
         private func runAgent(in container: Container) async throws {
             let agent = try Agent(container: container, configuration: settings.configuration(for: container))
+            agent.serveEditors(version: docverVersion)
             // SIGTERM (systemd, `agent stop`) and Ctrl-C finish the save in progress, then exit.
             var sources: [any DispatchSourceSignal] = []
             for signalNumber in [SIGTERM, SIGINT, SIGHUP] {

@@ -28,35 +28,8 @@ extension Docver.KeyValue {
 
     // MARK: The --json contract (docs/CLI.md)
 
-    /// A value as ordinary JSON (data as a Base64 string).
-    struct ValueOutput: Encodable {
-        let value: PropertyListValue
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            switch value {
-            case let .string(text): try container.encode(text)
-            case let .data(data): try container.encode(data.base64EncodedString())
-            case let .int(number): try container.encode(number)
-            case let .double(number): try container.encode(number)
-            case let .bool(flag): try container.encode(flag)
-            case let .array(elements): try container.encode(elements.map(ValueOutput.init))
-            case let .dictionary(members): try container.encode(members.mapValues(ValueOutput.init))
-            }
-        }
-    }
-
-    struct EntryOutput: Encodable {
-        let key: String
-        let type: String
-        let value: ValueOutput
-
-        init(key: String, value: PropertyListValue) {
-            self.key = key
-            type = value.typeName
-            self.value = ValueOutput(value: value)
-        }
-    }
+    typealias ValueOutput = KeyValueValueOutput
+    typealias EntryOutput = KeyValueEntryOutput
 
     struct VersionOutput: Encodable {
         let id: String
@@ -137,12 +110,7 @@ extension Docver.KeyValue {
         @Argument(help: "The key: 1 to 64 bytes of UTF-8, no control characters.") var key: String
         @Argument(help: "The value.") var value: String
 
-        struct JSON: Encodable {
-            let key: String
-            let type: String
-            let value: ValueOutput
-            let save: String?
-        }
+        typealias JSON = KeyValueSetOutput
 
         func parsedValue() throws -> PropertyListValue {
             switch type {
@@ -176,7 +144,7 @@ extension Docver.KeyValue {
             try store.set(parsed, forKey: key)
             let save = try store.save()
             if output.json {
-                return try Terminal.printJSON(JSON(key: key, type: parsed.typeName, value: ValueOutput(value: parsed), save: save))
+                return try Terminal.printJSON(JSON(key: key, value: parsed, save: save))
             }
             let name = DocverError.printable(key)
             if let save {
@@ -195,10 +163,7 @@ extension Docver.KeyValue {
         @OptionGroup var output: OutputOptions
         @Argument(help: "The key.") var key: String
 
-        struct JSON: Encodable {
-            let key: String
-            let save: String?
-        }
+        typealias JSON = KeyValueRemoveOutput
 
         func run(in container: Container) async throws {
             try KeyValueQuota.validate(key: key)

@@ -69,44 +69,7 @@ extension Docver {
             }
         }
 
-        struct JSON: Encodable {
-            let document: String
-            let strategy: String
-            let outcome: String
-            let version: String?
-            let resolved: [String]
-            let removed: [String]
-            let save: String?
-            let dryRun: Bool
-            let error: String?
-
-            init(_ outcome: ResolutionOutcome, of document: DocumentPath, strategy: String? = nil, dryRun: Bool) {
-                self.document = document.path
-                self.strategy = strategy ?? outcome.strategy
-                switch outcome.resolution {
-                case let .keep(kept): self.outcome = "keep"; version = kept.id
-                case .merged: self.outcome = "merged"; version = nil
-                case .mergedWithMarkers: self.outcome = "mergedWithMarkers"; version = nil
-                }
-                resolved = outcome.resolved
-                removed = outcome.removed
-                save = outcome.save
-                self.dryRun = dryRun
-                error = nil
-            }
-
-            init(failure: DocverError, of document: DocumentPath, strategy: String, dryRun: Bool) {
-                self.document = document.path
-                self.strategy = strategy
-                outcome = "failed"
-                version = nil
-                resolved = []
-                removed = []
-                save = nil
-                self.dryRun = dryRun
-                error = failure.description
-            }
-        }
+        typealias JSON = ResolveOutput
 
         func run(in container: Container) async throws {
             let targets = all ? try container.conflicts().map(\.document) : try documents.map(DocumentArguments(container, global).path)

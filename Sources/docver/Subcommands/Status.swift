@@ -9,14 +9,6 @@ extension Docver {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
 
-        struct JSON: Encodable {
-            struct InConflict: Encodable { let document: String; let conflicts: Int }
-            let changed: [ChangeOutput]
-            let inConflict: [InConflict]
-            let device: String
-            let deviceName: String
-        }
-
         func run(in container: Container) async throws {
             let status = try Agent.cachedStatus(of: container) ?? container.status()
             try Self.render(status, device: container.device, json: output.json)
@@ -25,9 +17,7 @@ extension Docver {
         /// Prints `status` of `device`'s container (also the shortcut's output: Shortcut.swift).
         static func render(_ status: ContainerStatus, device: Device, json: Bool) throws {
             if json {
-                return try Terminal.printJSON(JSON(changed: status.changed.map(ChangeOutput.init),
-                                                   inConflict: status.inConflict.map { .init(document: $0.document.path, conflicts: $0.conflicts) },
-                                                   device: device.id, deviceName: device.name))
+                return try Terminal.printJSON(StatusOutput(status, device: device))
             }
             print("on device \(device.id) (\(DocverError.printable(device.name)))")
             if status.changed.isEmpty && status.inConflict.isEmpty {

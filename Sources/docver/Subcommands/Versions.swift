@@ -12,24 +12,6 @@ extension Docver {
         @Argument(help: "The document.", completion: .custom(Completions.documents)) var document: String
         @Flag(help: "Also list conflict versions already marked resolved.") var all = false
 
-        struct JSON: Encodable {
-            let document: String
-            let current: VersionOutput?
-            let conflicts: [VersionOutput]
-            let history: [VersionOutput]
-            let merged: [VersionOutput]
-
-            func encode(to encoder: Encoder) throws {
-                var container = encoder.container(keyedBy: CodingKeys.self)
-                try container.encode(document, forKey: .document)
-                try container.encode(current, forKey: .current)
-                try container.encode(conflicts, forKey: .conflicts)
-                try container.encode(history, forKey: .history)
-                try container.encode(merged, forKey: .merged)
-            }
-            enum CodingKeys: String, CodingKey { case document, current, conflicts, history, merged }
-        }
-
         func run(in container: Container) async throws {
             try Self.render(document, in: container, from: global.url, all: all, json: output.json)
         }
@@ -45,10 +27,7 @@ extension Docver {
                 (versions.current, versions.unresolvedConflicts, versions.resolvedConflicts, versions.history)
             printing()
             if json {
-                return try Terminal.printJSON(JSON(
-                    document: path.path, current: VersionOutput(current),
-                    conflicts: unresolved.map { VersionOutput($0, conflict: true) } + resolved.map { VersionOutput($0, conflict: true, resolved: true) },
-                    history: history.map { VersionOutput($0) }, merged: versions.merged.map { VersionOutput($0) }))
+                return try Terminal.printJSON(VersionsOutput(document: path, versions))
             }
             // The date and device columns are as wide as their widest entry: no name is cut, and
             // relative dates of different widths ("just now", "3 days ago") line up.

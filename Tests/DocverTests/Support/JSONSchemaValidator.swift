@@ -80,17 +80,52 @@ indirect enum JSONValue: Decodable, Equatable, CustomStringConvertible {
 /// docs/schemas uses: `type` (a name or an array of names, so `["string", "null"]` is
 /// nullable), `properties`, `required`, `additionalProperties` (a boolean or a schema),
 /// `items`, `enum`, `const`, `anyOf`, `pattern`, `format: date-time` and `$ref` to
-/// `#/$defs/NAME`. The schemas `true` and `{}` accept anything. A keyword outside the subset
+/// `#/$defs/NAME` (or any `#/a/b`) in the schema or in another schema file of its folder. The schemas `true` and `{}` accept anything. A keyword outside the subset
 /// is reported as a problem, so a schema cannot silently ask for more than is checked.
 ///
 /// A Debian machine has no python jsonschema, hence this small validator for the tests.
 struct JSONSchemaValidator {
     let root: JSONValue
 
-    init(schema: JSONValue) { root = schema }
+    /// The folder of the schema file, where references to other files are looked up.
+    let directory: URL?
+
+    init(schema: JSONValue, directory: URL? = nil) {
+        root = schema
+        self.directory = directory
+    }
 
     init(contentsOf url: URL) throws {
         root = try JSONValue.parse(Data(contentsOf: url))
+        directory = url.deletingLastPathComponent()
+    }
+
+    /// Every way `value` breaks the schema's definition `name` (`$defs/NAME`).
+    func problems(in value: JSONValue, definition name: String) -> [String] {
+        var found: [String] = []
+        check(value, against: .object(["$ref": .string("#/$defs/\(name)")]), at: "$", into: &found)
+        return found
+    }
+
+    /// A `$ref`: `#/a/b` in this schema, or `FILE` or `FILE#/a/b` in another schema file,
+    /// relative to this one's folder (docs/schemas/protocol/ refers to the CLI's result schemas
+    /// as `../save.schema.json`); the pointer's steps are member names.
+    private func resolve(_ reference: String) -> (JSONSchemaValidator, JSONValue)? {
+        let parts = reference.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+        let file = String(parts[0])
+        let pointer = parts.count > 1 ? String(parts[1]) : ""
+        var validator = self
+        if !file.isEmpty {
+            guard let directory,
+                  let loaded = try? JSONSchemaValidator(contentsOf: directory.appendingPathComponent(file).standardizedFileURL) else { return nil }
+            validator = loaded
+        }
+        var target = validator.root
+        for step in pointer.split(separator: "/") {
+            guard let next = target[String(step)] else { return nil }
+            target = next
+        }
+        return (validator, target)
     }
 
     static let keywords: Set<String> = [
@@ -118,12 +153,11 @@ struct JSONSchemaValidator {
             found.append("\(path): the validator does not know the keyword '\(keyword)'")
         }
         if let reference = schema["$ref"] {
-            guard case let .string(text) = reference, text.hasPrefix("#/$defs/"),
-                  let target = root["$defs"]?[String(text.dropFirst("#/$defs/".count))] else {
+            guard case let .string(text) = reference, let (validator, target) = resolve(text) else {
                 found.append("\(path): unresolved $ref \(reference)")
                 return
             }
-            check(value, against: target, at: path, into: &found)
+            validator.check(value, against: target, at: path, into: &found)
         }
         if let type = schema["type"] {
             let names: [String] = switch type {
