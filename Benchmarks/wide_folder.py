@@ -42,7 +42,7 @@ def timed(command, cwd=None, timeout=None):
     return {"wall": wall, "user": after.ru_utime - before.ru_utime, "sys": after.ru_stime - before.ru_stime}
 
 
-def prepare(work, docver, count):
+def prepare(work, docver, count, diverged=False):
     """A bare remote; alice (docver) and a plain git clone both up to date with it; bob's push
     of one commit adding `wide/` with `count` files, made with git fast-import."""
     if work.exists():
@@ -71,11 +71,14 @@ def prepare(work, docver, count):
         lines += ["M 100644 inline wide/f%d.txt" % index, "data %d" % len(text), text]
     run(["git", "fast-import", "--quiet"], cwd=bob, stdin=("\n".join(lines) + "\n").encode())
     run(["git", "push", "-q", "origin", "refs/heads/docver/bob"], cwd=bob)
+    if diverged:
+        # Alice's own unsynced edit: her sync integrates bob's save instead of taking it as is.
+        (alice / "c.txt").write_text("alice, offline\n")
     return alice, plain
 
 
-def measure(work, docver, count, timeout):
-    alice, plain = prepare(work, docver, count)
+def measure(work, docver, count, timeout, diverged):
+    alice, plain = prepare(work, docver, count, diverged)
     fetch = timed(["git", "fetch", "-q", "origin"], cwd=plain)
     checkout = timed(["git", "merge", "-q", "--ff-only", "origin/docver/bob"], cwd=plain)
     sync = timed([docver, "-C", str(alice), "sync"], timeout=timeout)
@@ -103,6 +106,8 @@ def main():
     parser.add_argument("--work", default=str(ROOT / "bench-work" / "wide"), help="scratch folder (emptied per size)")
     parser.add_argument("--timeout", type=float, default=600, help="seconds before a sync counts as not finished")
     parser.add_argument("--json", help="also write the rows to this file")
+    parser.add_argument("--diverged", action="store_true",
+                        help="alice also has an unsynced edit, so her sync integrates bob's save")
     parser.add_argument("--prepare-only", action="store_true",
                         help="only prepare each size's devices (alice still to sync) and keep them, to profile by hand")
     arguments = parser.parse_args()
@@ -112,10 +117,10 @@ def main():
     print("|---:|---:|---:|---:|---:|")
     for count in [int(size) for size in arguments.sizes.split(",")]:
         if arguments.prepare_only:
-            alice, _ = prepare(Path(arguments.work) / str(count), docver, count)
+            alice, _ = prepare(Path(arguments.work) / str(count), docver, count, arguments.diverged)
             print("prepared: %s (then: %s -C %s sync)" % (alice, docver, alice))
             continue
-        row = measure(Path(arguments.work) / str(count), docver, count, arguments.timeout)
+        row = measure(Path(arguments.work) / str(count), docver, count, arguments.timeout, arguments.diverged)
         rows.append(row)
         sync, fetch, checkout = row["docver_sync"], row["git_fetch"], row["git_checkout"]
         git_wall = fetch["wall"] + checkout["wall"]
