@@ -19,11 +19,15 @@ static inline int docver_disable_strict_hash_verification(void) {
    that records thousands of conflict versions is hundreds of KB, and a folder of 1,000
    documents is a 40 KB tree: both were inflated again at every lookup (once per document
    when a join describes its changes). Larger limits keep them in the cache, which stays
-   bounded by its total size (256 MB by default). Blobs are still never cached. */
+   bounded by its total size (256 MB by default). Blobs are still never cached.
+   Trees up to 64 MB: a folder of 200,000 documents is a 7 MB tree, and above the limit
+   every lookup of one of its documents from the root (git_tree_entry_bypath) inflated all
+   of it again, which made receiving such a folder quadratic (issue 26). 64 MB is a folder
+   of about 1.7 million documents. */
 static inline int docver_cache_large_commits_and_trees(void) {
     int result = git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_COMMIT, (size_t)16 * 1024 * 1024);
     if (result < 0) return result;
-    return git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE, (size_t)4 * 1024 * 1024);
+    return git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE, (size_t)64 * 1024 * 1024);
 }
 
 /* libgit2 1.5 inflates a truncated loose object forever (100% CPU, no error). This reads the

@@ -10,6 +10,7 @@ extension Repository {
     /// which made integration read both sides' whole trees.) A file that became a folder, or
     /// the reverse, is the file plus every file of the folder.
     func changedPaths(from old: ObjectID?, to new: ObjectID?) throws -> [String] {
+        GitWorkCounter.countTreeDiff()
         var result: [String] = []
         // The folder pairs still to compare, kept here rather than on the call stack: the walk
         // goes as deep as the trees (up to `maximumTreeDepth` folders), and recursing once per
@@ -85,6 +86,7 @@ extension Repository {
     /// path). A list, not a dictionary: a `[String: …]` takes two spellings of one name (NFC
     /// and NFD) for one key.
     func renames(from old: ObjectID, to new: ObjectID) throws -> [(old: String, new: String)] {
+        GitWorkCounter.countTreeDiff()
         let oldTree = try tree(old)
         let newTree = try tree(new)
         var diff: OpaquePointer?

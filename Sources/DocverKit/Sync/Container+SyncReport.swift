@@ -52,7 +52,23 @@ extension Container {
     private func markRenamesMet(_ changes: inout [DocumentSyncChange], from old: ObjectID?, in repository: Repository) throws {
         guard let old else { return }
         let oldTreeID = try repository.commit(old).treeID
-        let oldTree = try repository.tree(oldTreeID)
+        // Every tree is read once, and every save's changes once, however many documents the
+        // save brought: a save adding a folder of 200,000 documents made 200,000 diffs of that
+        // folder, and as many lookups in it from the root (issue 26).
+        var readers: [ObjectID: DocumentEntryReader] = [:]
+        func reader(_ tree: ObjectID) throws -> DocumentEntryReader {
+            if let known = readers[tree] { return known }
+            let made = try DocumentEntryReader(repository: repository, tree: tree)
+            readers[tree] = made
+            return made
+        }
+        let oldTree = try reader(oldTreeID)
+        // Per renaming save: the documents it removed, by the entry they had before it (the
+        // first name in order for each entry).
+        var removedBySave: [ObjectID: [ObjectID: DocumentPath]] = [:]
+        // Per base tree: the documents this device has and that base has not, by their entry,
+        // in order.
+        var addedHere: [ObjectID: [ObjectID: [DocumentPath]]] = [:]
         for index in changes.indices where changes[index].kind == .updated {
             let change = changes[index]
             guard let current = change.current, !current.isDeletion, current.device.id != device.id,
@@ -60,22 +76,33 @@ extension Container {
             let commit = try repository.commit(current.commitID)
             guard commit.parentIDs.count == 1 else { continue }
             let savedTreeID = commit.treeID, baseTreeID = try repository.commit(commit.parentIDs[0]).treeID
-            let saved = try repository.tree(savedTreeID), base = try repository.tree(baseTreeID)
+            let saved = try reader(savedTreeID), base = try reader(baseTreeID)
             guard let moved = try saved.documentEntry(atPath: change.document.path),
                   try base.documentEntry(atPath: change.document.path) == nil else { continue }
             // The name it came from: a document of the same contents that the save removed,
             // and that is gone here too.
-            let changedThere = Set(try repository.changedPaths(from: baseTreeID, to: savedTreeID).map { DocumentPath.document(containingFile: $0) })
-            guard let from = try changedThere.sorted().first(where: { candidate in
-                try saved.documentEntry(atPath: candidate.path) == nil && base.documentEntry(atPath: candidate.path)?.id == moved.id
-            }), try oldTree.documentEntry(atPath: from.path) == nil else { continue }
+            if removedBySave[commit.id] == nil {
+                var removed: [ObjectID: DocumentPath] = [:]
+                let changedThere = Set(try repository.changedPaths(from: baseTreeID, to: savedTreeID).map { DocumentPath.document(containingFile: $0) })
+                for candidate in changedThere.sorted() where try saved.documentEntry(atPath: candidate.path) == nil {
+                    guard let entry = try base.documentEntry(atPath: candidate.path), removed[entry.id] == nil else { continue }
+                    removed[entry.id] = candidate
+                }
+                removedBySave[commit.id] = removed
+            }
+            guard let from = removedBySave[commit.id]?[moved.id], try oldTree.documentEntry(atPath: from.path) == nil else { continue }
             // This device's name for it: a document of the same contents it has and the
             // renaming save's base has not.
-            let changedHere = Set(try repository.changedPaths(from: baseTreeID, to: oldTreeID).map { DocumentPath.document(containingFile: $0) })
-            guard let here = try changedHere.sorted().first(where: { candidate in
-                try candidate != change.document && base.documentEntry(atPath: candidate.path) == nil
-                    && oldTree.documentEntry(atPath: candidate.path)?.id == moved.id
-            }) else { continue }
+            if addedHere[baseTreeID] == nil {
+                var added: [ObjectID: [DocumentPath]] = [:]
+                let changedHere = Set(try repository.changedPaths(from: baseTreeID, to: oldTreeID).map { DocumentPath.document(containingFile: $0) })
+                for candidate in changedHere.sorted() where try base.documentEntry(atPath: candidate.path) == nil {
+                    guard let entry = try oldTree.documentEntry(atPath: candidate.path) else { continue }
+                    added[entry.id, default: []].append(candidate)
+                }
+                addedHere[baseTreeID] = added
+            }
+            guard let here = addedHere[baseTreeID]?[moved.id]?.first(where: { $0 != change.document }) else { continue }
             var renamed = DocumentSyncChange(document: change.document, kind: .renamedDifferently, current: current, version: nil)
             renamed.renamedFrom = from
             renamed.renamedHere = here

@@ -1,0 +1,45 @@
+@testable import DocverKit
+import Foundation
+import Testing
+
+/// A save that adds a folder of many documents arrives at a cost that follows the documents,
+/// not their number squared (issue 26). Counted, not timed: the tree diffs a sync makes
+/// (``GitWorkCounter``). How fast: Benchmarks/wide_folder.py and docs/PERFORMANCE.md.
+@Suite struct WideFolderSyncTests {
+    /// Bob's save (made with git fast-import on top of his last save) adds `wide/` with 2,000
+    /// documents; Alice's sync receives it. Describing the arrival diffed that save's trees
+    /// once per document it brought (looking for renames); now a few diffs in all.
+    @Test func aSaveAddingAWideFolderArrivesWithAFewTreeDiffs() throws {
+        let count = 2000
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        try alice.saveText("alice\n", to: "a.txt")
+        try alice.sync()
+        try bob.sync()
+        try bob.saveText("bob\n", to: "b.txt")
+        try bob.sync()
+        try alice.sync()
+        let tip = try bob.git(["rev-parse", "refs/heads/docver/bob"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        var stream = "commit refs/heads/docver/bob\ncommitter Bob <bob@example.com> \(Int(Date().timeIntervalSince1970)) +0000\n"
+            + "data 10\nwide save\nfrom \(tip)\n"
+        for index in 0..<count {
+            let text = "\(index)\n"
+            stream += "M 100644 inline wide/f\(index).txt\ndata \(text.utf8.count)\n\(text)\n"
+        }
+        let imported = try runProcess("/usr/bin/git", ["fast-import", "--quiet"], in: bob.root, input: Data(stream.utf8))
+        try #require(imported.status == 0, "\(imported.stderr)")
+        _ = try bob.git(["push", "-q", "origin", "refs/heads/docver/bob"])
+
+        let counter = GitWorkCounter()
+        let report = try GitWorkCounter.$current.withValue(counter) { try alice.sync() }
+        let diffs = counter.treeDiffs.load(ordering: .relaxed)
+        #expect(diffs <= 20, "\(diffs) tree diffs to receive one save of \(count) documents")
+        #expect(report.documentChanges.filter { $0.document.path.hasPrefix("wide/") }.count == count)
+        let files = try FileManager.default.contentsOfDirectory(atPath: alice.root.path + "/wide")
+        #expect(files.count == count)
+        #expect(try alice.read("wide/f1234.txt") == "1234\n")
+        #expect(try alice.log(of: DocumentPath("wide/f\(count - 1).txt")).count == 1)
+    }
+}
