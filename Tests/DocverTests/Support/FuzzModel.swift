@@ -167,6 +167,10 @@ struct FuzzPlainMerge: CustomStringConvertible {
     /// ("Merges made with plain git"): such a side's version is set aside, unless it is an
     /// ancestor of the version kept.
     var notKept: [String: [FuzzState]] = [:]
+    /// Per document the result holds: the parents it is absent in. A deletion on such a
+    /// parent's line is a version the merge may set aside (the result is the other side's
+    /// version, which does not descend from the deletion), as it sets aside contents.
+    var absentIn: [String: [String]] = [:]
 
     var description: String { "plain merge \(commit.short) at step \(step) (\(how))" }
 }
@@ -211,6 +215,15 @@ struct FuzzModel {
     /// that state: a merge that may have set a version of that state aside.
     func plainMergeReplaced(_ state: FuzzState, of document: String) -> Bool {
         plainMerges.contains { $0.notKept[document]?.contains(state) == true }
+    }
+
+    /// Whether a plain merge had a parent on the line of `deletion` (a version that deleted
+    /// `document`) where the document was absent, and a result that holds it: a merge that may
+    /// have set the deletion aside.
+    func plainMergeReplacedDeletion(_ deletion: String, of document: String, graph: FuzzGraph) -> Bool {
+        plainMerges.contains { merge in
+            merge.absentIn[document]?.contains { graph.isAncestorOrSelf(deletion, of: $0) } == true
+        }
     }
 
     /// For a finding's message: the plain commits whose typed records name one of `versions`.
@@ -490,14 +503,17 @@ struct FuzzObservation {
             return words[1] + " " + FuzzNames.alias(words.last!.removingPercentEncoding ?? words.last!)
         })
         // A version a typed record names may still have been set aside by a plain merge (the
-        // record is ignored, the merge is not): only if a plain merge replaced its state.
+        // record is ignored, the merge is not): only if a plain merge replaced its state, or,
+        // for a deletion, kept the document where the deletion's line had it absent (seed 35).
         for document in documents.sorted() {
             let resolved = try device.resolvedConflictVersions(of: DocumentPath(FuzzNames.real(document)))
             if Set(resolved.map(\.id)).count != resolved.count { observation.resolvedListedTwice[document] = resolved.map(\.id) }
             for version in resolved {
                 let settledHere = settledBy[document]?[version.id] != nil
                 let named = typed.contains(version.id + " " + document)
-                let replaced = try named && model.plainMergeReplaced(trees.state(of: document, at: version.id, in: device.root), of: document)
+                let state = try named ? trees.state(of: document, at: version.id, in: device.root) : .absent
+                let replaced = named && (model.plainMergeReplaced(state, of: document)
+                    || state.isAbsent && model.plainMergeReplacedDeletion(version.id, of: document, graph: observation.graph))
                 guard settledHere || !named || replaced else { continue }
                 settledBy[document, default: [:]][version.id, default: []].insert("plain merge")
             }
