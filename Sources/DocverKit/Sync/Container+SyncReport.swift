@@ -48,7 +48,11 @@ extension Container {
     /// Another device's rename that met this device's rename of the same document to another
     /// name, as git's rename/rename: both names are kept, and the `updated` entry of the other
     /// name says so (`renamedDifferently`). A rename is read as git reads an exact one: the
-    /// save removed a document and added one of the same contents.
+    /// save removed a document and added one of the same contents. Both renames start from
+    /// the merge base of this device's head and the other's rename: the base holds the name
+    /// renamed, and this device's name for it is one it added since the base. (A device that
+    /// never had the name, such as one that missed an earlier rename of the same device, did
+    /// not rename it.)
     private func markRenamesMet(_ changes: inout [DocumentSyncChange], from old: ObjectID?, in repository: Repository) throws {
         guard let old else { return }
         let oldTreeID = try repository.commit(old).treeID
@@ -69,11 +73,15 @@ extension Container {
             guard let from = try changedThere.sorted().first(where: { candidate in
                 try saved.documentEntry(atPath: candidate.path) == nil && base.documentEntry(atPath: candidate.path)?.id == moved.id
             }), try oldTree.documentEntry(atPath: from.path) == nil else { continue }
-            // This device's name for it: a document of the same contents it has and the
-            // renaming save's base has not.
-            let changedHere = Set(try repository.changedPaths(from: baseTreeID, to: oldTreeID).map { DocumentPath.document(containingFile: $0) })
+            // This device renamed it too: the merge base of the two lines holds the name, and
+            // this device's name for it is a document of the same contents it added since.
+            guard let mergeBase = try repository.mergeBase(old, current.commitID) else { continue }
+            let mergeBaseTreeID = try repository.commit(mergeBase).treeID
+            let shared = try repository.tree(mergeBaseTreeID)
+            guard try shared.documentEntry(atPath: from.path) != nil else { continue }
+            let changedHere = Set(try repository.changedPaths(from: mergeBaseTreeID, to: oldTreeID).map { DocumentPath.document(containingFile: $0) })
             guard let here = try changedHere.sorted().first(where: { candidate in
-                try candidate != change.document && base.documentEntry(atPath: candidate.path) == nil
+                try candidate != change.document && shared.documentEntry(atPath: candidate.path) == nil
                     && oldTree.documentEntry(atPath: candidate.path)?.id == moved.id
             }) else { continue }
             var renamed = DocumentSyncChange(document: change.document, kind: .renamedDifferently, current: current, version: nil)

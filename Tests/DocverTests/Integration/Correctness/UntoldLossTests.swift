@@ -73,6 +73,33 @@ import Testing
         try expectConverged([alice, bob])
     }
 
+    /// Item 6, fuzz seed 5 (40 steps, step 31): a device that renamed nothing is not told its
+    /// rename met another. Alice renames `a.txt` to `s.txt`, saves, renames it on to `t.txt`,
+    /// saves, and syncs; Bob, who still has `a.txt` as it was, syncs. The second rename removed
+    /// `s.txt`, which Bob never had, and Bob holds its contents at another name: he was told
+    /// "s.txt was renamed to a.txt here and to t.txt on alice's device". Both renames are
+    /// Alice's, and Bob's `a.txt` is the name they both started from.
+    @Test func aRenameOfARenameIsNotARenameMetHere() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        try alice.saveText("shared text\n", to: "a.txt")
+        try alice.sync(); try bob.sync()
+        for (from, to) in [("a.txt", "s.txt"), ("s.txt", "t.txt")] {
+            try FileManager.default.moveItem(at: alice.root.appendingPathComponent(from), to: alice.root.appendingPathComponent(to))
+            try alice.saveAll()
+        }
+        try alice.sync()
+        try bob.saveText("other\n", to: "b.txt")
+        let report = try bob.sync()
+        let says = report.documentChanges.map(\.summary)
+        #expect(!report.documentChanges.contains { $0.kind == .renamedDifferently }, "\(says)")
+        #expect(try bob.read("t.txt") == "shared text\n")
+        try alice.sync()
+        try expectConverged([alice, bob])
+    }
+
     /// Item 7: Alice's `kv set bg` loses to Bob's concurrent, later write. Her sync says so,
     /// in words and in its JSON `changes`.
     @Test func aKeyValueWriteThatLostIsReported() throws {
