@@ -49,8 +49,9 @@ extension Container {
     /// name, as git's rename/rename: both names are kept, and the `updated` entry of the other
     /// name says so (`renamedDifferently`). A rename is read as git reads an exact one: the
     /// save removed a document and added one of the same contents. Both renames start from
-    /// the merge base of this device's head and the other's rename: the base holds the name
-    /// renamed, and this device's name for it is one it added since the base. (A device that
+    /// a merge base of this device's head and the other's rename (one as a rule, several after
+    /// criss-cross integrations): the base holds the name renamed, and this device's name for
+    /// it is one it added since the base. (A device that
     /// never had the name, such as one that missed an earlier rename of the same device, did
     /// not rename it.)
     private func markRenamesMet(_ changes: inout [DocumentSyncChange], from old: ObjectID?, in repository: Repository) throws {
@@ -73,17 +74,21 @@ extension Container {
             guard let from = try changedThere.sorted().first(where: { candidate in
                 try saved.documentEntry(atPath: candidate.path) == nil && base.documentEntry(atPath: candidate.path)?.id == moved.id
             }), try oldTree.documentEntry(atPath: from.path) == nil else { continue }
-            // This device renamed it too: the merge base of the two lines holds the name, and
-            // this device's name for it is a document of the same contents it added since.
-            guard let mergeBase = try repository.mergeBase(old, current.commitID) else { continue }
-            let mergeBaseTreeID = try repository.commit(mergeBase).treeID
-            let shared = try repository.tree(mergeBaseTreeID)
-            guard try shared.documentEntry(atPath: from.path) != nil else { continue }
-            let changedHere = Set(try repository.changedPaths(from: mergeBaseTreeID, to: oldTreeID).map { DocumentPath.document(containingFile: $0) })
-            guard let here = try changedHere.sorted().first(where: { candidate in
-                try candidate != change.document && shared.documentEntry(atPath: candidate.path) == nil
-                    && oldTree.documentEntry(atPath: candidate.path)?.id == moved.id
-            }) else { continue }
+            // This device renamed it too: a merge base of the two lines (several after
+            // criss-cross merges) holds the name, and this device's name for it is a document
+            // of the same contents it added since.
+            var renamedHere: DocumentPath?
+            for mergeBase in try repository.mergeBases(old, current.commitID) where renamedHere == nil {
+                let sharedTreeID = try repository.commit(mergeBase).treeID
+                let shared = try repository.tree(sharedTreeID)
+                guard try shared.documentEntry(atPath: from.path) != nil else { continue }
+                let changedHere = Set(try repository.changedPaths(from: sharedTreeID, to: oldTreeID).map { DocumentPath.document(containingFile: $0) })
+                renamedHere = try changedHere.sorted().first { candidate in
+                    try candidate != change.document && shared.documentEntry(atPath: candidate.path) == nil
+                        && oldTree.documentEntry(atPath: candidate.path)?.id == moved.id
+                }
+            }
+            guard let here = renamedHere else { continue }
             var renamed = DocumentSyncChange(document: change.document, kind: .renamedDifferently, current: current, version: nil)
             renamed.renamedFrom = from
             renamed.renamedHere = here
