@@ -128,7 +128,9 @@ import Testing
     /// (80 steps, step 74) was the check's mistake: a `replace` refused for an unsaved edit in
     /// the document's way (a file made a folder, unsaved) saves nothing, not even the
     /// document's own unsaved change, and the check expected that change saved
-    /// (FuzzFindingsTests.aReplaceRefusedByAnEditInTheWaySavesNothing).
+    /// (FuzzFindingsTests.aReplaceRefusedByAnEditInTheWaySavesNothing). Since then the step mix
+    /// took in mode changes and rename/rename (issue 25): these seeds now run other sessions
+    /// than the ones that found their findings, which the reduced tests named here hold.
     @Test(arguments: [(UInt64(42), 61), (95, 60), (152, 60), (16, 60), (45, 42), (71, 60), (41, 64), (62, 54),
                       (143, 57), (68, 29), (56, 77), (194, 60), (136, 120), (247, 91), (277, 111), (250, 79),
                       (225, 43), (96, 77), (163, 112), (189, 117), (35, 80), (38, 80)])
