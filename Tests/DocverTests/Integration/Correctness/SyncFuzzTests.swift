@@ -130,10 +130,16 @@ import Testing
     /// document's own unsaved change, and the check expected that change saved
     /// (FuzzFindingsTests.aReplaceRefusedByAnEditInTheWaySavesNothing). Since then the step mix
     /// took in mode changes and rename/rename (issue 25): these seeds now run other sessions
-    /// than the ones that found their findings, which the reduced tests named here hold.
+    /// than the ones that found their findings, which the reduced tests named here hold. Seeds
+    /// 5 (40 steps) and 95 found the sync report's rename/rename faults
+    /// (UntoldLossTests.aRenameOfARenameIsNotARenameMetHere,
+    /// renamesMetAfterCrissCrossIntegrationsAreReported). Seed 59 (80 steps) was the check's
+    /// mistake: the device whose clock is ahead made a plain `git commit` through the hook,
+    /// dated right; once it reached Carol, docver forgot the clock, and named it again at its
+    /// next save from the future (ClockSkewTests.aDeviceWhoseClockIsAheadIsNamedOnce).
     @Test(arguments: [(UInt64(42), 61), (95, 60), (152, 60), (16, 60), (45, 42), (71, 60), (41, 64), (62, 54),
                       (143, 57), (68, 29), (56, 77), (194, 60), (136, 120), (247, 91), (277, 111), (250, 79),
-                      (225, 43), (96, 77), (163, 112), (189, 117), (35, 80), (38, 80)])
+                      (225, 43), (96, 77), (163, 112), (189, 117), (35, 80), (38, 80), (5, 40), (59, 80)])
     func replayedFindingsStayFixed(seed: UInt64, steps: Int) async throws {
         let world = try FuzzWorld(seed: seed, steps: steps)
         await world.run()
@@ -415,6 +421,9 @@ final class FuzzWorld {
     private var skewedDevice: String?
     /// The devices that named the device whose clock is ahead.
     private var clockWarned: Set<String> = []
+    /// Saves of the device whose clock is ahead that are dated right: its plain `git commit`s
+    /// through the commit hook, which carry the harness's dates (seed 59, 80 steps).
+    private var rightDatedSkewedSaves: Set<String> = []
 
     // MARK: Running
 
@@ -818,8 +827,13 @@ final class FuzzWorld {
         }
         let typed = typedNow.subtracting(typedBefore)
         let ignored = report.warnings.first { $0.hasPrefix("ignored ") }
-        // The device whose clock is a year ahead is named once to each device (it is never fixed).
+        // The device whose clock is a year ahead is named once to each device, and again only
+        // after a save of it dated right reached the device (docs/FORMAT.md, `clock-ahead`: a
+        // device is forgotten when its newest save arrives dated right).
         let clockWarning = skewedDevice.map { "\($0)'s clock is 365 days ahead of this one; its saves win latest-date contests until it is fixed" }
+        if try rightDatedSkewedSaves.contains(where: { commit in try graph().contains(commit) && !(old.map { try graph().isAncestorOrSelf(commit, of: $0) } ?? false) }) {
+            clockWarned.remove(id)
+        }
         if let clockWarning, report.warnings.contains(clockWarning), !clockWarned.insert(id).inserted {
             fail("\(what) on \(id) named \(skewedDevice!)'s clock again")
         }
@@ -1147,6 +1161,7 @@ final class FuzzWorld {
         stats["plain commit" + (hook ? "" : " without hook") + (records.isEmpty ? "" : " with typed records"), default: 0] += own.isEmpty ? 0 : 1
         for commit in own {
             model.plainCommits[commit.commit] = what
+            if hook && id == skewedDevice { rightDatedSkewedSaves.insert(commit.commit) }
             if !records.isEmpty { model.typedRecords[commit.commit] = (records, hook) }
         }
     }
