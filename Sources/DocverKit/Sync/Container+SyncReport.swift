@@ -51,9 +51,8 @@ extension Container {
     /// save removed a document and added one of the same contents. Both renames start from
     /// a merge base of this device's head and the other's rename (one as a rule, several after
     /// criss-cross integrations): the base holds the name renamed, and this device's name for
-    /// it is one it added since the base. (A device that
-    /// never had the name, such as one that missed an earlier rename of the same device, did
-    /// not rename it.)
+    /// it is one it added since the base. (A device that never had the name, such as one that
+    /// missed an earlier rename by the same device, did not rename it.)
     private func markRenamesMet(_ changes: inout [DocumentSyncChange], from old: ObjectID?, in repository: Repository) throws {
         guard let old else { return }
         let oldTreeID = try repository.commit(old).treeID
