@@ -13,6 +13,18 @@ extension Repository {
         return ObjectID(oid)
     }
 
+    /// Every best common ancestor of two commits: one as a rule, several after criss-cross
+    /// merges (two lines each merging the other); empty when they are unrelated.
+    func mergeBases(_ a: ObjectID, _ b: ObjectID) throws -> [ObjectID] {
+        var array = git_oidarray()
+        var ra = a.raw, rb = b.raw
+        let result = git_merge_bases(&array, pointer, &ra, &rb)
+        if result == GIT_ENOTFOUND.rawValue { return [] }
+        try check(result)
+        defer { git_oidarray_dispose(&array) }
+        return (0..<array.count).map { ObjectID(array.ids[$0]) }
+    }
+
     /// True when `commit` is a strict descendant of `ancestor`.
     func isDescendant(_ commit: ObjectID, of ancestor: ObjectID) throws -> Bool {
         var c = commit.raw, a = ancestor.raw

@@ -48,7 +48,11 @@ extension Container {
     /// Another device's rename that met this device's rename of the same document to another
     /// name, as git's rename/rename: both names are kept, and the `updated` entry of the other
     /// name says so (`renamedDifferently`). A rename is read as git reads an exact one: the
-    /// save removed a document and added one of the same contents.
+    /// save removed a document and added one of the same contents. Both renames start from
+    /// a merge base of this device's head and the other's rename (one as a rule, several after
+    /// criss-cross integrations): the base holds the name renamed, and this device's name for
+    /// it is one it added since the base. (A device that never had the name, such as one that
+    /// missed an earlier rename by the same device, did not rename it.)
     private func markRenamesMet(_ changes: inout [DocumentSyncChange], from old: ObjectID?, in repository: Repository) throws {
         guard let old else { return }
         let oldTreeID = try repository.commit(old).treeID
@@ -66,8 +70,10 @@ extension Container {
         // Per renaming save: the documents it removed, by the entry they had before it (the
         // first name in order for each entry).
         var removedBySave: [ObjectID: [ObjectID: DocumentPath]] = [:]
-        // Per base tree: the documents this device has and that base has not, by their entry,
-        // in order.
+        // Per renaming save: the merge bases of this device's head and that save.
+        var mergeBasesBySave: [ObjectID: [ObjectID]] = [:]
+        // Per merge-base tree: the documents this device has and that base has not, by their
+        // entry, in order.
         var addedHere: [ObjectID: [ObjectID: [DocumentPath]]] = [:]
         for index in changes.indices where changes[index].kind == .updated {
             let change = changes[index]
@@ -91,18 +97,27 @@ extension Container {
                 removedBySave[commit.id] = removed
             }
             guard let from = removedBySave[commit.id]?[moved.id], try oldTree.documentEntry(atPath: from.path) == nil else { continue }
-            // This device's name for it: a document of the same contents it has and the
-            // renaming save's base has not.
-            if addedHere[baseTreeID] == nil {
-                var added: [ObjectID: [DocumentPath]] = [:]
-                let changedHere = Set(try repository.changedPaths(from: baseTreeID, to: oldTreeID).map { DocumentPath.document(containingFile: $0) })
-                for candidate in changedHere.sorted() where try base.documentEntry(atPath: candidate.path) == nil {
-                    guard let entry = try oldTree.documentEntry(atPath: candidate.path) else { continue }
-                    added[entry.id, default: []].append(candidate)
+            // This device renamed it too: a merge base of the two lines (several after
+            // criss-cross merges) holds the name, and this device's name for it is a document
+            // of the same contents it added since.
+            if mergeBasesBySave[commit.id] == nil { mergeBasesBySave[commit.id] = try repository.mergeBases(old, commit.id) }
+            var renamedHere: DocumentPath?
+            for mergeBase in mergeBasesBySave[commit.id] ?? [] where renamedHere == nil {
+                let sharedTreeID = try repository.commit(mergeBase).treeID
+                let shared = try reader(sharedTreeID)
+                guard try shared.documentEntry(atPath: from.path) != nil else { continue }
+                if addedHere[sharedTreeID] == nil {
+                    var added: [ObjectID: [DocumentPath]] = [:]
+                    let changedHere = Set(try repository.changedPaths(from: sharedTreeID, to: oldTreeID).map { DocumentPath.document(containingFile: $0) })
+                    for candidate in changedHere.sorted() where try shared.documentEntry(atPath: candidate.path) == nil {
+                        guard let entry = try oldTree.documentEntry(atPath: candidate.path) else { continue }
+                        added[entry.id, default: []].append(candidate)
+                    }
+                    addedHere[sharedTreeID] = added
                 }
-                addedHere[baseTreeID] = added
+                renamedHere = addedHere[sharedTreeID]?[moved.id]?.first { $0 != change.document }
             }
-            guard let here = addedHere[baseTreeID]?[moved.id]?.first(where: { $0 != change.document }) else { continue }
+            guard let here = renamedHere else { continue }
             var renamed = DocumentSyncChange(document: change.document, kind: .renamedDifferently, current: current, version: nil)
             renamed.renamedFrom = from
             renamed.renamedHere = here

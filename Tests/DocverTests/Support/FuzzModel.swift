@@ -50,10 +50,40 @@ enum FuzzNames {
 }
 
 /// A document's state: the bytes of a flat document, the files of a package, or absent.
+///
+/// A flat document's file mode is part of its state (issue 25 item 3): an executable one
+/// (`100755`) holds its bytes followed by ``executableMark``, a line no edit writes, so a
+/// mode change is a change of the state, and to a merge an atom that one side adds or removes
+/// as it would a line (git's merge keeps a one-sided mode change).
 enum FuzzState: Hashable, CustomStringConvertible {
     case absent
     case flat(Data)
     case package([String: Data])
+
+    static let executableMark = Data("\n\u{0}mode 100755\n".utf8)
+
+    /// A flat document's state with its mode.
+    static func flat(_ data: Data, executable: Bool) -> FuzzState { .flat(executable ? data + executableMark : data) }
+
+    /// True for an executable flat document.
+    var isExecutable: Bool {
+        if case let .flat(data) = self { return data.count >= FuzzState.executableMark.count && data.suffix(FuzzState.executableMark.count) == FuzzState.executableMark }
+        return false
+    }
+
+    /// The state without its mode (the contents alone, as ``DocumentContents`` holds them).
+    var withoutMode: FuzzState {
+        guard isExecutable, case let .flat(data) = self else { return self }
+        return .flat(data.dropLast(FuzzState.executableMark.count))
+    }
+
+    /// A version's state as `device` reads it (`contents(of:)`), with its mode read with git
+    /// from the version's commit.
+    static func of(_ version: DocumentVersion, on device: Container, trees: GitTrees) throws -> FuzzState {
+        let state = FuzzState(try device.contents(of: version))
+        guard case let .flat(data) = state else { return state }
+        return .flat(data, executable: try trees.isExecutable(FuzzNames.alias(version.document.path), at: version.id, in: device.root))
+    }
 
     init(_ contents: DocumentContents) {
         switch contents {
@@ -103,7 +133,7 @@ enum FuzzState: Hashable, CustomStringConvertible {
     var description: String {
         switch self {
         case .absent: return "absent"
-        case let .flat(data): return "flat#\(FuzzState.fingerprint(data))/\(data.count)B"
+        case let .flat(data): return (isExecutable ? "flat+x#" : "flat#") + "\(FuzzState.fingerprint(data))/\(data.count)B"
         case let .package(files):
             var all = Data()
             for name in files.keys.sorted() { all += Data(name.utf8) + [0] + files[name]! + [0] }
@@ -167,6 +197,10 @@ struct FuzzPlainMerge: CustomStringConvertible {
     /// ("Merges made with plain git"): such a side's version is set aside, unless it is an
     /// ancestor of the version kept.
     var notKept: [String: [FuzzState]] = [:]
+    /// Per document the result holds: the parents it is absent in. A deletion on such a
+    /// parent's line is a version the merge may set aside (the result is the other side's
+    /// version, which does not descend from the deletion), as it sets aside contents.
+    var absentIn: [String: [String]] = [:]
 
     var description: String { "plain merge \(commit.short) at step \(step) (\(how))" }
 }
@@ -211,6 +245,15 @@ struct FuzzModel {
     /// that state: a merge that may have set a version of that state aside.
     func plainMergeReplaced(_ state: FuzzState, of document: String) -> Bool {
         plainMerges.contains { $0.notKept[document]?.contains(state) == true }
+    }
+
+    /// Whether a plain merge had a parent on the line of `deletion` (a version that deleted
+    /// `document`) where the document was absent, and a result that holds it: a merge that may
+    /// have set the deletion aside.
+    func plainMergeReplacedDeletion(_ deletion: String, of document: String, graph: FuzzGraph) -> Bool {
+        plainMerges.contains { merge in
+            merge.absentIn[document]?.contains { graph.isAncestorOrSelf(deletion, of: $0) } == true
+        }
     }
 
     /// For a finding's message: the plain commits whose typed records name one of `versions`.
@@ -440,10 +483,10 @@ struct FuzzObservation {
             let path = try DocumentPath(FuzzNames.real(document))
             guard let current = try device.currentVersion(of: path) else { continue }
             observation.currentID[document] = current.id
-            observation.current[document] = observation.normalized(FuzzState(try device.contents(of: current)), of: document,
+            observation.current[document] = observation.normalized(try FuzzState.of(current, on: device, trees: trees), of: document,
                                                                    id: current.id, inConflict: try !device.conflicts(path).isEmpty)
             if !current.isDeletion {
-                observation.history[document] = try device.history(of: path).map { FuzzState(try device.contents(of: $0)) }
+                observation.history[document] = try device.history(of: path).map { try FuzzState.of($0, on: device, trees: trees) }
             }
         }
         for conflict in try device.conflicts() {
@@ -451,7 +494,7 @@ struct FuzzObservation {
             observation.listedCurrent[document] = conflict.current.id
             observation.listing[document] = try conflict.conflicts.map {
                 Listed(id: $0.id, device: $0.device.id,
-                       state: observation.normalized(FuzzState(try device.contents(of: $0)), of: document, id: $0.id, inConflict: true))
+                       state: observation.normalized(try FuzzState.of($0, on: device, trees: trees), of: document, id: $0.id, inConflict: true))
             }
         }
         // The trailers, each commit's separately (docs/FORMAT.md, "With plain git"). Records
@@ -490,14 +533,17 @@ struct FuzzObservation {
             return words[1] + " " + FuzzNames.alias(words.last!.removingPercentEncoding ?? words.last!)
         })
         // A version a typed record names may still have been set aside by a plain merge (the
-        // record is ignored, the merge is not): only if a plain merge replaced its state.
+        // record is ignored, the merge is not): only if a plain merge replaced its state, or,
+        // for a deletion, kept the document where the deletion's line had it absent (seed 35).
         for document in documents.sorted() {
             let resolved = try device.resolvedConflictVersions(of: DocumentPath(FuzzNames.real(document)))
             if Set(resolved.map(\.id)).count != resolved.count { observation.resolvedListedTwice[document] = resolved.map(\.id) }
             for version in resolved {
                 let settledHere = settledBy[document]?[version.id] != nil
                 let named = typed.contains(version.id + " " + document)
-                let replaced = try named && model.plainMergeReplaced(trees.state(of: document, at: version.id, in: device.root), of: document)
+                let state = try named ? trees.state(of: document, at: version.id, in: device.root) : .absent
+                let replaced = named && (model.plainMergeReplaced(state, of: document)
+                    || state.isAbsent && model.plainMergeReplacedDeletion(version.id, of: document, graph: observation.graph))
                 guard settledHere || !named || replaced else { continue }
                 settledBy[document, default: [:]][version.id, default: []].insert("plain merge")
             }
@@ -900,6 +946,7 @@ struct FuzzGraph {
 /// Reads commits' trees and blobs with git (`ls-tree`, `cat-file --batch`), cached by id.
 final class GitTrees {
     private var files: [String: [String: String]] = [:] // commit → file path → blob id
+    private var executables: [String: Set<String>] = [:] // commit → the paths of mode 100755
     private var blobs: [String: Data] = [:]
 
     /// The files of a commit (path → blob id).
@@ -908,15 +955,25 @@ final class GitTrees {
         let result = try runProcess("/usr/bin/git", ["ls-tree", "-r", "-z", "--full-tree", commit], in: repository)
         guard result.status == 0 else { throw GitCommandFailed(arguments: ["ls-tree", commit], status: result.status, stderr: result.stderr) }
         var map: [String: String] = [:]
+        var executable: Set<String> = []
         for entry in result.stdout.split(separator: "\0") {
             // "<mode> <type> <id>\t<path>"
             guard let tab = entry.firstIndex(of: "\t") else { continue }
             let meta = entry[..<tab].split(separator: " ")
             guard meta.count == 3, meta[1] == "blob" else { continue }
-            map[FuzzNames.alias(String(entry[entry.index(after: tab)...]))] = String(meta[2])
+            let path = FuzzNames.alias(String(entry[entry.index(after: tab)...]))
+            map[path] = String(meta[2])
+            if meta[0] == "100755" { executable.insert(path) }
         }
         files[commit] = map
+        executables[commit] = executable
         return map
+    }
+
+    /// Whether the file at `path` is executable (mode `100755`) in a commit's tree.
+    func isExecutable(_ path: String, at commit: String, in repository: URL) throws -> Bool {
+        _ = try files(at: commit, in: repository)
+        return executables[commit]?.contains(path) == true
     }
 
     /// Loads blobs not read yet, in one `git cat-file --batch`.
@@ -950,7 +1007,7 @@ final class GitTrees {
         }
         guard let blob = map[document] else { return .absent }
         try load([blob], in: repository)
-        return .flat(blobs[blob]!)
+        return .flat(blobs[blob]!, executable: executables[commit]?.contains(document) == true)
     }
 
     /// The documents whose files differ between two commits (nil: the empty tree).
@@ -958,7 +1015,13 @@ final class GitTrees {
         let old = try parent.map { try files(at: $0, in: repository) } ?? [:]
         let new = try files(at: commit, in: repository)
         var documents: Set<String> = []
-        for path in Set(old.keys).union(new.keys) where old[path] != new[path] {
+        var oldExecutable: Set<String> = []
+        if let parent {
+            _ = try files(at: parent, in: repository)
+            oldExecutable = executables[parent] ?? []
+        }
+        let newExecutable = executables[commit] ?? []
+        for path in Set(old.keys).union(new.keys) where old[path] != new[path] || oldExecutable.contains(path) != newExecutable.contains(path) {
             documents.insert(FuzzNames.document(ofFile: path))
         }
         return documents

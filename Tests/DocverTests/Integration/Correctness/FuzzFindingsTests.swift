@@ -577,4 +577,89 @@ import Testing
         let merged = try carol.read("notes.txt")
         #expect(merged == twelveLines([10: "bob 10"]), "Carol took line 2 out after Dave's merge; the merge brought it back:\n\(merged)")
     }
+
+    /// Fuzz seed 35 (80 steps), the check's mistake: the product was right. Bob deletes
+    /// `A.txt` while Alice edits it; Alice's integration keeps her edit and Bob's deletion as a
+    /// conflict version. A `Docver-Resolved` record of the deletion typed into a plain commit
+    /// without the commit hook is ignored: the deletion stays listed and the sync warns. Then a
+    /// git user in Bob's checkout merges Alice's branch; git keeps `A.txt` (Bob's side did not
+    /// touch it since the merge base, his deletion), so the merge's result is Alice's version
+    /// and Bob's deletion, which it does not descend from, is set aside by the merge
+    /// (docs/FORMAT.md, "Merges made with plain git"), not by the typed record. The check took
+    /// an absence for a state no merge can set aside and blamed the typed record.
+    @Test func aDeletionSetAsideByAPlainMergeIsNotTheTypedRecordsDoing() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        let document = try DocumentPath("A.txt")
+        try alice.saveText("one\ntwo\n", to: "A.txt")
+        try alice.sync(); try bob.sync()
+        let deletion = try bob.deleteAndSave("A.txt")
+        try alice.saveText("one\ntwo by alice\n", to: "A.txt")
+        try bob.sync(); try alice.sync()
+        #expect(try alice.unresolvedConflictVersions(of: document).map(\.id) == [deletion])
+        try bob.saveText("b\n", to: "b.txt")
+
+        // The typed record is ignored: the deletion stays listed.
+        _ = try runGit(["-c", "core.hooksPath=/dev/null", "commit", "-q", "--allow-empty", "-m",
+                        "Plain commit\n\nDocver-Resolved: \(deletion) A.txt"], in: alice.root)
+        try alice.sync()
+        #expect(try alice.unresolvedConflictVersions(of: document).map(\.id) == [deletion])
+
+        // The plain merge in Bob's checkout keeps Alice's A.txt: it sets Bob's deletion aside.
+        try runGit(["fetch", "-q", "origin", "+refs/heads/docver/alice:refs/remotes/origin/docver/alice"], in: bob.root)
+        _ = try runGit(["merge", "-q", "--no-edit", "refs/remotes/origin/docver/alice"], in: bob.root)
+        #expect(try bob.read("A.txt") == "one\ntwo by alice\n")
+        try bob.sync()
+        let report = try alice.sync()
+        try expectConverged([alice, bob])
+        // Alice had the deletion listed: she is told it was resolved elsewhere.
+        #expect(report.documentChanges.contains { $0.kind == .resolvedElsewhere && $0.document == document && $0.version?.id == deletion },
+                "\(report.documentChanges.map(\.summary))")
+        for device in [alice, bob] {
+            #expect(try device.conflicts(document).isEmpty)
+            #expect(try device.resolvedConflictVersions(of: document).map(\.id).contains(deletion))
+        }
+        try expectFsckClean(alice.root)
+    }
+
+    /// Fuzz seed 38 (80 steps, step 74), the check's mistake: the product was right. Alice has
+    /// the file `notes` in conflict and, unsaved, has made it a folder holding `notes/d.txt`.
+    /// Replacing `notes` with Bob's version refuses before it saves anything (the folder's new
+    /// document stands where the file goes): the unsaved change of `notes` itself is not saved
+    /// either, and the next save records the folder. The check expected a replace to save the
+    /// document's unsaved change even when it refused.
+    @Test func aReplaceRefusedByAnEditInTheWaySavesNothing() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        let notes = try DocumentPath("notes")
+        try alice.saveText("first\n", to: "notes")
+        try alice.sync(); try bob.sync()
+        try alice.saveText("alice\n", to: "notes")
+        let bobs = try bob.saveText("bob\n", to: "notes")
+        try bob.sync(); try alice.sync()
+        let other = try #require(try alice.conflicts(notes).first?.conflicts.first)
+        let otherText = other.id == bobs ? "bob\n" : "alice\n"
+        try alice.remove("notes")
+        try alice.write("in the folder\n", to: "notes/d.txt")
+        let refs = try refSnapshot(alice.root)
+        let files = try alice.workingTreeFiles()
+
+        #expect(throws: DocverError.editsInTheWay(document: "notes", blocking: "notes/d.txt")) { try alice.replace(notes, with: other.id) }
+        #expect(try refSnapshot(alice.root) == refs, "nothing was saved")
+        #expect(try alice.workingTreeFiles() == files, "the working tree is as it was")
+
+        let saved = try #require(try alice.save(nil))
+        #expect(try alice.currentVersion(of: DocumentPath("notes/d.txt"))?.id == saved.id)
+        #expect(try alice.currentVersion(of: notes)?.isDeletion != false)
+        try alice.replace(notes, with: other.id)
+        #expect(try alice.read("notes") == otherText)
+        #expect(try alice.history(of: DocumentPath("notes/d.txt")).contains { $0.id == saved.id }, "the folder's document stays in history")
+        try alice.sync(); try bob.sync()
+        try expectConverged([alice, bob])
+        try expectFsckClean(alice.root)
+    }
 }

@@ -73,6 +73,77 @@ import Testing
         try expectConverged([alice, bob])
     }
 
+    /// Item 6, fuzz seed 5 (40 steps, step 31): a device that renamed nothing is not told its
+    /// rename met another. Alice renames `a.txt` to `s.txt`, saves, renames it on to `t.txt`,
+    /// saves, and syncs; Bob, who still has `a.txt` as it was, syncs. The second rename removed
+    /// `s.txt`, which Bob never had, and Bob holds its contents at another name: he was told
+    /// "s.txt was renamed to a.txt here and to t.txt on alice's device". Both renames are
+    /// Alice's, and Bob's `a.txt` is the name they both started from.
+    @Test func aRenameOfARenameIsNotARenameMetHere() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        try alice.saveText("shared text\n", to: "a.txt")
+        try alice.sync(); try bob.sync()
+        for (from, to) in [("a.txt", "s.txt"), ("s.txt", "t.txt")] {
+            try FileManager.default.moveItem(at: alice.root.appendingPathComponent(from), to: alice.root.appendingPathComponent(to))
+            try alice.saveAll()
+        }
+        try alice.sync()
+        try bob.saveText("other\n", to: "b.txt")
+        let report = try bob.sync()
+        let says = report.documentChanges.map(\.summary)
+        #expect(!report.documentChanges.contains { $0.kind == .renamedDifferently }, "\(says)")
+        #expect(try bob.read("t.txt") == "shared text\n")
+        try alice.sync()
+        try expectConverged([alice, bob])
+    }
+
+    /// Item 6 after criss-cross integrations (fuzz seed 95, 60 steps, step 44): `s.txt` is
+    /// saved on one device's line; each device integrates the other's line before either sees
+    /// the other's integration, so their lines have two best common ancestors, and only one of
+    /// them holds `s.txt`. Then each renames `s.txt`, to a name of its own. Each is told that
+    /// its rename met the other's, whichever ancestor libgit2 names first.
+    @Test(arguments: ["alice", "bob"])
+    func renamesMetAfterCrissCrossIntegrationsAreReported(savedBy creator: String) throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        try alice.saveText("base\n", to: "base.txt")
+        try alice.sync(); try bob.sync()
+        for device in [alice, bob] {
+            try device.saveText(device.device.id == creator ? "shared text\n" : "\(device.device.id)\n",
+                                to: device.device.id == creator ? "s.txt" : "\(device.device.id).txt")
+            _ = try runGit(["push", "-q", "origin", "docver/\(device.device.id)"], in: device.root)
+        }
+        for (device, other) in [(alice, bob), (bob, alice)] {
+            let branch = "docver/\(other.device.id)"
+            try runGit(["fetch", "-q", "origin", "+refs/heads/\(branch):refs/remotes/origin/\(branch)"], in: device.root)
+            // (Alice saves once more first: two integrations of the same two saves would be
+            // the same commit.)
+            if device.device.id == "alice" { try alice.saveText("more\n", to: "more.txt") }
+            _ = try device.integrate()
+        }
+        for device in [alice, bob] {
+            try FileManager.default.moveItem(at: device.root.appendingPathComponent("s.txt"),
+                                             to: device.root.appendingPathComponent("s-\(device.device.id).txt"))
+            try device.saveAll()
+        }
+        try alice.sync()
+        try runGit(["fetch", "-q", "origin", "+refs/heads/docver/alice:refs/test/alice"], in: bob.root)
+        let bases = try runGit(["merge-base", "--all", "docver/bob", "refs/test/alice"], in: bob.root)
+        #expect(bases.split(separator: "\n").count == 2, "criss-cross: two best common ancestors")
+        let bobReport = try bob.sync()
+        let aliceReport = try alice.sync()
+        try expectConverged([alice, bob])
+        #expect(bobReport.documentChanges.map(\.summary).contains("s.txt was renamed to s-bob.txt here and to s-alice.txt on alice's device; both names kept"),
+                "\(bobReport.documentChanges.map(\.summary))")
+        #expect(aliceReport.documentChanges.map(\.summary).contains("s.txt was renamed to s-alice.txt here and to s-bob.txt on bob's device; both names kept"),
+                "\(aliceReport.documentChanges.map(\.summary))")
+    }
+
     /// Item 7: Alice's `kv set bg` loses to Bob's concurrent, later write. Her sync says so,
     /// in words and in its JSON `changes`.
     @Test func aKeyValueWriteThatLostIsReported() throws {
