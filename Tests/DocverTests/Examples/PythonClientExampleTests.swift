@@ -12,18 +12,9 @@ import Testing
 
     @Test func thePythonClientResolvesAConflictPushedToIt() throws {
         let python = "/usr/bin/python3"
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("python3 is missing (install python3)") }
-            print("skipped: /usr/bin/python3 is missing (install python3)")
-            return
-        }
+        guard clientProgramInstalled(python, package: "python3") else { return }
         let scratch = try Scratch()
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", remote: remote)
-        let bob = try scratch.device("bob", remote: remote)
-        try alice.datedBeforeNow(4).saveText("base\n", to: "notes.txt")
-        try alice.sync()
-        try bob.sync()
+        let (alice, bob) = try servedDevicePair(scratch)
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
@@ -58,18 +49,9 @@ import Testing
     /// sync brings in, the other (the module used from a script) hears it close.
     @Test func twoPythonClientsShareTheAgentOverItsSocket() async throws {
         let python = "/usr/bin/python3"
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("python3 is missing (install python3)") }
-            print("skipped: /usr/bin/python3 is missing (install python3)")
-            return
-        }
+        guard clientProgramInstalled(python, package: "python3") else { return }
         let scratch = try Scratch()
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", remote: remote)
-        let bob = try scratch.device("bob", remote: remote)
-        try alice.datedBeforeNow(4).saveText("base\n", to: "notes.txt")
-        try alice.sync()
-        try bob.sync()
+        let (alice, bob) = try servedDevicePair(scratch)
         try alice.datedBeforeNow(2).saveText("alice\n", to: "notes.txt")
         let agent = try await AgentProcess.start(alice)
 

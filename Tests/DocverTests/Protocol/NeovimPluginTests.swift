@@ -13,18 +13,9 @@ import Testing
 
     @Test func thePluginListsReloadsAndResolvesAConflictPushedToIt() throws {
         let nvim = "/usr/bin/nvim"
-        guard FileManager.default.isExecutableFile(atPath: nvim) else {
-            if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record("nvim is missing (install neovim)") }
-            print("skipped: /usr/bin/nvim is missing (install neovim)")
-            return
-        }
+        guard clientProgramInstalled(nvim, package: "neovim") else { return }
         let scratch = try Scratch()
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", remote: remote)
-        let bob = try scratch.device("bob", remote: remote)
-        try alice.datedBeforeNow(4).saveText("base\n", to: "notes.txt")
-        try alice.sync()
-        try bob.sync()
+        let (alice, bob) = try servedDevicePair(scratch)
         // Bob's edit is the later one: current after Alice's next sync, hers the conflict version.
         try alice.datedBeforeNow(2).saveText("alice\n", to: "notes.txt")
         try bob.datedBeforeNow(1).saveText("bob\n", to: "notes.txt")

@@ -8,13 +8,7 @@ import Testing
 @Suite struct ServeProtocolTests {
     /// Alice, served, and Bob share a remote; `notes.txt` is saved and synced on both.
     private func twoDevices(_ scratch: Scratch) throws -> (alice: Container, bob: Container) {
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", remote: remote)
-        let bob = try scratch.device("bob", remote: remote)
-        try alice.datedBeforeNow(4).saveText("base\n", to: "notes.txt")
-        try alice.sync()
-        try bob.sync()
-        return (alice, bob)
+        try servedDevicePair(scratch)
     }
 
     /// Both edit `document`, Alice first; Bob syncs: Alice's next sync brings a conflict.

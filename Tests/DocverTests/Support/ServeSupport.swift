@@ -194,3 +194,27 @@ final class LineQueue: Sendable {
         }
     }
 }
+
+/// Two devices for the editor-protocol tests: `alice` (the one an editor serves) and `bob`
+/// share a remote; `notes.txt` is saved (in the past, so a later save is newer at once) and
+/// synced on both.
+func servedDevicePair(_ scratch: Scratch) throws -> (alice: Container, bob: Container) {
+    let remote = try scratch.bareRemote()
+    let alice = try scratch.device("alice", remote: remote)
+    let bob = try scratch.device("bob", remote: remote)
+    try alice.datedBeforeNow(4).saveText("base\n", to: "notes.txt")
+    try alice.sync()
+    try bob.sync()
+    return (alice, bob)
+}
+
+/// Whether a program an editor-client test needs is installed; on CI (`CI=true`, where
+/// .ci/run installs it) a missing one is a failure, elsewhere the test is skipped with a line.
+func clientProgramInstalled(_ path: String, package: String, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+    if FileManager.default.isExecutableFile(atPath: path) { return true }
+    if ProcessInfo.processInfo.environment["CI"] == "true" {
+        Issue.record("\(path) is missing (install \(package))", sourceLocation: sourceLocation)
+    }
+    print("skipped: \(path) is missing (install \(package))")
+    return false
+}
