@@ -52,14 +52,33 @@ final class ContainerObserver: Sendable {
         wake.wake()
     }
 
+    /// How often the running agent is asked whether it can reach its remotes (its going
+    /// offline or online moves no reference).
+    static let agentCheckInterval: Duration = .seconds(1)
+
+    /// Whether the agent running on the container reaches its remotes; nil when none runs
+    /// (or it does not answer within a moment).
+    private func agentOnline() -> (online: Bool, since: Date?, reason: String?)? {
+        guard let status = try? Agent.status(of: container, timeout: .milliseconds(200)) else { return nil }
+        return (status.online, status.offlineSince, status.lastError)
+    }
+
     private func run() {
         guard let watcher = handover.watcher else { return }
         handover.watcher = nil
         var state = handover.state
         var retry = false
+        // The agent's last known reach: a change is reported; an agent that stops (or
+        // starts) in the state last known is not news.
+        var agentReach = agentOnline()?.online
         while !stopped.load(ordering: .sequentiallyConsistent) {
-            watcher.wait(timeout: retry ? .milliseconds(200) : nil, waking: wake)
+            watcher.wait(timeout: retry ? .milliseconds(200) : Self.agentCheckInterval, waking: wake)
             guard !stopped.load(ordering: .sequentiallyConsistent) else { return }
+            if let agent = agentOnline(), agent.online != agentReach {
+                agentReach = agent.online
+                send(ProtocolNotification(method: "syncStateChanged",
+                                          params: SyncStateChange(agentOnline: agent.online, since: agent.since, reason: agent.reason)))
+            }
             // A watch the kernel refused (a folder created under refs/ beyond the watch limit)
             // still means something moved: the state is taken, as for any move.
             var moved = (try? watcher.referencesMoved()) ?? true
@@ -211,9 +230,10 @@ struct KeyValueChangedNotice: Encodable, Sendable {
 
 /// `syncStateChanged`: a sync through this server started, progressed, finished or failed;
 /// or remote-tracking branches moved (a sync by anyone: this server, the agent, another
-/// docver process).
+/// docver process); or the agent running on the container went offline (its remotes cannot
+/// be reached) or came back online.
 struct SyncStateChange: Encodable, Sendable {
-    enum State: String, Encodable, Sendable { case started, progress, finished, failed, fetched }
+    enum State: String, Encodable, Sendable { case started, progress, finished, failed, fetched, offline, online }
 
     struct Progress: Encodable, Sendable {
         let remote: String
@@ -246,6 +266,9 @@ struct SyncStateChange: Encodable, Sendable {
     var pushed: [String]?
     var unreachable: [SyncOutput.Unreachable]?
     var error: Failure?
+    /// offline: since when the agent's remotes cannot be reached, and why.
+    var since: Date?
+    var reason: String?
 
     init(state: State, remotes: [String]) {
         self.state = state
@@ -278,5 +301,13 @@ struct SyncStateChange: Encodable, Sendable {
     init(fetched remotes: [String]) {
         state = .fetched
         self.remotes = remotes
+    }
+
+    init(agentOnline online: Bool, since: Date?, reason: String?) {
+        state = online ? .online : .offline
+        if !online {
+            self.since = since
+            self.reason = reason
+        }
     }
 }

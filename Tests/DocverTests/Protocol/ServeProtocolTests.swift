@@ -188,6 +188,27 @@ import Testing
         #expect(agent.terminate() == 0)
     }
 
+    /// The agent's going offline (its remote moved away) and coming back online move no
+    /// reference; the server still tells the editor, with when and why.
+    @Test func theAgentGoingOfflineAndBackOnlineIsReported() async throws {
+        let scratch = try Scratch()
+        let (alice, _) = try twoDevices(scratch)
+        let agent = try await AgentProcess.start(alice)
+        let server = try ServeProcess(alice)
+        try server.call("initialize")
+        let remote = scratch.path("remote.git"), away = scratch.path("remote-away.git")
+        try FileManager.default.moveItem(at: remote, to: away)
+        try await waitFor("the agent to go offline") { !agent.events("offline").isEmpty }
+        let offline = try server.notification("syncStateChanged") { $0["state"] == .string("offline") }
+        if case .string? = offline["since"] {} else { Issue.record("no date in \(offline)") }
+        if case let .string(reason)? = offline["reason"] { #expect(reason.contains("origin"), "\(reason)") } else { Issue.record("no reason in \(offline)") }
+        try FileManager.default.moveItem(at: away, to: remote)
+        let online = try server.notification("syncStateChanged") { $0["state"] == .string("online") }
+        #expect(online["reason"] == nil)
+        #expect(try server.shutdown() == 0)
+        #expect(agent.terminate() == 0)
+    }
+
     @Test func keyValueChangesByAnotherProcessAreReported() throws {
         let scratch = try Scratch()
         let (alice, _) = try twoDevices(scratch)
