@@ -31,7 +31,15 @@ final class Inotify {
     init() throws(SystemError) {
         let flags = Int32(IN_NONBLOCK) | Int32(IN_CLOEXEC)
         descriptor = inotify_init1(flags)
-        guard descriptor >= 0 else { throw .errno("start inotify", "") }
+        guard descriptor >= 0 else {
+            if Foundation.errno == EMFILE {
+                let limit = FileSystem.contentsIfReadable("/proc/sys/fs/inotify/max_user_instances")
+                    .map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "?"
+                throw SystemError("watch files with inotify", "", reason:
+                    "this user has as many inotify instances as the kernel allows (fs.inotify.max_user_instances is \(limit)); stop a program that watches files, or raise the limit")
+            }
+            throw .errno("start inotify", "")
+        }
     }
 
     deinit { close(descriptor) }

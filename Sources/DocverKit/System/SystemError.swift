@@ -5,7 +5,7 @@ import Foundation
 ///
 /// libgit2's failures are ``GitError``; this is everything else below the domain layer, so
 /// no Foundation error escapes untyped.
-public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct SystemError: LocalizedError, Sendable, Equatable, CustomStringConvertible {
     /// What was being done, such as "write" or "lock".
     public let operation: String
     /// The file (or program) concerned.
@@ -46,5 +46,8 @@ public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// One line: "cannot write .git/docver/lock: Permission denied".
-    public var description: String { "cannot \(operation) \(path): \(reason)" }
+    public var description: String { path.isEmpty ? "cannot \(operation): \(reason)" : "cannot \(operation) \(path): \(reason)" }
+    /// The same line wherever an error is shown by its localized description (an error that
+    /// reaches a caller unwrapped must not read "The operation could not be completed").
+    public var errorDescription: String? { description }
 }
