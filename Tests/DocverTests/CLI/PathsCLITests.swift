@@ -142,10 +142,11 @@ import Testing
     @Test func versionsByIdCurrentStepsBackAndDate() throws {
         let scratch = try Scratch()
         let alice = try scratch.device("alice")
+        // Three saves a second apart, all in the past: the saves `restore` and `replace` make
+        // below (another process, the machine's clock) are newer, however fast the machine.
         var saves: [String] = []
-        for text in ["one\n", "two\n", "three\n"] {
-            if !saves.isEmpty { scratch.clock.tick() }
-            saves.append(try alice.saveText(text, to: "notes.txt"))
+        for (index, text) in ["one\n", "two\n", "three\n"].enumerated() {
+            saves.append(try alice.datedBeforeNow(3 - index).saveText(text, to: "notes.txt"))
         }
         let root = alice.root
         func show(_ arguments: String...) throws -> String {
