@@ -39,24 +39,7 @@ enum JSONFailure {
     }
 
     private struct Output: Encodable {
-        struct Body: Encodable {
-            let code: String
-            let exitCode: Int32
-            let message: String
-            let hint: String?
-
-            func encode(to encoder: any Encoder) throws {
-                var container = encoder.container(keyedBy: CodingKeys.self)
-                try container.encode(code, forKey: .code)
-                try container.encode(exitCode, forKey: .exitCode)
-                try container.encode(message, forKey: .message)
-                try container.encode(hint, forKey: .hint) // null when there is none
-            }
-
-            enum CodingKeys: String, CodingKey { case code, exitCode, message, hint }
-        }
-
-        let error: Body
+        let error: FailureOutput
     }
 
     /// Prints the failure as JSON on stdout, when `--json` was asked for and no JSON result
@@ -64,7 +47,7 @@ enum JSONFailure {
     static func print(code: String, exitCode: Int32, message: String, hint: String?) {
         let (requested, resultPrinted, streaming) = state.withLock { ($0.requested, $0.resultPrinted, $0.streaming) }
         guard requested, !resultPrinted || streaming else { return }
-        let output = Output(error: .init(code: code, exitCode: exitCode, message: message, hint: hint))
+        let output = Output(error: FailureOutput(code: code, exitCode: exitCode, message: message, hint: hint))
         try? Terminal.printJSON(output, onOneLine: streaming)
         fflush(nil)
     }

@@ -244,28 +244,13 @@ struct SyncStateChange: Encodable, Sendable {
         let bytes: Int
     }
 
-    struct Failure: Encodable, Sendable {
-        let code: String
-        let message: String
-        let hint: String?
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(code, forKey: .code)
-            try container.encode(message, forKey: .message)
-            try container.encode(hint, forKey: .hint)
-        }
-
-        enum CodingKeys: String, CodingKey { case code, message, hint }
-    }
-
     let state: State
     var remotes: [String]?
     var progress: Progress?
     var integrated: Bool?
     var pushed: [String]?
     var unreachable: [SyncOutput.Unreachable]?
-    var error: Failure?
+    var error: FailureOutput?
     /// offline: since when the agent's remotes cannot be reached, and why.
     var since: Date?
     var reason: String?
@@ -295,7 +280,7 @@ struct SyncStateChange: Encodable, Sendable {
             pushed = report.pushed
             unreachable = report.unreachable.map { SyncOutput.Unreachable(remote: $0.remote, error: $0.reason) }
         }
-        self.error = Failure(code: error.code, message: error.description, hint: hint)
+        self.error = FailureOutput(code: error.code, message: error.description, hint: hint)
     }
 
     init(fetched remotes: [String]) {

@@ -150,20 +150,16 @@ public struct ProtocolError: Error, Encodable, Sendable {
     /// exit code), and a partial result where the operation did part of its work (a sync
     /// that reached some remotes only).
     public struct Details: Encodable, Sendable {
-        public let code: String
-        public let message: String
-        public let hint: String?
+        public let failure: FailureOutput
         public let result: SyncOutput?
 
         public func encode(to encoder: any Encoder) throws {
+            try failure.encode(to: encoder)
             var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(code, forKey: .code)
-            try container.encode(message, forKey: .message)
-            try container.encode(hint, forKey: .hint) // null when there is none
             try container.encodeIfPresent(result, forKey: .result)
         }
 
-        enum CodingKeys: String, CodingKey { case code, message, hint, result }
+        enum CodingKeys: String, CodingKey { case result }
     }
 
     public let code: Int
@@ -184,7 +180,7 @@ public struct ProtocolError: Error, Encodable, Sendable {
         message = error.description
         var partial: SyncOutput?
         if case let .syncIncomplete(report) = error { partial = SyncOutput(report) }
-        data = Details(code: error.code, message: error.description, hint: hint, result: partial)
+        data = Details(failure: FailureOutput(code: error.code, message: error.description, hint: hint), result: partial)
         id = nil
     }
 
@@ -192,7 +188,7 @@ public struct ProtocolError: Error, Encodable, Sendable {
     init(failedWith message: String) {
         code = Code.operationFailed.rawValue
         self.message = message
-        data = Details(code: "failed", message: message, hint: nil, result: nil)
+        data = Details(failure: FailureOutput(code: "failed", message: message, hint: nil), result: nil)
         id = nil
     }
 

@@ -478,3 +478,32 @@ public struct KeyValueRemoveOutput: Encodable, Sendable {
         self.save = save
     }
 }
+
+/// A failure as `--json` and the protocol report it (docs/schemas/error.schema.json): docver's
+/// stable error code, the message and the hint (null when there is none), and under `--json`
+/// the process's exit code. One type for the CLI's failure object, the protocol's error data
+/// and a failed sync's notification, so the three cannot drift apart.
+public struct FailureOutput: Encodable, Sendable {
+    public let code: String
+    /// The exit code: under `--json` only (a protocol error has none).
+    public let exitCode: Int32?
+    public let message: String
+    public let hint: String?
+
+    public init(code: String, exitCode: Int32? = nil, message: String, hint: String?) {
+        self.code = code
+        self.exitCode = exitCode
+        self.message = message
+        self.hint = hint
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(code, forKey: .code)
+        try container.encodeIfPresent(exitCode, forKey: .exitCode)
+        try container.encode(message, forKey: .message)
+        try container.encode(hint, forKey: .hint) // null when there is none
+    }
+
+    enum CodingKeys: String, CodingKey { case code, exitCode, message, hint }
+}
