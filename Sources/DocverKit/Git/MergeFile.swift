@@ -14,6 +14,9 @@ enum TextMerge {
     /// regions are written with diff3-style markers carrying the given labels.
     static func merge(base: Data, ours: Data, theirs: Data, labels: (base: String, ours: String, theirs: String),
                       favor: Favor = .normal) throws -> Result {
+        // Callable without a repository (a unit test merges texts alone): libgit2 keeps its
+        // per-thread error state only once initialised, and crashes setting one before.
+        _ = libgit2Initialised
         var options = git_merge_file_options()
         try check(git_merge_file_options_init(&options, UInt32(GIT_MERGE_FILE_OPTIONS_VERSION)))
         options.flags = GIT_MERGE_FILE_STYLE_DIFF3.rawValue
@@ -53,9 +56,10 @@ enum TextMerge {
 
     /// A unified diff between two contents (nil: absent), labelled with paths.
     static func unifiedDiff(old: Data?, oldPath: String, new: Data?, newPath: String) throws -> String {
+        _ = libgit2Initialised // as in merge(base:ours:theirs:labels:favor:)
         // A patch made from buffers points into them (libgit2 does not copy): render it
         // while the buffers are still alive.
-        try (old ?? Data()).withUnsafeBytes { oldPointer in
+        return try (old ?? Data()).withUnsafeBytes { oldPointer in
             try (new ?? Data()).withUnsafeBytes { newPointer in
                 var patch: OpaquePointer?
                 _ = try check(git_patch_from_buffers(&patch, old == nil ? nil : oldPointer.baseAddress, oldPointer.count, oldPath,
