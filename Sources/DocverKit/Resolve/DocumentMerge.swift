@@ -12,32 +12,12 @@ extension Container {
     func merge(_ conflict: Conflict, markers: Bool) throws -> Resolution {
         try withRepository { repository in
             let document = conflict.document
-            let others = conflict.conflicts.sorted { Self.newestFirst($1, $0) } // oldest first: a stable fold
-            if let deletion = ([conflict.current] + others).first(where: \.isDeletion) {
-                throw DocverError.notMergeable(document: document.path,
-                                               reason: "\(deletion.device.name) deleted it while another device changed it; choose a version")
-            }
-            guard others.allSatisfy({ $0.kind == conflict.current.kind }) else {
-                throw DocverError.notMergeable(document: document.path, reason: "one version is a file, another a package; choose a version")
-            }
-            try refuseLargeVersions(conflict, in: repository)
-            // The file modes first: versions that changed a mode differently cannot be merged.
-            _ = try mergedModes(of: conflict, refusing: true, in: repository)
-            // Each conflict version is merged against its own base with the current version
-            // (the state the two started from), folded in one at a time, oldest first.
-            let graph = VersionGraph(repository: repository, index: versionIndex(in: repository))
-            // The current state may be held by several versions (lines that reached the same
-            // bytes through different versions): the merge starts from what all of them and
-            // the conflict version started from.
-            let currentSide = try graph.currentSide(conflict.current, path: document.path, head: headCommit(repository))
-            func base(of version: DocumentVersion) throws -> DocumentContents? {
-                try mergeBase(of: currentSide, and: [version.commitID], document: document, graph: graph)
-            }
+            let (others, baseOf) = try mergePlan(conflict, in: repository)
             var merged = try contents(of: conflict.current, in: repository)
             var clean = true
             var ourLabel = "\(conflict.current.device.name) (current)"
             for version in others {
-                let base = try base(of: version)
+                let base = try baseOf(version)
                 let theirs = try contents(of: version, in: repository)
                 let labels = (base: "base", ours: ourLabel, theirs: "\(version.device.name) (\(version.shortID))")
                 let step = try mergeContents(document: document, base: base, ours: merged, theirs: theirs,
@@ -51,7 +31,7 @@ extension Container {
                 // result again must change nothing. Otherwise an edit was dropped; refuse.
                 for version in [conflict.current] + others {
                     // (The current version against the newest conflict version, as `Conflict.base`.)
-                    let base = try base(of: version == conflict.current ? conflict.conflicts[0] : version)
+                    let base = try baseOf(version == conflict.current ? conflict.conflicts[0] : version)
                     let again = try? mergeContents(document: document, base: base, ours: merged,
                                                    theirs: contents(of: version, in: repository),
                                                    labels: ("base", "merged", "check"), markers: false, in: repository)
@@ -64,6 +44,31 @@ extension Container {
             }
             return clean ? .merged(merged) : .mergedWithMarkers(merged)
         }
+    }
+
+    /// What a content merge of a conflict folds, after the checks every content merge (the
+    /// merge and the merge tool) makes before reading a version: a deletion, a file against a
+    /// package, a version above the merge size, file modes changed differently. Each conflict
+    /// version (`others`, oldest first: a stable fold) is merged with the current version
+    /// against `base`, the state the two started from. The current state may be held by
+    /// several versions (lines that reached the same bytes through different versions): the
+    /// base is what all of them and the conflict version started from.
+    func mergePlan(_ conflict: Conflict, in repository: Repository) throws
+        -> (others: [DocumentVersion], base: (DocumentVersion) throws -> DocumentContents?) {
+        let document = conflict.document
+        let others = conflict.conflicts.sorted { Self.newestFirst($1, $0) }
+        if let deletion = ([conflict.current] + others).first(where: \.isDeletion) {
+            throw DocverError.notMergeable(document: document.path,
+                                           reason: "\(deletion.device.name) deleted it while another device changed it; choose a version")
+        }
+        guard others.allSatisfy({ $0.kind == conflict.current.kind }) else {
+            throw DocverError.notMergeable(document: document.path, reason: "one version is a file, another a package; choose a version")
+        }
+        try refuseLargeVersions(conflict, in: repository)
+        _ = try mergedModes(of: conflict, refusing: true, in: repository)
+        let graph = VersionGraph(repository: repository, index: versionIndex(in: repository))
+        let currentSide = try graph.currentSide(conflict.current, path: document.path, head: headCommit(repository))
+        return (others, { version in try self.mergeBase(of: currentSide, and: [version.commitID], document: document, graph: graph) })
     }
 
     /// Refuses a merge of a version larger than `docver.maxMergeSize` (default 64 MiB) before

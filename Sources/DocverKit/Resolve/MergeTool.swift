@@ -67,15 +67,7 @@ extension Container {
     func mergeWithTool(_ conflict: Conflict, tool: MergeTool) throws -> Resolution {
         try withRepository { repository in
             let document = conflict.document
-            let others = conflict.conflicts.sorted { Self.newestFirst($1, $0) } // oldest first, as merge folds
-            if let deletion = ([conflict.current] + others).first(where: \.isDeletion) {
-                throw DocverError.notMergeable(document: document.path,
-                                               reason: "\(deletion.device.name) deleted it while another device changed it; choose a version")
-            }
-            try refuseLargeVersions(conflict, in: repository)
-            _ = try mergedModes(of: conflict, refusing: true, in: repository)
-            let graph = VersionGraph(repository: repository, index: versionIndex(in: repository))
-            let currentSide = try graph.currentSide(conflict.current, path: document.path, head: headCommit(repository))
+            let (others, base) = try mergePlan(conflict, in: repository)
             guard case var .flat(merged) = try contents(of: conflict.current, in: repository) else {
                 throw DocverError.notMergeable(document: document.path, reason: "a merge tool merges files, and this is a package; use --strategy merge or choose a version")
             }
@@ -90,13 +82,13 @@ extension Container {
                 guard case let .flat(theirs) = try contents(of: version, in: repository) else {
                     throw DocverError.notMergeable(document: document.path, reason: "a merge tool merges files, and a version is a package; use --strategy merge or choose a version")
                 }
-                var base = Data()
-                if case let .flat(data)? = try mergeBase(of: currentSide, and: [version.commitID], document: document, graph: graph) { base = data }
+                var baseData = Data()
+                if case let .flat(data)? = try base(version) { baseData = data }
                 let labels = (base: "base", ours: "\(conflict.current.device.name) (current)", theirs: "\(version.device.name) (\(version.shortID))")
-                let start = (try? mergeFlat(path: document.path, type: document.type, base: base, ours: merged, theirs: theirs,
+                let start = (try? mergeFlat(path: document.path, type: document.type, base: baseData, ours: merged, theirs: theirs,
                                             labels: labels, markers: true, in: repository).data) ?? merged
                 let paths = (base: file("BASE"), local: file("LOCAL"), remote: file("REMOTE"), merged: file(""))
-                try AtomicFile.write(base, to: paths.base)
+                try AtomicFile.write(baseData, to: paths.base)
                 try AtomicFile.write(merged, to: paths.local)
                 try AtomicFile.write(theirs, to: paths.remote)
                 try AtomicFile.write(start, to: paths.merged)
