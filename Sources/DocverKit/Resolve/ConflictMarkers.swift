@@ -34,6 +34,42 @@ enum ConflictMarkers {
         }
     }
 
+    /// Each marked region of a merge result written in diff3 style (`<<<<<<<` ours `|||||||`
+    /// base `=======` theirs `>>>>>>>`, as TextMerge writes it) by the lines it holds of each
+    /// of the two versions merged: the 1-based line where that side's part starts in that
+    /// version, and how many lines it has there (0: that side removed them).
+    static func sides(in data: Data) -> [(ours: (first: Int, count: Int), theirs: (first: Int, count: Int))] {
+        enum Section { case common, ours, base, theirs }
+        return data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            guard let start = bytes.baseAddress else { return [] }
+            var result: [(ours: (first: Int, count: Int), theirs: (first: Int, count: Int))] = []
+            var section = Section.common
+            var line = (ours: 1, theirs: 1)
+            var first = (ours: 1, theirs: 1)
+            var offset = 0
+            while offset < bytes.count {
+                switch section {
+                case .common where isMarker(bytes, at: offset, of: UInt8(ascii: "<")):
+                    section = .ours
+                    first = line
+                case .ours where isMarker(bytes, at: offset, of: UInt8(ascii: "|")): section = .base
+                case .ours where isMarker(bytes, at: offset, of: UInt8(ascii: "=")),
+                     .base where isMarker(bytes, at: offset, of: UInt8(ascii: "=")): section = .theirs
+                case .theirs where isMarker(bytes, at: offset, of: UInt8(ascii: ">")):
+                    section = .common
+                    result.append((ours: (first.ours, line.ours - first.ours), theirs: (first.theirs, line.theirs - first.theirs)))
+                case .common: line.ours += 1; line.theirs += 1
+                case .ours: line.ours += 1
+                case .theirs: line.theirs += 1
+                case .base: break
+                }
+                guard let newline = memchr(start + offset, 0x0A, bytes.count - offset) else { break }
+                offset = start.distance(to: UnsafeRawPointer(newline)) + 1
+            }
+            return result
+        }
+    }
+
     /// True when the line starting at `offset` is a marker of seven `byte`s.
     private static func isMarker(_ bytes: UnsafeRawBufferPointer, at offset: Int, of byte: UInt8) -> Bool {
         guard offset + 7 <= bytes.count else { return false }

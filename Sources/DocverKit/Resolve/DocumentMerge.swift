@@ -283,38 +283,15 @@ extension Container {
     /// not by lines of the merged text, which nobody sees: "both devices changed the same
     /// lines: bob (current) line 2, alice (1a2b3c4d5e6f) line 2".
     static func conflictRegions(in merged: Data, labels: (ours: String, theirs: String)) -> [String] {
-        enum Section { case common, ours, base, theirs }
-        var section = Section.common
-        var line = (ours: 1, theirs: 1)
-        var start = (ours: 1, theirs: 1)
-        var regions: [String] = []
-        func describe(_ label: String, from first: Int, to next: Int) -> String {
-            switch next - first {
-            case 0: "\(label) removed them (after line \(first - 1))"
-            case 1: "\(label) line \(first)"
-            default: "\(label) lines \(first)-\(next - 1)"
+        func describe(_ label: String, _ side: (first: Int, count: Int)) -> String {
+            switch side.count {
+            case 0: "\(label) removed them (after line \(side.first - 1))"
+            case 1: "\(label) line \(side.first)"
+            default: "\(label) lines \(side.first)-\(side.first + side.count - 1)"
             }
         }
-        func marker(_ text: Substring, _ character: Character) -> Bool {
-            text.count >= 7 && text.prefix(7).allSatisfy { $0 == character } && (text.count == 7 || text.dropFirst(7).first == " ")
-        }
-        for text in String(decoding: merged, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {
-            let text = text.hasSuffix("\r") ? text.dropLast() : text
-            switch section {
-            case .common where marker(text, "<"):
-                section = .ours
-                start = line
-            case .ours where marker(text, "|"): section = .base
-            case .ours where marker(text, "="), .base where marker(text, "="): section = .theirs
-            case .theirs where marker(text, ">"):
-                section = .common
-                regions.append("both devices changed the same lines: " + describe(labels.ours, from: start.ours, to: line.ours)
-                               + ", " + describe(labels.theirs, from: start.theirs, to: line.theirs))
-            case .common: line.ours += 1; line.theirs += 1
-            case .ours: line.ours += 1
-            case .theirs: line.theirs += 1
-            case .base: break
-            }
+        let regions = ConflictMarkers.sides(in: merged).map {
+            "both devices changed the same lines: " + describe(labels.ours, $0.ours) + ", " + describe(labels.theirs, $0.theirs)
         }
         return regions.isEmpty ? ["overlapping changes"] : regions
     }
