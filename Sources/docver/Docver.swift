@@ -40,7 +40,7 @@ struct Docver: AsyncParsableCommand {
             }
             exit(withError: error)
         }
-        await parseAndRun(Resolve.rewritingOldKeepSpelling(LogCount.expanding(arguments)))
+        await parseAndRun(Resolve.rewritingOptionalValues(LogCount.expanding(arguments)))
     }
 
     /// ArgumentParser's own `main`, except that a usage error under `--json` is also a JSON

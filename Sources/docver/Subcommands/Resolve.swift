@@ -32,7 +32,7 @@ extension Docver {
                                    valueName: "name"))
         var tool: String?
         /// `--tool` with no name after it (git's merge.tool), rewritten to this hidden flag before
-        /// parsing (``rewritingOldKeepSpelling(_:)``): an option cannot take a value only sometimes.
+        /// parsing (``rewritingOptionalValues(_:)``): an option cannot take a value only sometimes.
         @Flag(name: .customLong("tool-from-config"), help: .hidden) var toolFromConfig = false
         /// Whether a merge tool was asked for, by name or not.
         var wantsTool: Bool { tool != nil || toolFromConfig }
@@ -40,7 +40,7 @@ extension Docver {
                 completion: .custom(Completions.versions))
         var keep: String?
         /// `--version ID`, the option's first spelling, still accepted: rewritten to this name
-        /// before parsing (``rewritingOldKeepSpelling(_:)``), so that a bare `--version` stays
+        /// before parsing (``rewritingOptionalValues(_:)``), so that a bare `--version` stays
         /// the program's, which the help lists. Hidden; kept apart from `keep` so that giving
         /// both is refused.
         @Option(name: .customLong(Self.oldKeepSpelling), help: .hidden) var keepByOldName: String?
@@ -99,11 +99,14 @@ extension Docver {
             if failed { throw ExitCode.failure }
         }
 
-        /// `--version ID` (and `--version=ID`), the first spelling of `--keep`, rewritten to
-        /// the hidden `--version-as-keep ID` before parsing, for `resolve` only. A bare `--version` (no value follows,
-        /// or an option does) is left alone: it prints the program's version, as the help says.
-        /// An option cannot be declared to take a value only sometimes, hence the rewrite.
-        static func rewritingOldKeepSpelling(_ arguments: [String]) -> [String] {
+        /// The two options of `resolve` whose value is optional, rewritten before parsing (an
+        /// option cannot be declared to take a value only sometimes):
+        /// - `--version ID` (and `--version=ID`), the first spelling of `--keep`, becomes the
+        ///   hidden `--version-as-keep ID`; a bare `--version` (no value follows, or an option
+        ///   does) is left alone: it prints the program's version, as the help says;
+        /// - a bare `--tool` (last, or before an option) becomes the hidden `--tool-from-config`
+        ///   (git's `merge.tool`); `--tool NAME` stays.
+        static func rewritingOptionalValues(_ arguments: [String]) -> [String] {
             var index = 0
             // Up to the subcommand: global options (`-C <path>` and `--color <when>` take a value).
             while index < arguments.count, arguments[index].hasPrefix("-") {
