@@ -39,7 +39,10 @@ final class Scratch {
 /// The machine's time, which a test can move on by a whole second at once: after
 /// ``tick()``, every save is dated later than every save before it (dates have a resolution
 /// of one second), without waiting for the wall clock to get there, however busy the machine.
-/// Without ticks it is the machine's time.
+/// Without ticks it is the machine's time. After ticks it may run ahead of the machine's
+/// clock, which dates what the `docver` binary saves: a test that compares the dates of
+/// ticked saves with saves the binary makes afterwards dates the ticked ones in the past
+/// instead (``Container/datedBeforeNow(_:)``).
 final class SteppedClock: Sendable {
     /// No earlier than this (seconds since 1970).
     private let floor = Mutex<TimeInterval>(0)
