@@ -31,26 +31,10 @@ extension Container {
             guard let stat = FileStat(path: path) else { continue }
             let modified = Double(stat.mtimeSeconds) + Double(stat.mtimeNanoseconds) / 1e9
             guard Date().timeIntervalSince1970 - modified >= age else { return .held(path) }
-            guard !Self.isOpenByAnyProcess(path) else { return .heldOpen(path) }
+            guard !StaleLock.isOpen(path) else { return .heldOpen(path) }
             guard (try? FileSystem.remove(path)) != nil else { return .held(path) }
             result = .removed(path)
         }
         return result
-    }
-
-    /// True when a process this user can see has `path` open.
-    static func isOpenByAnyProcess(_ path: String) -> Bool {
-        let real = FileSystem.realPath(path) ?? path
-        guard let processes = try? FileSystem.contentsOfDirectory("/proc") else { return false }
-        for process in processes where process.first?.isNumber == true {
-            let folder = "/proc/\(process)/fd"
-            guard let descriptors = try? FileSystem.contentsOfDirectory(folder) else { continue }
-            for descriptor in descriptors {
-                if let target = try? FileSystem.linkTarget(folder + "/" + descriptor), target == real || target == path {
-                    return true
-                }
-            }
-        }
-        return false
     }
 }

@@ -496,9 +496,13 @@ final class Remote {
     }
 
     /// libgit2's messages may span lines (mbedTLS lists every verification failure).
+    /// (libgit2 ends some messages with ": " and an empty system error: that colon goes.)
     static func oneLine(_ message: String) -> String {
-        message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty }.joined(separator: "; ")
+        message.split(whereSeparator: \.isNewline).map { line in
+            var line = line.trimmingCharacters(in: .whitespaces)
+            while line.hasSuffix(":") { line = String(line.dropLast()).trimmingCharacters(in: .whitespaces) }
+            return line
+        }.filter { !$0.isEmpty }.joined(separator: "; ")
     }
 }
 
@@ -526,10 +530,14 @@ func withoutPipeSignal<T>(_ body: () throws -> T) rethrows -> T {
 extension Remote {
     /// Where libgit2's local transport writes the pack a push sends: the `objects/pack` folder
     /// of a remote that is a path or `file://` URL (a bare repository); nil for a network remote.
-    fileprivate var localPackFolder: String? {
+    fileprivate var localPackFolder: String? { localPath.map { $0 + "/objects/pack" } }
+
+    /// The path of a remote that is a repository on this machine (a path or `file://` URL);
+    /// nil for a network remote.
+    var localPath: String? {
         let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         guard case let .local(path) = RemoteLocation(url, relativeTo: here) else { return nil }
-        return path + "/objects/pack"
+        return path
     }
 
     /// The pack files in a pack folder, with their sizes in bytes.

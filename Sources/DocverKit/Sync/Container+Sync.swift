@@ -393,6 +393,7 @@ extension Container {
         guard try headCommit(repository) != nil else { return }
         let spec = RefName.pushSpec(device)
         let settings = try transferSettings(repository)
+        var lastReason = ""
         for _ in 0..<5 {
             let rejected: [String: String]
             var messages: [String] = []
@@ -420,12 +421,21 @@ extension Container {
                 let said = messages.last.map { " (the remote said: \(RemoteLocation.redacting($0, of: remote.url)))" } ?? ""
                 throw DocverError.pushRejected(remote: name, message: Remote.oneLine(reason) + said)
             }
+            lastReason = reason
+            // A push to a repository on this machine that was killed while it updated this
+            // device's branch there left the branch's lock file, and every later push is
+            // refused: a lock that no process holds is removed, as the local ones are.
+            if reason.lowercased().contains("lock"), let path = remote.localPath,
+               StaleLock.removeIfStale(path + "/" + device.branch + ".lock") {
+                report.warnings.append("removed a stale lock file that no process held on '\(name)': \(device.branch).lock")
+                continue
+            }
             // Someone else moved this device's branch on the remote: bring it in and retry.
             report.warnings.append("push to '\(name)' was refused (\(reason)); integrating and retrying")
             let (_, admitted) = try receive([name], report: &report, progress: progress, collectingFailures: false, in: repository)
             try integrateFetched(report: &report, admitted: admitted, in: repository)
         }
-        throw DocverError.pushRejected(remote: name, message: "the remote kept refusing this device's branch")
+        throw DocverError.pushRejected(remote: name, message: "the remote kept refusing this device's branch: " + Remote.oneLine(lastReason))
     }
 }
 

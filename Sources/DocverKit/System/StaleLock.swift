@@ -37,7 +37,7 @@ enum StaleLock {
             guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
             for descriptor in descriptors {
                 if let linked = try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + descriptor),
-                   linked == target {
+                   linked == target || linked == path {
                     return true
                 }
             }

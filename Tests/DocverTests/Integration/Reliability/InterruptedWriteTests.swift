@@ -164,6 +164,52 @@ import Testing
         #expect(try alice.read("b.txt") == "bob\n")
     }
 
+    /// CI, `aKilledCloneLeavesNothingASecondCloneCannotUse`: a clone killed while its push
+    /// updated `refs/heads/docver/carol` in a remote on this machine left that branch's lock
+    /// file in the remote, and every later push of the device was refused ("the remote kept
+    /// refusing this device's branch"). A lock on the remote that no process holds is stale too.
+    @Test func aStaleLockOnALocalRemotesBranchIsRemovedWithAWarning() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        try alice.saveText("first\n", to: "a.txt")
+        try alice.sync()
+        let lockPath = remote.path + "/refs/heads/docver/alice.lock"
+        FileManager.default.createFile(atPath: lockPath, contents: Data())
+        try alice.saveText("second\n", to: "a.txt")
+        let sync = try docver("sync", in: alice.root)
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(sync.stderr.contains("warning: removed a stale lock file that no process held on 'origin': refs/heads/docver/alice.lock"),
+                "\(sync.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: lockPath))
+        #expect(try runGit(["show", "refs/heads/docver/alice:a.txt"], in: remote) == "second\n")
+        try expectFsckClean(remote)
+    }
+
+    /// A lock on the remote's branch that a process holds open is left alone: the sync fails,
+    /// in one line that says what the remote refused, and this device's saves stay here.
+    @Test func aLockOnALocalRemotesBranchHeldOpenFailsTheSyncInOneLine() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        try alice.saveText("first\n", to: "a.txt")
+        try alice.sync()
+        let lockPath = remote.path + "/refs/heads/docver/alice.lock"
+        FileManager.default.createFile(atPath: lockPath, contents: Data())
+        let holder = try #require(FileHandle(forReadingAtPath: lockPath))
+        defer { try? holder.close() }
+        try alice.saveText("second\n", to: "a.txt")
+        let head = try rev("refs/heads/docver/alice", in: alice)
+        let sync = try docver("sync", in: alice.root)
+        #expect(sync.status != 0)
+        #expect(sync.stderr.split(separator: "\n").count == 1, "\(sync.stderr)")
+        #expect(sync.stderr.contains("push to 'origin' was rejected: the remote kept refusing this device's branch:"), "\(sync.stderr)")
+        #expect(sync.stderr.contains("alice.lock' for writing\n"), "\(sync.stderr)")
+        #expect(FileManager.default.fileExists(atPath: lockPath))
+        #expect(try rev("refs/heads/docver/alice", in: alice) == head)
+        #expect(try runGit(["show", "refs/heads/docver/alice:a.txt"], in: remote) == "first\n")
+    }
+
     /// A lock file some process holds open is not stale: docver leaves it and waits as before.
     @Test func aLockFileHeldOpenIsLeftAlone() throws {
         let scratch = try Scratch()
