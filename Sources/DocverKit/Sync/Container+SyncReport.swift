@@ -51,9 +51,10 @@ extension Container {
     /// save removed a document and added one of the same contents. Both renames start from
     /// a merge base of this device's head and the other's rename (one as a rule, several after
     /// criss-cross integrations): the base holds the name renamed, and this device's name for
-    /// it is one it added since the base. (A device that never had the name, such as one that
-    /// missed an earlier rename by the same device, did not rename it.)
-    private func markRenamesMet(_ changes: inout [DocumentSyncChange], from old: ObjectID?, in repository: Repository) throws {
+    /// it is one it added since the base, in a save of its own. (A device that never had the
+    /// name, such as one that missed an earlier rename by the same device, did not rename it.)
+    private func markRenamesMet(_ changes: inout [DocumentSyncChange], from old: ObjectID?, graph: VersionGraph,
+                                in repository: Repository) throws {
         guard let old else { return }
         let oldTreeID = try repository.commit(old).treeID
         // Every tree is read once, and every save's changes once, however many documents the
@@ -67,14 +68,28 @@ extension Container {
             return made
         }
         let oldTree = try reader(oldTreeID)
+        // This device's rename, not one it integrated: a save of this device made the name's
+        // state here (another device's rename that reached this device first, through an
+        // integration, is no rename "here"; fuzz seeds 196, 212, 275 and 278 of the long profile).
+        // A name the base held already (another document there then) was this device's name
+        // for it only when one save of this device renamed `from` onto it (seed 295).
+        func isSavedHere(_ document: DocumentPath, renaming from: DocumentPath?, entry: ObjectID) throws -> Bool {
+            try graph.introducingCommits(ofStateOf: document.path, at: old).contains { commit in
+                let save = try repository.commit(commit)
+                guard save.parentIDs.count == 1, try graph.version(of: document, at: commit).device.id == device.id else { return false }
+                guard let from else { return true }
+                let before = try reader(repository.commit(save.parentIDs[0]).treeID)
+                return try before.documentEntry(atPath: document.path) == nil && before.documentEntry(atPath: from.path)?.id == entry
+            }
+        }
         // Per renaming save: the documents it removed, by the entry they had before it (the
         // first name in order for each entry).
         var removedBySave: [ObjectID: [ObjectID: DocumentPath]] = [:]
         // Per renaming save: the merge bases of this device's head and that save.
         var mergeBasesBySave: [ObjectID: [ObjectID]] = [:]
-        // Per merge-base tree: the documents this device has and that base has not, by their
-        // entry, in order.
-        var addedHere: [ObjectID: [ObjectID: [DocumentPath]]] = [:]
+        // Per merge-base tree: the documents this device changed or added since that base, by
+        // their entry here, in order, and whether the base held the name.
+        var addedHere: [ObjectID: [ObjectID: [(document: DocumentPath, inBase: Bool)]]] = [:]
         for index in changes.indices where changes[index].kind == .updated {
             let change = changes[index]
             guard let current = change.current, !current.isDeletion, current.device.id != device.id,
@@ -107,15 +122,18 @@ extension Container {
                 let shared = try reader(sharedTreeID)
                 guard try shared.documentEntry(atPath: from.path) != nil else { continue }
                 if addedHere[sharedTreeID] == nil {
-                    var added: [ObjectID: [DocumentPath]] = [:]
+                    var added: [ObjectID: [(document: DocumentPath, inBase: Bool)]] = [:]
                     let changedHere = Set(try repository.changedPaths(from: sharedTreeID, to: oldTreeID).map { DocumentPath.document(containingFile: $0) })
-                    for candidate in changedHere.sorted() where try shared.documentEntry(atPath: candidate.path) == nil {
+                    for candidate in changedHere.sorted() {
                         guard let entry = try oldTree.documentEntry(atPath: candidate.path) else { continue }
-                        added[entry.id, default: []].append(candidate)
+                        added[entry.id, default: []].append((candidate, try shared.documentEntry(atPath: candidate.path) != nil))
                     }
                     addedHere[sharedTreeID] = added
                 }
-                renamedHere = addedHere[sharedTreeID]?[moved.id]?.first { $0 != change.document }
+                renamedHere = try addedHere[sharedTreeID]?[moved.id]?.first { candidate in
+                    try candidate.document != change.document
+                        && isSavedHere(candidate.document, renaming: candidate.inBase ? from : nil, entry: moved.id)
+                }?.document
             }
             guard let here = renamedHere else { continue }
             var renamed = DocumentSyncChange(document: change.document, kind: .renamedDifferently, current: current, version: nil)
@@ -231,7 +249,7 @@ extension Container {
                 changes[index].containsConflictMarkers = try !ConflictMarkers.locations(in: contents(of: current, in: repository)).isEmpty
             }
         }
-        try markRenamesMet(&changes, from: old, in: repository)
+        try markRenamesMet(&changes, from: old, graph: graph, in: repository)
         return changes.sorted { ($0.document, $0.kind.rawValue, $0.version?.id ?? "") < ($1.document, $1.kind.rawValue, $1.version?.id ?? "") }
     }
 }

@@ -136,10 +136,15 @@ import Testing
     /// renamesMetAfterCrissCrossIntegrationsAreReported). Seed 59 (80 steps) was the check's
     /// mistake: the device whose clock is ahead made a plain `git commit` through the hook,
     /// dated right; once it reached Carol, docver forgot the clock, and named it again at its
-    /// next save from the future (ClockSkewTests.aDeviceWhoseClockIsAheadIsNamedOnce).
+    /// next save from the future (ClockSkewTests.aDeviceWhoseClockIsAheadIsNamedOnce). The
+    /// long profile's first run found seeds 196, 212, 275, 278 and 295 (the rename/rename
+    /// report: UntoldLossTests.aRenameThatArrivedFromAnotherDeviceIsNotARenameMadeHere,
+    /// aRenameOntoANameTheBaseHeldIsARenameMet; seed 212 was the check's: a rename in two
+    /// saves of the device is its rename as git's merge reads it).
     @Test(arguments: [(UInt64(42), 61), (95, 60), (152, 60), (16, 60), (45, 42), (71, 60), (41, 64), (62, 54),
                       (143, 57), (68, 29), (56, 77), (194, 60), (136, 120), (247, 91), (277, 111), (250, 79),
-                      (225, 43), (96, 77), (163, 112), (189, 117), (35, 80), (38, 80), (5, 40), (59, 80)])
+                      (225, 43), (96, 77), (163, 112), (189, 117), (35, 80), (38, 80), (5, 40), (59, 80),
+                      (275, 17), (278, 33), (196, 31), (212, 77), (295, 64)])
     func replayedFindingsStayFixed(seed: UInt64, steps: Int) async throws {
         let world = try FuzzWorld(seed: seed, steps: steps)
         await world.run()
@@ -940,8 +945,17 @@ final class FuzzWorld {
         for change in report.documentChanges where change.kind == .renamedDifferently {
             let name = FuzzNames.alias(change.document.path)
             let from = change.renamedFrom.map { FuzzNames.alias($0.path) }, here = change.renamedHere.map { FuzzNames.alias($0.path) }
-            guard renames.contains(where: { $0.from == from && $0.to == name && $0.commit == change.current?.id }),
-                  renames.contains(where: { $0.device == id && $0.from == from && $0.to == here })
+            // This device's rename, as git's merge reads one between the base and the head: in
+            // one save, or in several of this device's saves (seed 212: `A.txt` removed by one,
+            // its state saved at `notes/d.txt` by the next, then moved to `café.txt`).
+            let renamedHere = renames.contains(where: { $0.device == id && $0.from == from && $0.to == here })
+                || model.versions.contains { removed in
+                    removed.device == id && removed.document == from && removed.state.isAbsent && !removed.before.isAbsent
+                        && model.versions.contains {
+                            $0.device == id && $0.document == here && $0.before.isAbsent && $0.state == removed.before
+                        }
+                }
+            guard renames.contains(where: { $0.from == from && $0.to == name && $0.commit == change.current?.id }), renamedHere
             else {
                 fail("\(what) on \(id) reported \"\(change.summary)\", a rename/rename that did not happen")
                 continue

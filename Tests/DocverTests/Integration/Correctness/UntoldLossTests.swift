@@ -100,6 +100,65 @@ import Testing
         try expectConverged([alice, bob])
     }
 
+    /// Item 6, long fuzz profile (seeds 196, 212, 275, 278): a rename that reached this device
+    /// from another one is not this device's rename. Bob renames `s.txt` to `b.txt`, Alice
+    /// syncs it; Carol had renamed it to `c.txt`. When Carol's rename reaches Alice, she is
+    /// not told that she renamed `s.txt` to `b.txt` "here".
+    @Test func aRenameThatArrivedFromAnotherDeviceIsNotARenameMadeHere() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        let carol = try scratch.device("carol", remote: remote)
+        try alice.saveText("shared text\n", to: "s.txt")
+        try alice.sync(); try bob.sync(); try carol.sync()
+        for (device, name) in [(carol, "c.txt"), (bob, "b.txt")] {
+            try FileManager.default.moveItem(at: device.root.appendingPathComponent("s.txt"), to: device.root.appendingPathComponent(name))
+            try device.saveAll()
+        }
+        try bob.sync()
+        try alice.sync()
+        let carolsReport = try carol.sync()
+        #expect(carolsReport.documentChanges.contains { $0.kind == .renamedDifferently && $0.renamedHere?.path == "c.txt" },
+                "\(carolsReport.documentChanges.map(\.summary))")
+        let report = try alice.sync()
+        let says = report.documentChanges.map(\.summary)
+        #expect(!report.documentChanges.contains { $0.kind == .renamedDifferently }, "\(says)")
+        #expect(try alice.read("b.txt") == "shared text\n" && alice.read("c.txt") == "shared text\n")
+        try bob.sync()
+        try expectConverged([alice, bob, carol])
+    }
+
+    /// Item 6, long fuzz profile (seed 295): a rename onto a name the two lines' base held (Bob
+    /// deleted `n.txt`, then renamed `s.txt` to `n.txt`) met Carol's rename of `s.txt` to `c.txt`.
+    /// git's merge reads no rename in Bob's line (`n.txt` was modified), but Bob renamed, in
+    /// one save: he is told.
+    @Test func aRenameOntoANameTheBaseHeldIsARenameMet() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        let carol = try scratch.device("carol", remote: remote)
+        try alice.saveText("shared text\n", to: "s.txt")
+        try alice.saveText("notes\n", to: "n.txt")
+        try alice.sync(); try bob.sync(); try carol.sync()
+        try FileManager.default.removeItem(at: bob.root.appendingPathComponent("n.txt"))
+        try bob.saveAll()
+        try FileManager.default.moveItem(at: bob.root.appendingPathComponent("s.txt"), to: bob.root.appendingPathComponent("n.txt"))
+        try bob.saveAll()
+        try FileManager.default.moveItem(at: carol.root.appendingPathComponent("s.txt"), to: carol.root.appendingPathComponent("c.txt"))
+        try carol.saveAll()
+        try bob.sync(); try carol.sync()
+        let report = try bob.sync()
+        let says = report.documentChanges.map(\.summary)
+        #expect(report.documentChanges.contains {
+            $0.kind == .renamedDifferently && $0.document.path == "c.txt" && $0.renamedFrom?.path == "s.txt" && $0.renamedHere?.path == "n.txt"
+        }, "\(says)")
+        #expect(try bob.read("n.txt") == "shared text\n" && bob.read("c.txt") == "shared text\n")
+        try carol.sync()
+        try expectConverged([bob, carol])
+    }
+
     /// Item 6 after criss-cross integrations (fuzz seed 95, 60 steps, step 44): `s.txt` is
     /// saved on one device's line; each device integrates the other's line before either sees
     /// the other's integration, so their lines have two best common ancestors, and only one of
