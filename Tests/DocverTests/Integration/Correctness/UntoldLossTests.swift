@@ -80,16 +80,10 @@ import Testing
     /// "s.txt was renamed to a.txt here and to t.txt on alice's device". Both renames are
     /// Alice's, and Bob's `a.txt` is the name they both started from.
     @Test func aRenameOfARenameIsNotARenameMetHere() throws {
-        let scratch = try Scratch()
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", remote: remote)
-        let bob = try scratch.device("bob", remote: remote)
-        try alice.saveText("shared text\n", to: "a.txt")
-        try alice.sync(); try bob.sync()
-        for (from, to) in [("a.txt", "s.txt"), ("s.txt", "t.txt")] {
-            try FileManager.default.moveItem(at: alice.root.appendingPathComponent(from), to: alice.root.appendingPathComponent(to))
-            try alice.saveAll()
-        }
+        let (scratch, devices) = try devices(["alice", "bob"], sharing: [("a.txt", "shared text\n")])
+        let (alice, bob) = (devices[0], devices[1])
+        defer { withExtendedLifetime(scratch) {} }
+        for (from, to) in [("a.txt", "s.txt"), ("s.txt", "t.txt")] { try renameAndSave(alice, from, to: to) }
         try alice.sync()
         try bob.saveText("other\n", to: "b.txt")
         let report = try bob.sync()
@@ -105,17 +99,10 @@ import Testing
     /// syncs it; Carol had renamed it to `c.txt`. When Carol's rename reaches Alice, she is
     /// not told that she renamed `s.txt` to `b.txt` "here".
     @Test func aRenameThatArrivedFromAnotherDeviceIsNotARenameMadeHere() throws {
-        let scratch = try Scratch()
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", remote: remote)
-        let bob = try scratch.device("bob", remote: remote)
-        let carol = try scratch.device("carol", remote: remote)
-        try alice.saveText("shared text\n", to: "s.txt")
-        try alice.sync(); try bob.sync(); try carol.sync()
-        for (device, name) in [(carol, "c.txt"), (bob, "b.txt")] {
-            try FileManager.default.moveItem(at: device.root.appendingPathComponent("s.txt"), to: device.root.appendingPathComponent(name))
-            try device.saveAll()
-        }
+        let (scratch, devices) = try devices(["alice", "bob", "carol"], sharing: [("s.txt", "shared text\n")])
+        let (alice, bob, carol) = (devices[0], devices[1], devices[2])
+        defer { withExtendedLifetime(scratch) {} }
+        for (device, name) in [(carol, "c.txt"), (bob, "b.txt")] { try renameAndSave(device, "s.txt", to: name) }
         try bob.sync()
         try alice.sync()
         let carolsReport = try carol.sync()
@@ -134,20 +121,13 @@ import Testing
     /// git's merge reads no rename in Bob's line (`n.txt` was modified), but Bob renamed, in
     /// one save: he is told.
     @Test func aRenameOntoANameTheBaseHeldIsARenameMet() throws {
-        let scratch = try Scratch()
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", remote: remote)
-        let bob = try scratch.device("bob", remote: remote)
-        let carol = try scratch.device("carol", remote: remote)
-        try alice.saveText("shared text\n", to: "s.txt")
-        try alice.saveText("notes\n", to: "n.txt")
-        try alice.sync(); try bob.sync(); try carol.sync()
+        let (scratch, devices) = try devices(["alice", "bob", "carol"], sharing: [("s.txt", "shared text\n"), ("n.txt", "notes\n")])
+        let (bob, carol) = (devices[1], devices[2])
+        defer { withExtendedLifetime(scratch) {} }
         try FileManager.default.removeItem(at: bob.root.appendingPathComponent("n.txt"))
         try bob.saveAll()
-        try FileManager.default.moveItem(at: bob.root.appendingPathComponent("s.txt"), to: bob.root.appendingPathComponent("n.txt"))
-        try bob.saveAll()
-        try FileManager.default.moveItem(at: carol.root.appendingPathComponent("s.txt"), to: carol.root.appendingPathComponent("c.txt"))
-        try carol.saveAll()
+        try renameAndSave(bob, "s.txt", to: "n.txt")
+        try renameAndSave(carol, "s.txt", to: "c.txt")
         try bob.sync(); try carol.sync()
         let report = try bob.sync()
         let says = report.documentChanges.map(\.summary)
@@ -236,5 +216,22 @@ import Testing
         // Bob, whose value won, is told nothing about bg.
         let bobText = try docver(["sync"], in: bob.root)
         #expect(!bobText.stdout.contains("key bg"), "\(bobText.stdout)")
+    }
+
+    /// Devices `names` of one remote, the first having saved `files` and all of them synced.
+    /// (The scratch folder lives as long as the returned value.)
+    private func devices(_ names: [String], sharing files: [(name: String, text: String)]) throws -> (Scratch, [Container]) {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let devices = try names.map { try scratch.device($0, remote: remote) }
+        for file in files { try devices[0].saveText(file.text, to: file.name) }
+        for device in devices { try device.sync() }
+        return (scratch, devices)
+    }
+
+    /// Renames a file of `device`'s working tree and saves every change.
+    private func renameAndSave(_ device: Container, _ from: String, to: String) throws {
+        try FileManager.default.moveItem(at: device.root.appendingPathComponent(from), to: device.root.appendingPathComponent(to))
+        try device.saveAll()
     }
 }

@@ -169,14 +169,8 @@ import Testing
     /// file in the remote, and every later push of the device was refused ("the remote kept
     /// refusing this device's branch"). A lock on the remote that no process holds is stale too.
     @Test func aStaleLockOnALocalRemotesBranchIsRemovedWithAWarning() throws {
-        let scratch = try Scratch()
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", remote: remote)
-        try alice.saveText("first\n", to: "a.txt")
-        try alice.sync()
-        let lockPath = remote.path + "/refs/heads/docver/alice.lock"
-        FileManager.default.createFile(atPath: lockPath, contents: Data())
-        try alice.saveText("second\n", to: "a.txt")
+        let (scratch, remote, alice, lockPath) = try aliceWithHerBranchLockedOnTheRemote()
+        defer { withExtendedLifetime(scratch) {} }
         let sync = try docver("sync", in: alice.root)
         #expect(sync.status == 0, "\(sync.stderr)")
         #expect(sync.stderr.contains("warning: removed a stale lock file that no process held on 'origin': refs/heads/docver/alice.lock"),
@@ -189,16 +183,10 @@ import Testing
     /// A lock on the remote's branch that a process holds open is left alone: the sync fails,
     /// in one line that says what the remote refused, and this device's saves stay here.
     @Test func aLockOnALocalRemotesBranchHeldOpenFailsTheSyncInOneLine() throws {
-        let scratch = try Scratch()
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", remote: remote)
-        try alice.saveText("first\n", to: "a.txt")
-        try alice.sync()
-        let lockPath = remote.path + "/refs/heads/docver/alice.lock"
-        FileManager.default.createFile(atPath: lockPath, contents: Data())
+        let (scratch, remote, alice, lockPath) = try aliceWithHerBranchLockedOnTheRemote()
+        defer { withExtendedLifetime(scratch) {} }
         let holder = try #require(FileHandle(forReadingAtPath: lockPath))
         defer { try? holder.close() }
-        try alice.saveText("second\n", to: "a.txt")
         let head = try rev("refs/heads/docver/alice", in: alice)
         let sync = try docver("sync", in: alice.root)
         #expect(sync.status != 0)
@@ -224,5 +212,19 @@ import Testing
         #expect(!save.stderr.contains("stale lock"))
         try holder.close()
         try FileManager.default.removeItem(atPath: lockPath)
+    }
+
+    /// Alice, synced with "first" in `a.txt` and "second" saved since, and the lock file of
+    /// her branch in the remote (as a push killed mid-update leaves it).
+    private func aliceWithHerBranchLockedOnTheRemote() throws -> (Scratch, remote: URL, alice: Container, lockPath: String) {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        try alice.saveText("first\n", to: "a.txt")
+        try alice.sync()
+        let lockPath = remote.path + "/refs/heads/docver/alice.lock"
+        FileManager.default.createFile(atPath: lockPath, contents: Data())
+        try alice.saveText("second\n", to: "a.txt")
+        return (scratch, remote, alice, lockPath)
     }
 }
