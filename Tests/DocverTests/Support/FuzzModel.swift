@@ -282,6 +282,7 @@ final class FuzzLineage {
     private var deletions: [String: [Int]] = [:]
     private var predecessorMemo: [Int: [Int]] = [:]
     private var ancestorMemo: [Int: Set<Int>] = [:]
+    private var heldAncestorMemo: [Int: Set<Int>] = [:]
 
     init(_ model: FuzzModel, graph: FuzzGraph) {
         versions = model.versions
@@ -345,6 +346,34 @@ final class FuzzLineage {
     }
 
     func ancestors(_ nodes: [Int]) -> Set<Int> { nodes.reduce(into: Set<Int>()) { $0.formUnion(ancestors($1)) } }
+
+    /// The ancestors whose every change `index` holds: the walk of ``ancestors(_:)`` through
+    /// the states each version holds in full only (a merge's `supersedes`, not the sides whose
+    /// changes it dropped).
+    func heldAncestors(_ index: Int) -> Set<Int> {
+        if let known = heldAncestorMemo[index] { return known }
+        var seen: Set<Int> = [index]
+        var stack = [index]
+        while let next = stack.popLast() {
+            let version = versions[next]
+            let states = version.keepsOneVersion ? [version.state] : (version.supersedes ?? [version.before]) + [version.state]
+            for state in states {
+                for node in nodes(holding: state, of: version.document, before: version.commit, strictly: true)
+                where seen.insert(node).inserted {
+                    stack.append(node)
+                }
+            }
+        }
+        heldAncestorMemo[index] = seen
+        return seen
+    }
+
+    /// True when `side` descends from `version` in the lineage without holding its changes
+    /// (a plain merge made on top of it that dropped them).
+    func descendsWithoutHolding(_ side: [Int], _ version: [Int]) -> Bool {
+        let reached = ancestors(side), held = side.reduce(into: Set<Int>()) { $0.formUnion(heldAncestors($1)) }
+        return version.contains { reached.contains($0) && !held.contains($0) }
+    }
 
     /// The best common ancestors of two sides (each one or more versions).
     func bestCommonAncestors(_ a: [Int], _ b: [Int]) -> [Int] {
