@@ -42,6 +42,11 @@ enum ConfigKey {
     static let maximumMergeSize = "docver.maxMergeSize"
     /// Its value when unset: 64 MiB.
     static let defaultMaximumMergeSize: Int64 = 64 << 20
+    /// git's `core.bigFileThreshold`: `diff` takes flat files at least this big (suffixes as
+    /// above) for binary and compares them by id, reading neither side; 0: no such files.
+    static let bigFileThreshold = "core.bigFileThreshold"
+    /// Its value when unset, as git's: 512 MiB.
+    static let defaultBigFileThreshold: Int64 = 512 << 20
 
     /// A size in bytes set with `key` (`k`, `m` or `g` multiply by 1024 as in git), or
     /// `defaultValue` when unset; nil when it is 0 (no limit).

@@ -175,6 +175,8 @@ extension Repository {
                     if corruption == nil { corruption = error }
                     continue
                 }
+                // A big blob is copied a piece at a time (issue 29).
+                if try copyBigBlob(id, from: source) { continue }
                 var object: OpaquePointer?
                 var raw = id.raw
                 try check(git_odb_read(&object, sourceODB, &raw))

@@ -119,6 +119,18 @@ extension Container {
         throw DocverError.noSuchDocument(document.path)
     }
 
+    /// A flat version's bytes, passed to `piece` in order, a piece at a time (1 MiB) for a big
+    /// one: memory stays flat whatever the version's size (issue 29). False, passing nothing,
+    /// for a package or a deletion (``contents(of:)`` reads those).
+    @discardableResult
+    public func readFlatContents(of version: DocumentVersion, _ piece: (Data) throws -> Void) throws -> Bool {
+        guard version.kind == .flat, let blob = version.entryID else { return false }
+        try withRepository { repository in
+            try repository.readBlob(blob) { bytes in try piece(Data(bytes)) }
+        }
+        return true
+    }
+
     /// The contents of a version.
     public func contents(of version: DocumentVersion) throws -> DocumentContents {
         try withRepository { repository in try contents(of: version, in: repository) }

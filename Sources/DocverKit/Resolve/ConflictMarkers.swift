@@ -70,6 +70,49 @@ enum ConflictMarkers {
         }
     }
 
+    /// Whether a marked region remains in a file read a piece at a time (`read` passes its
+    /// pieces, in order, to the function it is given): the answer of `!regions(in:).isEmpty`
+    /// for text, false for binary contents, without holding more than a line's first 8 bytes
+    /// (a 1 GiB document is not held whole to be searched; issue 29).
+    static func hasRegions(reading read: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws -> Bool {
+        struct Decided: Error {}
+        var seen = 0 // bytes, up to the binary probe's length
+        var head: [UInt8] = [] // the current line's first 8 bytes
+        var lineDecided = false
+        var open = false
+        var found = false
+        func decide() {
+            guard !lineDecided else { return }
+            lineDecided = true
+            func marker(_ byte: UInt8) -> Bool {
+                guard head.count >= 7, head.prefix(7).allSatisfy({ $0 == byte }) else { return false }
+                return head.count == 7 || [UInt8(ascii: " "), 0x0A, 0x0D].contains(head[7])
+            }
+            if !open, marker(UInt8(ascii: "<")) { open = true } else if open, marker(UInt8(ascii: ">")) { found = true }
+        }
+        do {
+            try read { piece in
+                for byte in piece {
+                    if seen < binaryProbeLength {
+                        if byte == 0 { found = false; throw Decided() }
+                        seen += 1
+                    }
+                    if !lineDecided, !found {
+                        head.append(byte)
+                        if head.count == 8 || byte == 0x0A { decide() }
+                    }
+                    // (Found: decided once the binary probe's bytes are all seen.)
+                    if found, seen >= binaryProbeLength { throw Decided() }
+                    if byte == 0x0A { head.removeAll(keepingCapacity: true); lineDecided = false }
+                }
+            }
+        } catch is Decided {
+            return found // (thrown for a NUL among the first bytes too: binary, not searched)
+        }
+        if !head.isEmpty { decide() } // the last line, without a newline
+        return found
+    }
+
     /// True when the line starting at `offset` is a marker of seven `byte`s.
     private static func isMarker(_ bytes: UnsafeRawBufferPointer, at offset: Int, of byte: UInt8) -> Bool {
         guard offset + 7 <= bytes.count else { return false }

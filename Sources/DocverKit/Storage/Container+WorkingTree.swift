@@ -178,7 +178,10 @@ extension Container {
             if new.mode == .link {
                 try AtomicFile.writeLink(String(decoding: repository.blob(new.id).data, as: UTF8.self), to: fullPath, flush: false)
             } else {
-                try AtomicFile.write(repository.blob(new.id).data, to: fullPath, executable: new.mode == .executable, flush: false)
+                // A piece at a time: a 1 GiB document is never held whole (issue 29).
+                try AtomicFile.write(to: fullPath, executable: new.mode == .executable, flush: false) { append in
+                    try repository.readBlob(new.id, into: append)
+                }
             }
             done[ByteString(file.path)] = FileStat(path: fullPath)
         }

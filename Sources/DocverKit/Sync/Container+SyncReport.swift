@@ -143,6 +143,15 @@ extension Container {
         }
     }
 
+    /// Whether conflict markers remain in a version; a big flat one is searched a piece at a
+    /// time (``Repository/pieceByPieceSize``), not held whole.
+    private func containsConflictMarkers(_ version: DocumentVersion, in repository: Repository) throws -> Bool {
+        if version.kind == .flat, let blob = version.entryID, version.size >= Repository.pieceByPieceSize {
+            return try ConflictMarkers.hasRegions { piece in try repository.readBlob(blob, into: piece) }
+        }
+        return try !ConflictMarkers.locations(in: contents(of: version, in: repository)).isEmpty
+    }
+
     private func documentChanges(from old: ObjectID?, to new: ObjectID, before: ConflictState, after: ConflictState,
                                  in repository: Repository) throws -> [DocumentSyncChange] {
         let graph = VersionGraph(repository: repository, memo: VersionMemo(file: files.versionMemo),
@@ -238,7 +247,7 @@ extension Container {
             var change = DocumentSyncChange(document: document, kind: .updated, current: current, version: nil)
             // (Every text file of a package is looked at, as mark-resolved does.)
             if current.entryID != nil {
-                change.containsConflictMarkers = try !ConflictMarkers.locations(in: contents(of: current, in: repository)).isEmpty
+                change.containsConflictMarkers = try containsConflictMarkers(current, in: repository)
             }
             changes.append(change)
         }
@@ -246,7 +255,7 @@ extension Container {
         // versions aside and is current: say so, as for a plain commit.
         for index in changes.indices where changes[index].kind == .setAsideByPlainMerge {
             if let current = changes[index].current, current.entryID != nil {
-                changes[index].containsConflictMarkers = try !ConflictMarkers.locations(in: contents(of: current, in: repository)).isEmpty
+                changes[index].containsConflictMarkers = try containsConflictMarkers(current, in: repository)
             }
         }
         try markRenamesMet(&changes, from: old, graph: graph, in: repository)

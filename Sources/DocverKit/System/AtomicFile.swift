@@ -8,24 +8,41 @@ enum AtomicFile {
     /// `flush`, the file and folder are not flushed to disk: the replacement is still atomic
     /// for every process (and survives a process being killed), only not a power loss.
     static func write(_ data: Data, to path: String, executable: Bool = false, flush: Bool = true) throws(SystemError) {
+        do {
+            try write(to: path, executable: executable, flush: flush) { append in try data.withUnsafeBytes { try append($0) } }
+        } catch let error as SystemError {
+            throw error
+        } catch {
+            throw SystemError("write", path, reason: "\(error)") // (the body above throws SystemError only)
+        }
+    }
+
+    /// Replaces `path` with the bytes `contents` appends, piece by piece, through the function
+    /// it is given: memory stays flat whatever the size. An error thrown by `contents` (or
+    /// by a write) leaves `path` as it was, and is rethrown.
+    static func write(to path: String, executable: Bool = false, flush: Bool = true,
+                      contents: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
         let temporary = temporaryPath(beside: path)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, executable ? 0o755 : 0o644)
-        guard descriptor >= 0 else { throw .errno("create", temporary) }
-        var failure: SystemError?
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = .errno("write", path)
-                    return
+        guard descriptor >= 0 else { throw SystemError.errno("create", temporary) }
+        var failure: (any Error)?
+        do {
+            try contents { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        throw SystemError.errno("write", path)
+                    }
+                    offset += written
                 }
-                offset += written
             }
+        } catch {
+            failure = error
         }
-        if failure == nil, flush, fsync(descriptor) != 0 { failure = .errno("flush", path) }
-        if failure == nil, executable, fchmod(descriptor, 0o755) != 0 { failure = .errno("set the mode of", path) }
+        if failure == nil, flush, fsync(descriptor) != 0 { failure = SystemError.errno("flush", path) }
+        if failure == nil, executable, fchmod(descriptor, 0o755) != 0 { failure = SystemError.errno("set the mode of", path) }
         close(descriptor)
         if let failure {
             unlink(temporary)

@@ -32,6 +32,8 @@ extension Docver {
                 let (path, specifier) = try arguments.version(of: document, version, at: date.at, command: "show")
                 found = try arguments.find(specifier ?? .current, of: path)
             }
+            // A flat version's bytes go out a piece at a time: a film is not held whole.
+            if !output.json, try container.readFlatContents(of: found, { FileHandle.standardOutput.write($0) }) { return }
             let contents = try container.contents(of: found)
             if output.json { return try Terminal.printJSON(ShowOutput(found, contents: contents)) }
             switch contents {

@@ -170,6 +170,32 @@ import Testing
         #expect(try Self.files(in: older) == Self.files(in: newer), "seed \(seed)")
     }
 
+    /// git's `core.bigFileThreshold`: a flat file at least that big is binary to `diff`,
+    /// compared by id; added, deleted, changed or unchanged, as between versions and against
+    /// the working tree. A smaller file is still a text patch.
+    @Test func filesAboveTheBigFileThresholdAreBinary() throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try runGit(["config", "core.bigFileThreshold", "1k"], in: alice.root)
+        let big = String(repeating: "a line of text\n", count: 100)
+        try alice.saveText(big, to: "big.txt")
+        try alice.saveText("small\n", to: "small.txt")
+        #expect(try docver(["diff", "big.txt"], in: alice.root).stdout == "")
+        try alice.write(big + "more\n", to: "big.txt")
+        try alice.write("smaller\n", to: "small.txt")
+        let changed = try docver(["diff"], in: alice.root)
+        #expect(changed.status == 0, "\(changed.stderr)")
+        #expect(changed.stdout.contains("diff --git a/big.txt b/big.txt\nBinary files a/big.txt and b/big.txt differ\n"), "\(changed.stdout)")
+        #expect(changed.stdout.contains("-small\n+smaller\n"), "\(changed.stdout)")
+        _ = try alice.saveAll()
+        let between = try docver(["diff", "big.txt", "@-1", "@"], in: alice.root)
+        #expect(between.stdout.hasSuffix("diff --git a/big.txt b/big.txt\nBinary files a/big.txt and b/big.txt differ\n"), "\(between.stdout)")
+        try FileManager.default.removeItem(at: alice.root.appendingPathComponent("big.txt"))
+        let deleted = try docver(["diff", "big.txt"], in: alice.root)
+        #expect(deleted.stdout.hasSuffix("diff --git a/big.txt b/big.txt\ndeleted file mode 100644\nBinary files a/big.txt and /dev/null differ\n"),
+                "\(deleted.stdout)")
+    }
+
     @Test func patchHeadersAreGits() throws {
         let scratch = try Scratch()
         let alice = try scratch.device("alice")
