@@ -161,8 +161,17 @@ struct RecordTrust {
 }
 
 extension Commit {
-    /// The commit message's trailers.
-    var trailers: [(key: String, value: String)] { CommitMessage.trailers(of: message) }
+    /// The commit message's trailers; a long message's are parsed once per repository handle.
+    var trailers: [(key: String, value: String)] {
+        if let known = repository.parsedTrailers[id] { return known }
+        let parsed = CommitMessage.trailers(of: message)
+        if messageLength > 4096 {
+            GitWorkCounter.countLongMessageParse()
+            if repository.parsedTrailers.count >= Repository.parsedTrailersLimit { repository.parsedTrailers.removeAll() }
+            repository.parsedTrailers[id] = parsed
+        }
+        return parsed
+    }
 
     /// The version records of the trailers named `key`.
     func records(_ key: String) -> [VersionRecord] {

@@ -4,7 +4,7 @@ internal import Clibgit2
 /// A commit object. Keeps its repository alive.
 final class Commit {
     let pointer: OpaquePointer
-    private let repository: Repository
+    let repository: Repository
 
     init(pointer: OpaquePointer, repository: Repository) {
         self.pointer = pointer
@@ -12,6 +12,9 @@ final class Commit {
     }
 
     deinit { git_commit_free(pointer) }
+
+    /// The message's length in bytes, without making a string of it.
+    var messageLength: Int { git_commit_message(pointer).map { strlen($0) } ?? 0 }
 
     var id: ObjectID { ObjectID(git_commit_id(pointer).pointee) }
     var treeID: ObjectID { ObjectID(git_commit_tree_id(pointer).pointee) }
