@@ -70,9 +70,10 @@ extension Container {
         let oldTree = try reader(oldTreeID)
         // This device's rename, not one it integrated: a save of this device made the name's
         // state here (another device's rename that reached this device first, through an
-        // integration, is no rename "here"; fuzz seeds 196, 212, 275 and 278 of the long profile).
+        // integration, is no rename "here": `aRenameThatArrivedFromAnotherDeviceIsNotARenameMadeHere`).
         // A name the base held already (another document there then) was this device's name
-        // for it only when one save of this device renamed `from` onto it (seed 295).
+        // for it only when one save of this device renamed `from` onto it
+        // (`aRenameOntoANameTheBaseHeldIsARenameMet`).
         func isSavedHere(_ document: DocumentPath, renaming from: DocumentPath?, entry: ObjectID) throws -> Bool {
             try graph.introducingCommits(ofStateOf: document.path, at: old).contains { commit in
                 let save = try repository.commit(commit)
@@ -235,7 +236,8 @@ extension Container {
                 // now by a version not made on top of it, it lost again and stays set aside
                 // (`versions --all` lists it): no update. "Made on top of" is read in the
                 // document's version graph: the new version's commit may hold this one all the
-                // same, its line having recorded it or set it aside (fuzz seeds 163 and 189).
+                // same, its line having recorded it or set it aside
+                // (`aSetAsideVersionReplacedByAnEditWhoseCommitHoldsItIsNotCalledUpdated`).
                 if after.resolved.contains(record) || after.removed.contains(record),
                    try current.map({ try !graph.isMadeOnTop(of: previous.commitID, $0.commitID, path: document.path) }) ?? true {
                     let kind: DocumentSyncChange.Kind = after.setAside.contains(record) ? .setAsideByPlainMerge : .resolvedElsewhere

@@ -178,7 +178,8 @@ extension Integrator {
     /// `Docver-Replaced` records. Of concurrent decisions the line holds (its devices' lines
     /// met and one decision won), the newest one that kept the state the head holds: the
     /// losing one is already recorded, and taking it for the side would leave the winner's
-    /// decision unrecorded when the side loses (fuzz seed 152). Cost: the commits since the base.
+    /// decision unrecorded when the side loses (a finding of the fuzz test, replayed by
+    /// `replayedFindingsStayFixed`). Cost: the commits since the base.
     func decisions(from head: ObjectID, since base: ObjectID?) throws -> [DocumentPath: ObjectID] {
         var found: [DocumentPath: [ObjectID]] = [:]
         let walk = try repository.revwalk(from: [head], hiding: base.map { [$0] } ?? [], topological: true)

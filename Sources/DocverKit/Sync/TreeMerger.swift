@@ -229,9 +229,10 @@ struct TreeMerger {
     /// `state` and which `introduced` introduced: the decision is the side's newest state of
     /// the document (docs/FORMAT.md, "Integration"). It is made after that version and keeps
     /// that very state. A decision whose own state the side no longer holds was set aside on
-    /// its line since (a plain merge that kept the version the decision replaced, fuzz seed
-    /// 247): taking it for the side would record it, already set aside, as the conflict
-    /// version, and leave the state the side holds, if it loses, neither current nor listed.
+    /// its line since (a plain merge that kept the version the decision replaced;
+    /// `aDecisionAPlainMergeSetAsideDoesNotStandForTheMergesSide`): taking it for the side
+    /// would record it, already set aside, as the conflict version, and leave the state the
+    /// side holds, if it loses, neither current nor listed.
     private func standsForSide(_ decision: ObjectID, introduced: ObjectID, state: Slot, path: String) throws -> Bool {
         guard try decision == introduced || graph.isDescendant(decision, of: introduced) else { return false }
         let kept: Slot = try repository.tree(repository.commit(decision).treeID).documentEntry(atPath: path).map(EntryState.init)
@@ -246,8 +247,9 @@ struct TreeMerger {
     /// supersede it in silence. So is an edit of a later version that the decision's own line
     /// holds (`decidedAt` descends from it) and left for the kept state (a plain merge set it
     /// aside, or it lost and was decided against): the decision was made after that version,
-    /// and an edit of it made without seeing the decision must meet it (fuzz seed 277, where
-    /// a deletion of such a version deleted the document everywhere).
+    /// and an edit of it made without seeing the decision must meet it (a deletion of such a
+    /// version deleted the document everywhere:
+    /// `deletingAnEditThatTheDecidingLineSetAsideDoesNotOverrideTheDecision`).
     private func isEdit(_ version: ObjectID, onTopOf kept: ObjectID, decidedAt decision: ObjectID, path: String) throws -> Bool {
         if version == kept { return true }
         // A side's version may be a decision other than the one taken for the side (several
