@@ -209,10 +209,21 @@ extension Repository {
 
     /// Passes blob `id`'s bytes to `sink` in order: a big one (``pieceByPieceSize``) a piece
     /// at a time where ``BlobInflater`` can read it, any other whole, without a copy.
+    ///
+    /// A file that cannot be read before any byte was passed (a pack that `git gc` removed
+    /// meanwhile) leaves the blob to libgit2, which finds it where it is now.
     func readBlob(_ id: ObjectID, into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         if try blobSize(id) >= Self.pieceByPieceSize, let inflater = BlobInflater.find(id, objects: gitDirectory + "objects") {
-            try inflater.inflate(into: sink)
-            return
+            var passed = false
+            do {
+                try inflater.inflate { piece in
+                    passed = true
+                    try sink(piece)
+                }
+                return
+            } catch where !passed {
+                // (Nothing passed yet: libgit2 reads it below.)
+            }
         }
         try blob(id).withUnsafeBytes(sink)
     }
