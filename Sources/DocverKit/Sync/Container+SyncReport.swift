@@ -47,7 +47,8 @@ extension Container {
 
     /// Another device's rename that met this device's rename of the same document to another
     /// name, as git's rename/rename: both names are kept, and the `updated` entry of the other
-    /// name says so (`renamedDifferently`). A rename is read as git reads an exact one: the
+    /// name says so (`renamedDifferently`; when the other name arrived in conflict, an entry
+    /// beside its conflict entry). A rename is read as git reads an exact one: the
     /// save removed a document and added one of the same contents. Both renames start from
     /// a merge base of this device's head and the other's rename (one as a rule, several after
     /// criss-cross integrations): the base holds the name renamed, and this device's name for
@@ -91,8 +92,14 @@ extension Container {
         // Per merge-base tree: the documents this device changed or added since that base, by
         // their entry here, in order, and whether the base held the name.
         var addedHere: [ObjectID: [ObjectID: [(document: DocumentPath, inBase: Bool)]]] = [:]
-        for index in changes.indices where changes[index].kind == .updated {
+        // The other name's entry: its update, or, when the rename arrived in conflict with
+        // another version of that name, its conflict entry, which stays, the rename told
+        // beside it (once per name).
+        var told: Set<DocumentPath> = []
+        var added: [DocumentSyncChange] = []
+        for index in changes.indices where changes[index].kind != .renamedDifferently {
             let change = changes[index]
+            guard change.kind == .updated || !told.contains(change.document) else { continue }
             guard let current = change.current, !current.isDeletion, current.device.id != device.id,
                   try oldTree.documentEntry(atPath: change.document.path) == nil else { continue }
             let commit = try repository.commit(current.commitID)
@@ -140,8 +147,10 @@ extension Container {
             var renamed = DocumentSyncChange(document: change.document, kind: .renamedDifferently, current: current, version: nil)
             renamed.renamedFrom = from
             renamed.renamedHere = here
-            changes[index] = renamed
+            told.insert(change.document)
+            if change.kind == .updated { changes[index] = renamed } else { added.append(renamed) }
         }
+        changes += added
     }
 
     /// Whether conflict markers remain in a version; a big flat one is searched a piece at a

@@ -139,6 +139,30 @@ import Testing
         try expectConverged([bob, carol])
     }
 
+    /// Item 6, long fuzz profile (seed 167): Dave's rename of `s.txt` to `d.txt` arrives in
+    /// conflict with Bob's own `d.txt`, and met Carol's rename of `s.txt` to `c.txt`. Carol's
+    /// report keeps the conflict entry and tells the rename/rename beside it; before, the
+    /// conflict entry alone was there.
+    @Test func aRenameMetThatArrivesInConflictIsToldBesideTheConflict() throws {
+        let (scratch, devices) = try devices(["alice", "bob", "carol", "dave"], sharing: [("s.txt", "shared text\n")])
+        let (bob, carol, dave) = (devices[1], devices[2], devices[3])
+        defer { withExtendedLifetime(scratch) {} }
+        try renameAndSave(carol, "s.txt", to: "c.txt")
+        try bob.saveText("bob's own d\n", to: "d.txt")
+        scratch.clock.tick()
+        try renameAndSave(dave, "s.txt", to: "d.txt")
+        try bob.sync(); try dave.sync()
+        let report = try carol.sync()
+        let says = report.documentChanges.map(\.summary)
+        #expect(report.documentChanges.contains { $0.document.path == "d.txt" && $0.kind == .conflictVersionKept }, "\(says)")
+        #expect(report.documentChanges.contains {
+            $0.kind == .renamedDifferently && $0.document.path == "d.txt" && $0.renamedFrom?.path == "s.txt" && $0.renamedHere?.path == "c.txt"
+        }, "\(says)")
+        #expect(report.documentChanges.filter { $0.kind == .renamedDifferently }.count == 1, "\(says)")
+        try bob.sync(); try dave.sync(); try carol.sync()
+        try expectConverged([bob, carol, dave])
+    }
+
     /// Item 6 after criss-cross integrations (fuzz seed 95, 60 steps, step 44): `s.txt` is
     /// saved on one device's line; each device integrates the other's line before either sees
     /// the other's integration, so their lines have two best common ancestors, and only one of
