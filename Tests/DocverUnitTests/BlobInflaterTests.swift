@@ -112,4 +112,28 @@ import Testing
             "\(error)".contains("object \(id.hex)") && "\(error)".contains("damaged")
         }
     }
+
+    /// A big loose blob is copied into another repository a piece at a time, under its own id;
+    /// a small one is left to the caller; a damaged one is an error and leaves nothing there.
+    @Test func aBigLooseBlobIsCopiedPieceByPiece() throws {
+        let source = try TempRepository("copySource"), destination = try TempRepository("copyDestination")
+        var random = SeededRandom(seed: 21)
+        let big = Data((0..<(Int(Repository.pieceByPieceSize) + 4096)).map { _ in UInt8.random(in: 0...255, using: &random) })
+        let id = try source.repository.writeBlob(big)
+        let small = try source.repository.writeBlob(Data("small\n".utf8))
+        #expect(try destination.repository.copyBigBlob(small, from: source.repository) == false)
+        #expect(try destination.repository.copyBigBlob(id, from: source.repository))
+        var read = Data()
+        try destination.repository.readBlob(id) { read.append(contentsOf: $0) }
+        #expect(read == big)
+
+        let damaged = try source.repository.writeBlob(big + Data("x".utf8))
+        let file = source.url.path + "/.git/objects/" + damaged.hex.prefix(2) + "/" + damaged.hex.dropFirst(2)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+        bytes[bytes.count / 2] ^= 0x5a
+        try FileManager.default.removeItem(atPath: file)
+        try bytes.write(to: URL(fileURLWithPath: file))
+        #expect(throws: (any Error).self) { try destination.repository.copyBigBlob(damaged, from: source.repository) }
+        #expect(try !destination.repository.objectExists(damaged))
+    }
 }

@@ -236,19 +236,9 @@ extension Repository {
         guard size >= Self.pieceByPieceSize, let inflater = BlobInflater.find(id, objects: source.gitDirectory + "objects") else {
             return false
         }
-        var odb: OpaquePointer?
-        try check(git_repository_odb(&odb, pointer))
-        defer { git_odb_free(odb) }
-        var stream: UnsafeMutablePointer<git_odb_stream>?
-        try check(git_odb_open_wstream(&stream, odb, git_object_size_t(size), GIT_OBJECT_BLOB))
-        defer { git_odb_stream_free(stream) }
-        try inflater.inflate { piece in
-            _ = try check(git_odb_stream_write(stream, piece.baseAddress?.assumingMemoryBound(to: CChar.self), piece.count))
-        }
-        var written = git_oid()
-        try check(git_odb_stream_finalize_write(&written, stream))
-        guard ObjectID(written) == id else {
-            throw GitError(code: .invalid, message: "object \(id.hex) is damaged: its bytes hash to \(ObjectID(written).hex); 'git fsck' lists what is damaged",
+        let written = try writeBlob(size: size) { append in try inflater.inflate(into: append) }
+        guard written == id else {
+            throw GitError(code: .invalid, message: "object \(id.hex) is damaged: its bytes hash to \(written.hex); 'git fsck' lists what is damaged",
                            function: #function)
         }
         return true

@@ -140,24 +140,33 @@ extension Repository {
             throw GitError(code: .notFound, message: "cannot open \(path) for reading", function: #function)
         }
         defer { try? file.close() }
+        return try writeBlob(size: expectedSize) { append in
+            var written: Int64 = 0
+            while true {
+                let chunk = try file.read(upToCount: 1 << 20) ?? Data()
+                if chunk.isEmpty { break }
+                written += Int64(chunk.count)
+                guard written <= expectedSize else { break }
+                try chunk.withUnsafeBytes { try append($0) }
+            }
+            guard written == expectedSize else {
+                throw GitError(code: .modified, message: "\(path) changed while it was being saved", function: "writeBlob")
+            }
+        }
+    }
+
+    /// Writes a blob of `size` bytes that `contents` appends piece by piece through the
+    /// function it is given (libgit2's write stream: nothing is written unless `contents`
+    /// returns and the size is met). Returns the id the bytes hash to.
+    func writeBlob(size: Int64, contents: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws -> ObjectID {
         var odb: OpaquePointer?
         try check(git_repository_odb(&odb, pointer))
         defer { git_odb_free(odb) }
         var stream: UnsafeMutablePointer<git_odb_stream>?
-        try check(git_odb_open_wstream(&stream, odb, git_object_size_t(expectedSize), GIT_OBJECT_BLOB))
+        try check(git_odb_open_wstream(&stream, odb, git_object_size_t(size), GIT_OBJECT_BLOB))
         defer { git_odb_stream_free(stream) }
-        var written: Int64 = 0
-        while true {
-            let chunk = try file.read(upToCount: 1 << 20) ?? Data()
-            if chunk.isEmpty { break }
-            written += Int64(chunk.count)
-            guard written <= expectedSize else { break }
-            try chunk.withUnsafeBytes { buffer in
-                _ = try check(git_odb_stream_write(stream, buffer.baseAddress, buffer.count))
-            }
-        }
-        guard written == expectedSize else {
-            throw GitError(code: .modified, message: "\(path) changed while it was being saved", function: #function)
+        try contents { piece in
+            _ = try check(git_odb_stream_write(stream, piece.baseAddress?.assumingMemoryBound(to: CChar.self), piece.count))
         }
         var oid = git_oid()
         try check(git_odb_stream_finalize_write(&oid, stream))
