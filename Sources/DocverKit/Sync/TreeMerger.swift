@@ -23,9 +23,10 @@ struct TreeMerger {
     /// Documents a decision makes contested although the tree shortcuts would not see it:
     /// a side that kept the current version changed no tree, yet its decision counts.
     var disputed: Set<DocumentPath> = []
-    /// Per head (same order as `heads`), the documents its line created and deleted again
-    /// since a base that never had them: a deletion its tree does not show (Integrator).
-    var hiddenDeletions: [Set<DocumentPath>] = []
+    /// Per head (same order as `heads`), the documents its line changed since the base and
+    /// brought back to the base's state, with the version that did it: a change its tree
+    /// does not show (`Integrator.hiddenChanges`).
+    var hiddenChanges: [[DocumentPath: ObjectID]] = []
     /// Edits that follow a rename made on another side: new path → the path the edit was
     /// made at, its entry and its version.
     var renamedEdits: [DocumentPath: (from: String, state: EntryState, version: ObjectID)] = [:]
@@ -164,9 +165,9 @@ struct TreeMerger {
         var decisionIDs: Set<ObjectID> = []
         for (index, slot) in slots.enumerated() {
             let decision = decisions.isEmpty ? nil : decisions[index][DocumentPath(trusted: path)]
-            let hiddenDeletion = !hiddenDeletions.isEmpty && hiddenDeletions[index].contains(DocumentPath(trusted: path))
-            guard !Self.same(slot, baseSlot) || decision != nil || hiddenDeletion else { continue }
-            let known = versionTable.isEmpty ? nil : versionTable[index][DocumentPath(trusted: path)]
+            let hidden = hiddenChanges.isEmpty ? nil : hiddenChanges[index][DocumentPath(trusted: path)]
+            guard !Self.same(slot, baseSlot) || decision != nil || hidden != nil else { continue }
+            let known = hidden ?? (versionTable.isEmpty ? nil : versionTable[index][DocumentPath(trusted: path)])
             let introduced = try known ?? graph.introducingCommit(of: path, from: heads[index])
             if let decision, try standsForSide(decision, introduced: introduced, state: slot, path: path) {
                 versions[decision] = slot

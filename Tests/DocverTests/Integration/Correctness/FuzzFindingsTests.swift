@@ -335,7 +335,7 @@ import Testing
     /// Bob's line changed nothing there in tree terms (created, then deleted), so Alice's
     /// creation was taken whole, and Carol's edit then won without meeting the deletion: Bob's
     /// deletion was neither current nor a conflict version. Integration now finds the
-    /// documents a side's line created and deleted since the base (Integrator.hiddenDeletions),
+    /// documents a side's line created and deleted since the base (Integrator.hiddenChanges),
     /// and such a deletion meets the other sides' versions.
     @Test func aDeletionMeetsAnIndependentCreationOfTheSameBytes() throws {
         let scratch = try Scratch()
@@ -362,6 +362,60 @@ import Testing
         #expect(listed.contains { $0.isDeletion }, "Bob's deletion is neither current nor a conflict version")
         #expect(try carol.read("c.md") == "carol's edit\n", "the edit stays current")
         try expectFsckClean(carol.root)
+    }
+
+    /// Seed 140 of the long profile (120 steps), fixed. Bob made `b.txt` executable. Erin,
+    /// not having seen it, edited the text; Alice, after Erin, saved the very bytes and mode
+    /// `b.txt` had at the base (a copy of it), and Carol's line, which never touched `b.txt`,
+    /// met hers. Against the base, Alice's side showed no change of `b.txt` in tree terms, so
+    /// Bob's mode change was taken whole: Erin's sync said "updated" while her edit, and
+    /// Alice's save on top of it, were set aside for a version neither had seen. Integration
+    /// now finds a side whose line changed a document since the base and came back to the
+    /// base's state (`Integrator.hiddenChanges`, MODEL.md R18), and its save meets the
+    /// others'. The version walk would name the base's own version (the first parent is
+    /// Carol's line, which kept it all along): the side's version is its own save of that
+    /// state.
+    @Test(arguments: [false, true])
+    func anEditUndoneOnOneSideMeetsAChangeOnTheOther(modeChange: Bool) throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        let carol = try scratch.device("carol", remote: remote)
+        try alice.saveText("as at the base\n", to: "b.txt")
+        try alice.saveText("other\n", to: "c.txt")
+        try alice.sync()
+        for device in [bob, carol] { try device.sync() }
+        // Bob's change, made without seeing Alice's.
+        if modeChange {
+            #expect(chmod(bob.root.appendingPathComponent("b.txt").path, 0o755) == 0)
+            try bob.saveAll()
+        } else {
+            try bob.saveText("bob's edit\n", to: "b.txt")
+        }
+        try bob.sync()
+        // Alice edits, then saves the base's bytes again; Carol's line, which kept the base's
+        // version, meets hers before Bob's does.
+        scratch.clock.tick()
+        try alice.saveText("alice's edit\n", to: "b.txt")
+        scratch.clock.tick()
+        try alice.saveText("as at the base\n", to: "b.txt")
+        try carol.saveText("carol's\n", to: "c.txt")
+        try carol.sync()
+        try alice.sync()
+        for device in [alice, bob, carol, alice, bob, carol] { try device.sync() }
+        try expectConverged([alice, bob, carol])
+        let document = try DocumentPath("b.txt")
+        for device in [alice, bob, carol] {
+            let open = try #require(try device.conflicts(document).first, "the undo and Bob's change meet: a conflict on \(device.device.id)")
+            let states = try ([open.current] + open.conflicts).map { try device.contents(of: $0) }
+            #expect(states.count == 2)
+            #expect(states.contains(.flat(Data("as at the base\n".utf8))), "Alice's save is current or listed on \(device.device.id)")
+        }
+        // Alice's save is the newer: it stays current, and Bob's change is the conflict version.
+        #expect(try alice.read("b.txt") == "as at the base\n")
+        #expect(FileManager.default.isExecutableFile(atPath: alice.root.appendingPathComponent("b.txt").path) == false)
+        try expectFsckClean(alice.root)
     }
 
     /// Finding (seeds 38 and 54 of the long profile): an integration can hold a document's
