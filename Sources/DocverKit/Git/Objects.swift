@@ -125,14 +125,52 @@ final class Blob {
 }
 
 /// The repository's index (git's staging area and stat cache).
+///
+/// Racily clean entries: libgit2 compares modification times to the nanosecond, git (as
+/// Debian builds it) to the second. A file changed within the second its stat data was read,
+/// keeping its size, looks unchanged to git once the index file is newer than that second,
+/// so `git status` and `git commit -a` would miss the change. git guards against this when it
+/// writes the index (entries as new as the index it read are compared with the files, and
+/// smudged, their size set to 0, if they differ); libgit2 does so only to the nanosecond. So
+/// every write of the index by docver first smudges such entries itself, and an entry added
+/// with stat data read within its file's modification second is smudged at once. A smudged
+/// entry makes git and libgit2 compare the file's contents; the next status that finds it
+/// unchanged records its stat data again.
 final class Index {
     let pointer: OpaquePointer
+    /// Paths (bytes) added since the index was read, with stat data read after their file's
+    /// modification second: git can trust those.
+    private var settled: Set<[UInt8]> = []
 
     init(pointer: OpaquePointer) { self.pointer = pointer }
 
     deinit { git_index_free(pointer) }
 
-    func reload() throws { try check(git_index_read(pointer, 1)) }
+    func reload() throws {
+        try check(git_index_read(pointer, 1))
+        settled = []
+    }
+
+    /// Reads the index file again if it changed since it was read.
+    func refresh() throws { try check(git_index_read(pointer, 0)) }
+
+    /// Smudges the entries git would take for racily clean: those whose modification time is
+    /// not older than the index file's (to the second), except the ones added since the index
+    /// was read with stat data git can trust. Cost: one pass over the entries.
+    func smudgeRacilyCleanEntries() {
+        guard let indexPath = git_index_path(pointer), let stamp = FileStat(path: String(cString: indexPath)) else { return }
+        for position in 0..<git_index_entrycount(pointer) {
+            guard let entry = git_index_get_byindex(pointer, position),
+                  Int(entry.pointee.mtime.seconds) >= stamp.mtimeSeconds, entry.pointee.file_size != 0 else { continue }
+            if !settled.isEmpty, let path = entry.pointee.path,
+               settled.contains(Array(UnsafeBufferPointer(start: UnsafeRawPointer(path).assumingMemoryBound(to: UInt8.self), count: strlen(path)))) {
+                continue
+            }
+            // libgit2 smudges its own racily clean entries the same way, in place (index.c,
+            // `truncate_racily_clean`): the size is no part of the entry's key or order.
+            UnsafeMutablePointer(mutating: entry).pointee.file_size = 0
+        }
+    }
 
     /// Records a file's saved blob together with the stat data read before it was hashed,
     /// so the next status check trusts the stat data instead of hashing again.
@@ -146,13 +184,15 @@ final class Index {
         entry.ino = UInt32(truncatingIfNeeded: stat.inode)
         entry.uid = stat.uid
         entry.gid = stat.gid
-        entry.file_size = UInt32(truncatingIfNeeded: stat.size)
+        // Stat data read within the file's modification second is not trusted (see above).
+        entry.file_size = stat.isRacilyClean ? 0 : UInt32(truncatingIfNeeded: stat.size)
         entry.mode = mode.raw.rawValue
         entry.id = id.raw
         try path.withCString { cPath in
             entry.path = cPath
             try check(git_index_add(pointer, &entry))
         }
+        if stat.isRacilyClean { settled.remove(Array(path.utf8)) } else { settled.insert(Array(path.utf8)) }
     }
 
     func remove(path: String) throws {
@@ -165,7 +205,10 @@ final class Index {
         try check(git_index_remove_directory(pointer, path, 0))
     }
 
-    func write() throws { try check(git_index_write(pointer)) }
+    func write() throws {
+        smudgeRacilyCleanEntries()
+        try check(git_index_write(pointer))
+    }
 }
 
 /// A history walk. Keeps its repository alive.

@@ -53,7 +53,14 @@ extension Repository {
         try check(git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION)))
         options.flags = GIT_DIFF_INCLUDE_UNTRACKED.rawValue | GIT_DIFF_RECURSE_UNTRACKED_DIRS.rawValue
             | GIT_DIFF_INCLUDE_TYPECHANGE.rawValue | GIT_DIFF_DISABLE_PATHSPEC_MATCH.rawValue
-        if refreshIndex { options.flags |= GIT_DIFF_UPDATE_INDEX.rawValue }
+        if refreshIndex {
+            options.flags |= GIT_DIFF_UPDATE_INDEX.rawValue
+            // The diff writes the index it refreshes: smudge first what git would not trust
+            // (see `Index`). The diff reads the index file again only if it changed since.
+            let index = try self.index()
+            try index.refresh()
+            index.smudgeRacilyCleanEntries()
+        }
         if !paths.isEmpty { options.flags &= ~GIT_DIFF_DISABLE_PATHSPEC_MATCH.rawValue }
         let treeObject = try treeID.map { try tree($0) }
         var diff: OpaquePointer?

@@ -12,6 +12,11 @@ struct FileStat {
     var gid: UInt32
     var size: Int64
     var mode: UInt32
+    /// The second in which the stat data was read, on the clock file timestamps come from
+    /// (`CLOCK_REALTIME_COARSE`): a file whose modification time is in that second or later
+    /// can still change without its stat data changing for a reader that compares whole
+    /// seconds, as git does (Debian's git is built without `USE_NSEC`).
+    var takenAtSeconds: Int
 
     /// Why `lstat` fails for `path` (an `errno` value); nil when it succeeds.
     static func failure(path: String) -> Int32? {
@@ -20,6 +25,9 @@ struct FileStat {
     }
 
     init?(path: String) {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME_COARSE, &now)
+        takenAtSeconds = Int(now.tv_sec)
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
         ctimeSeconds = Int(info.st_ctim.tv_sec)
@@ -40,8 +48,12 @@ struct FileStat {
 
     private init(unknown: Void) {
         ctimeSeconds = 0; ctimeNanoseconds = 0; mtimeSeconds = 0; mtimeNanoseconds = 0
-        device = 0; inode = 0; uid = 0; gid = 0; size = 0; mode = 0
+        device = 0; inode = 0; uid = 0; gid = 0; size = 0; mode = 0; takenAtSeconds = 0
     }
+
+    /// True when the file may change again within its modification time's second: git,
+    /// comparing whole seconds, could not tell the change from this stat data.
+    var isRacilyClean: Bool { mtimeSeconds >= takenAtSeconds }
 
     var isRegularFile: Bool { mode & S_IFMT == S_IFREG }
     var isDirectory: Bool { mode & S_IFMT == S_IFDIR }

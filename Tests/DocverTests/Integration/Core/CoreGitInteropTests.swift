@@ -35,6 +35,61 @@ import Testing
         #expect(try alice.log().map(\.id) == alice.git(["rev-list", "HEAD"]).split(separator: "\n").map(String.init))
     }
 
+    /// Seed 113 of the long profile: a device saved `c.md`, and the file was edited again
+    /// within the same second, keeping its size and inode. A later write of the index by
+    /// docver (a save of another document, or a status that refreshed another file's stat
+    /// data) carried `c.md`'s entry over in a later second, and `git commit -am` found nothing
+    /// to commit: git compares modification times to the second and trusts an entry older
+    /// than the index file. docver now smudges such entries when it writes the index, as git
+    /// does (`Index`).
+    @Test(arguments: ["save", "status"])
+    func anEditWithinTheSecondOfASaveIsSeenByGitAfterALaterIndexWrite(_ laterWrite: String) throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("other\n", to: "b.txt")
+        func times(_ name: String) -> (mtime: Int, ctime: Int, inode: UInt64) {
+            var info = stat()
+            _ = lstat(alice.root.appendingPathComponent(name).path, &info)
+            return (Int(info.st_mtim.tv_sec), Int(info.st_ctim.tv_sec), UInt64(info.st_ino))
+        }
+        // Save a document and edit it in place, same size, within one second of the clock
+        // file times come from; a try that crossed a second is made again under a new name.
+        var name = ""
+        var second = 0
+        for attempt in 1...50 {
+            name = "c\(attempt).md"
+            _ = try alice.saveText("saved\n", to: name)
+            let saved = times(name)
+            let handle = try FileHandle(forWritingTo: alice.root.appendingPathComponent(name))
+            try handle.truncate(atOffset: 0)
+            try handle.write(contentsOf: Data("later\n".utf8))
+            try handle.close()
+            let edited = times(name)
+            #expect(edited.inode == saved.inode)
+            if edited.mtime == saved.mtime, edited.ctime == saved.mtime {
+                second = saved.mtime
+                break
+            }
+        }
+        #expect(second != 0, "an edit within the second of its save")
+        // The index is written again in a later second (a wait for the clock to tick).
+        var now = timespec()
+        repeat {
+            usleep(20_000)
+            clock_gettime(CLOCK_REALTIME_COARSE, &now)
+        } while Int(now.tv_sec) <= second
+        if laterWrite == "save" {
+            _ = try alice.saveText("edited\n", to: "b.txt")
+        } else {
+            // Rewriting b.txt with the same bytes makes the status refresh its stat data.
+            try alice.write("other\n", to: "b.txt")
+            #expect(try alice.status().changed.map(\.document.path) == [name])
+        }
+        #expect(try alice.git(["status", "--porcelain"]).contains(" M \(name)"), "git sees the edit")
+        _ = try alice.git(["-c", "core.hooksPath=/dev/null", "commit", "-qam", "plain"])
+        #expect(try alice.git(["show", "HEAD:\(name)"]) == "later\n", "git commit -am saved it")
+    }
+
     @Test func aPlainGitCommitInTheCheckoutIsASaveOfTheDevice() throws {
         let scratch = try Scratch()
         let alice = try scratch.device("alice", name: "Alice's Laptop")
