@@ -60,22 +60,22 @@ struct Integrator {
         for index in candidates.indices {
             for document in changedBySide[index].union(decisions[index].keys) { involved[document, default: 0] += 1 }
         }
-        // A side whose line changed a document since the base and came back to the base's
-        // state shows no change of it in tree terms, yet its last change is a version: it must
-        // meet another side's change of that document, or it is absorbed unrecorded.
-        let hidden = try hiddenChanges(candidates: candidates, base: base, baseTree: baseTree,
-                                       changedBySide: changedBySide, graph: graph)
-        let disputed = Set(decisions.flatMap(\.keys).filter { (involved[$0] ?? 0) > 1 }).union(hidden.flatMap(\.keys))
+        // A side whose line created and deleted again a document the base never had shows no
+        // change of it in tree terms, yet its deletion is a version: it must meet another
+        // side's creation of that document, or it is absorbed unrecorded.
+        let hidden = try hiddenDeletions(candidates: candidates, base: base, baseTree: baseTree,
+                                         changedBySide: changedBySide, graph: graph)
+        let disputed = Set(decisions.flatMap(\.keys).filter { (involved[$0] ?? 0) > 1 }).union(hidden.joined())
         if !disputed.isEmpty {
             merger.decisions = decisions
             merger.disputed = disputed
-            merger.hiddenChanges = hidden
+            merger.hiddenDeletions = hidden
         }
         let contested = Set(changedOn.filter { $0.value > 1 }.keys).union(disputed)
         if !contested.isEmpty {
             // A side's version of a document it did not change is never asked for: skip it.
             merger.versionTable = try candidates.indices.map { index in
-                try graph.introducingCommits(of: contested.intersection(changedBySide[index].union(decisions[index].keys)),
+                try graph.introducingCommits(of: contested.intersection(changedBySide[index].union(decisions[index].keys).union(hidden[index])),
                                              from: candidates[index])
             }
         }
@@ -123,25 +123,23 @@ extension Integrator {
         return false
     }
 
-    /// Per side, the documents another side changed since the base, that this side's line
-    /// changed too and came back to the base's state (its head holds them as the base does),
-    /// each with the version that brought the side back:
-    /// - a document the base never had, created and deleted again: the deletion;
-    /// - a document the base had, changed and saved again as it was (an undo, or a copy of
-    ///   the base's bytes): the newest save since the base holding that state.
-    /// A line that left the base's state only to be set back by a plain merge holds no such
-    /// version and is left out. Cost: the commits since the base (their changes, from the
-    /// version index or tree diffs), plus one version lookup per document both touched.
-    func hiddenChanges(candidates: [ObjectID], base: ObjectID?, baseTree: ObjectID?, changedBySide: [Set<DocumentPath>],
-                       graph: VersionGraph) throws -> [[DocumentPath: ObjectID]] {
-        var result = candidates.map { _ in [DocumentPath: ObjectID]() }
+    /// Per side, the documents the base never had, that another side created, and that this
+    /// side's line created and deleted again since the base (its head lacks them as the base
+    /// does). Cost: the commits since the base (their changes, from the version index or tree
+    /// diffs), plus one version lookup per document both touched.
+    func hiddenDeletions(candidates: [ObjectID], base: ObjectID?, baseTree: ObjectID?, changedBySide: [Set<DocumentPath>],
+                         graph: VersionGraph) throws -> [Set<DocumentPath>] {
+        var result = candidates.map { _ in Set<DocumentPath>() }
         guard let base, let baseTree else { return result }
+        // Documents created since the base on some side (the base lacks them).
         let root = try repository.tree(baseTree)
+        var created = Set<DocumentPath>()
+        for document in Set(changedBySide.joined()) where !DocumentPath.isReserved(document.path) {
+            if try root.documentEntry(atPath: document.path) == nil { created.insert(document) }
+        }
+        guard !created.isEmpty else { return result }
         for (index, head) in candidates.enumerated() {
-            // Documents another side changed and this side's head holds as the base does.
-            var others = Set<DocumentPath>()
-            for (other, changed) in changedBySide.enumerated() where other != index { others.formUnion(changed) }
-            let candidates = others.subtracting(changedBySide[index]).filter { !DocumentPath.isReserved($0.path) }
+            let candidates = created.subtracting(changedBySide[index])
             guard !candidates.isEmpty else { continue }
             // The documents this side's line touched since the base.
             var touched = Set<DocumentPath>()
@@ -161,24 +159,15 @@ extension Integrator {
                 }
             }
             for document in touched.sorted() {
-                if try root.documentEntry(atPath: document.path) == nil {
-                    let version = try graph.introducingCommit(of: document.path, from: head)
-                    // A deletion made since the base: the commit lacks the document, a parent had it.
-                    guard try !repository.isAncestorOrSame(version, of: base) else { continue }
-                    let commit = try repository.commit(version)
-                    guard try repository.tree(commit.treeID).documentEntry(atPath: document.path) == nil else { continue }
-                    let deleted = try commit.parentIDs.contains { parent in
-                        try repository.tree(repository.commit(parent).treeID).documentEntry(atPath: document.path) != nil
-                    }
-                    if deleted { result[index][document] = version }
-                } else {
-                    // The version walk prefers a line that kept the base's version all along;
-                    // the side's own save of that state is among the state's other versions.
-                    let versions = try graph.introducingCommits(ofStateOf: document.path, at: head)
-                    if let version = try versions.first(where: { try !repository.isAncestorOrSame($0, of: base) }) {
-                        result[index][document] = version
-                    }
+                let version = try graph.introducingCommit(of: document.path, from: head)
+                // A deletion made since the base: the commit lacks the document, a parent had it.
+                guard try !repository.isAncestorOrSame(version, of: base) else { continue }
+                let commit = try repository.commit(version)
+                guard try repository.tree(commit.treeID).documentEntry(atPath: document.path) == nil else { continue }
+                let deleted = try commit.parentIDs.contains { parent in
+                    try repository.tree(repository.commit(parent).treeID).documentEntry(atPath: document.path) != nil
                 }
+                if deleted { result[index].insert(document) }
             }
         }
         return result

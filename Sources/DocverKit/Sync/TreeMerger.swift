@@ -23,10 +23,9 @@ struct TreeMerger {
     /// Documents a decision makes contested although the tree shortcuts would not see it:
     /// a side that kept the current version changed no tree, yet its decision counts.
     var disputed: Set<DocumentPath> = []
-    /// Per head (same order as `heads`), the documents its line changed since the base and
-    /// brought back to the base's state, with the version that did it: a change its tree
-    /// does not show (`Integrator.hiddenChanges`).
-    var hiddenChanges: [[DocumentPath: ObjectID]] = []
+    /// Per head (same order as `heads`), the documents its line created and deleted again
+    /// since a base that never had them: a deletion its tree does not show (Integrator).
+    var hiddenDeletions: [Set<DocumentPath>] = []
     /// Edits that follow a rename made on another side: new path → the path the edit was
     /// made at, its entry and its version.
     var renamedEdits: [DocumentPath: (from: String, state: EntryState, version: ObjectID)] = [:]
@@ -165,10 +164,18 @@ struct TreeMerger {
         var decisionIDs: Set<ObjectID> = []
         for (index, slot) in slots.enumerated() {
             let decision = decisions.isEmpty ? nil : decisions[index][DocumentPath(trusted: path)]
-            let hidden = hiddenChanges.isEmpty ? nil : hiddenChanges[index][DocumentPath(trusted: path)]
-            guard !Self.same(slot, baseSlot) || decision != nil || hidden != nil else { continue }
-            let known = hidden ?? (versionTable.isEmpty ? nil : versionTable[index][DocumentPath(trusted: path)])
-            let introduced = try known ?? graph.introducingCommit(of: path, from: heads[index])
+            let hiddenDeletion = !hiddenDeletions.isEmpty && hiddenDeletions[index].contains(DocumentPath(trusted: path))
+            guard !Self.same(slot, baseSlot) || decision != nil || hiddenDeletion else { continue }
+            let known = versionTable.isEmpty ? nil : versionTable[index][DocumentPath(trusted: path)]
+            var introduced = try known ?? graph.introducingCommit(of: path, from: heads[index])
+            // A side that holds the base's state and takes part through its decision may have
+            // saved that state again since the base (an undo, a copy): the version walk names
+            // the base's own version when the first parent is a line that kept it all along,
+            // but the side's version is its own save of that state (docs/MODEL.md, R9).
+            if !hiddenDeletion, let base, slot != nil, Self.same(slot, baseSlot), try graph.isAncestorOrSame(introduced, of: base) {
+                let holding = try graph.introducingCommits(ofStateOf: path, at: heads[index])
+                if let own = try holding.first(where: { try !graph.isAncestorOrSame($0, of: base) }) { introduced = own }
+            }
             if let decision, try standsForSide(decision, introduced: introduced, state: slot, path: path) {
                 versions[decision] = slot
                 decisionIDs.insert(decision)

@@ -335,7 +335,7 @@ import Testing
     /// Bob's line changed nothing there in tree terms (created, then deleted), so Alice's
     /// creation was taken whole, and Carol's edit then won without meeting the deletion: Bob's
     /// deletion was neither current nor a conflict version. Integration now finds the
-    /// documents a side's line created and deleted since the base (Integrator.hiddenChanges),
+    /// documents a side's line created and deleted since the base (Integrator.hiddenDeletions),
     /// and such a deletion meets the other sides' versions.
     @Test func aDeletionMeetsAnIndependentCreationOfTheSameBytes() throws {
         let scratch = try Scratch()
@@ -364,50 +364,61 @@ import Testing
         try expectFsckClean(carol.root)
     }
 
-    /// Seed 140 of the long profile (120 steps), fixed. Bob made `b.txt` executable. Erin,
-    /// not having seen it, edited the text; Alice, after Erin, saved the very bytes and mode
-    /// `b.txt` had at the base (a copy of it), and Carol's line, which never touched `b.txt`,
-    /// met hers. Against the base, Alice's side showed no change of `b.txt` in tree terms, so
-    /// Bob's mode change was taken whole: Erin's sync said "updated" while her edit, and
-    /// Alice's save on top of it, were set aside for a version neither had seen. Integration
-    /// now finds a side whose line changed a document since the base and came back to the
-    /// base's state (`Integrator.hiddenChanges`, MODEL.md R18), and its save meets the
-    /// others'. The version walk would name the base's own version (the first parent is
-    /// Carol's line, which kept it all along): the side's version is its own save of that
-    /// state.
+    /// Seed 140 of the long profile (120 steps), fixed. Bob changed `b.txt` (its mode, in the
+    /// seed). Without seeing it, Alice's line decided about `b.txt` and then saved the very
+    /// bytes and mode it had at the base, and Dave's line, which kept the base's version all
+    /// along, met hers as the first parent of an integration. When Bob's change met that
+    /// line, the decision made `b.txt` contested, but the version walk named the base's own
+    /// version for Alice's side, which Bob's change descends from: Bob's change replaced
+    /// Alice's save in silence, and the devices that had her save were told "updated". The
+    /// side's version is now its own save of that state (`TreeMerger.mergeDocument`,
+    /// MODEL.md R18).
     @Test(arguments: [false, true])
-    func anEditUndoneOnOneSideMeetsAChangeOnTheOther(modeChange: Bool) throws {
+    func aSaveOfTheBasesStateAfterADecisionMeetsAChangeOnTheOther(modeChange: Bool) throws {
         let scratch = try Scratch()
         let remote = try scratch.bareRemote()
         let alice = try scratch.device("alice", remote: remote)
         let bob = try scratch.device("bob", remote: remote)
         let carol = try scratch.device("carol", remote: remote)
+        let dave = try scratch.device("dave", remote: remote)
+        let document = try DocumentPath("b.txt")
         try alice.saveText("as at the base\n", to: "b.txt")
-        try alice.saveText("other\n", to: "c.txt")
         try alice.sync()
-        for device in [bob, carol] { try device.sync() }
-        // Bob's change, made without seeing Alice's.
+        for device in [bob, carol, dave] { try device.sync() }
+        // Bob's change, made without seeing what follows; he syncs at the end.
         if modeChange {
             #expect(chmod(bob.root.appendingPathComponent("b.txt").path, 0o755) == 0)
             try bob.saveAll()
         } else {
             try bob.saveText("bob's edit\n", to: "b.txt")
         }
-        try bob.sync()
-        // Alice edits, then saves the base's bytes again; Carol's line, which kept the base's
-        // version, meets hers before Bob's does.
+        // Alice and Carol edit; Alice decides (marks Carol's version resolved), then saves the
+        // base's bytes again.
+        scratch.clock.tick()
+        try carol.saveText("carol's edit\n", to: "b.txt")
+        try carol.sync()
         scratch.clock.tick()
         try alice.saveText("alice's edit\n", to: "b.txt")
+        try alice.sync()
+        try alice.markResolved(document)
         scratch.clock.tick()
         try alice.saveText("as at the base\n", to: "b.txt")
-        try carol.saveText("carol's\n", to: "c.txt")
-        try carol.sync()
+        // Dave's line keeps the base's version; his head sorts before Alice's, so the
+        // integration joining them has his line as its first parent.
+        let aliceHead = try alice.git(["rev-parse", "HEAD"])
+        var attempt = 0
+        repeat {
+            attempt += 1
+            try dave.saveText("dave \(attempt)\n", to: "d.txt")
+        } while try dave.git(["rev-parse", "HEAD"]) >= aliceHead && attempt < 100
+        // (Pushed with plain git: a sync would first integrate what Alice and Carol pushed.)
+        _ = try dave.git(["push", "-q", "origin", "docver/dave"])
         try alice.sync()
-        for device in [alice, bob, carol, alice, bob, carol] { try device.sync() }
-        try expectConverged([alice, bob, carol])
-        let document = try DocumentPath("b.txt")
-        for device in [alice, bob, carol] {
-            let open = try #require(try device.conflicts(document).first, "the undo and Bob's change meet: a conflict on \(device.device.id)")
+        #expect(try alice.git(["rev-parse", "HEAD^1"]) == dave.git(["rev-parse", "HEAD"]), "Dave's line is the first parent")
+        for device in [bob, alice, carol, dave, bob, alice, carol, dave] { try device.sync() }
+        try expectConverged([alice, bob, carol, dave])
+        for device in [alice, bob, carol, dave] {
+            let open = try #require(try device.conflicts(document).first, "Alice's save and Bob's change meet: a conflict on \(device.device.id)")
             let states = try ([open.current] + open.conflicts).map { try device.contents(of: $0) }
             #expect(states.count == 2)
             #expect(states.contains(.flat(Data("as at the base\n".utf8))), "Alice's save is current or listed on \(device.device.id)")

@@ -146,15 +146,15 @@ import Testing
     /// A second long run, in a debug build, found seed 133 (the harness stopped syncing after a
     /// round in which a device only pushed) and 167
     /// (UntoldLossTests.aRenameMetThatArrivesInConflictIsToldBesideTheConflict). It also
-    /// found seeds 140 and 254 (an edit undone on one side, or saved again as the base had it,
-    /// was taken for no change: FuzzFindingsTests.anEditUndoneOnOneSideMeetsAChangeOnTheOther)
-    /// and 113 (an edit within the second of a save, missed by `git commit -am` after a later
+    /// found seed 140 (a save of the base's state after a decision, on a side whose first
+    /// parent kept the base's version, taken for that version:
+    /// FuzzFindingsTests.aSaveOfTheBasesStateAfterADecisionMeetsAChangeOnTheOther) and 113 (an edit within the second of a save, missed by `git commit -am` after a later
     /// index write: CoreGitInteropTests.anEditWithinTheSecondOfASaveIsSeenByGitAfterALaterIndexWrite).
     @Test(arguments: [(UInt64(42), 61), (95, 60), (152, 60), (16, 60), (45, 42), (71, 60), (41, 64), (62, 54),
                       (143, 57), (68, 29), (56, 77), (194, 60), (136, 120), (247, 91), (277, 111), (250, 79),
                       (225, 43), (96, 77), (163, 112), (189, 117), (35, 80), (38, 80), (5, 40), (59, 80),
                       (275, 17), (278, 33), (196, 31), (212, 77), (295, 64), (264, 25), (133, 120), (167, 112),
-                      (140, 120), (254, 91), (113, 120)])
+                      (140, 120), (113, 120)])
     func replayedFindingsStayFixed(seed: UInt64, steps: Int) async throws {
         let world = try FuzzWorld(seed: seed, steps: steps)
         await world.run()
