@@ -130,42 +130,39 @@ final class Blob {
 /// Debian builds it) to the second. A file changed within the second its stat data was read,
 /// keeping its size, looks unchanged to git once the index file is newer than that second,
 /// so `git status` and `git commit -a` would miss the change. git guards against this when it
-/// writes the index (entries as new as the index it read are compared with the files, and
-/// smudged, their size set to 0, if they differ); libgit2 does so only to the nanosecond. So
-/// every write of the index by docver first smudges such entries itself, and an entry added
-/// with stat data read within its file's modification second is smudged at once. A smudged
+/// rewrites the index (entries as new as the index file it read are compared with the files,
+/// and smudged, their size set to 0, if they differ); libgit2 does so only to the nanosecond.
+/// So docver smudges such entries whenever it reads the index to write it again, and writes an
+/// entry whose stat data was read within its file's modification second smudged. A smudged
 /// entry makes git and libgit2 compare the file's contents; the next status that finds it
 /// unchanged records its stat data again.
 final class Index {
     let pointer: OpaquePointer
-    /// Paths (bytes) added since the index was read, with stat data read after their file's
-    /// modification second: git can trust those.
-    private var settled: Set<[UInt8]> = []
 
     init(pointer: OpaquePointer) { self.pointer = pointer }
 
     deinit { git_index_free(pointer) }
 
+    /// Reads the index file again, then smudges the entries git would take for racily clean.
     func reload() throws {
         try check(git_index_read(pointer, 1))
-        settled = []
+        smudgeRacilyCleanEntries()
     }
 
-    /// Reads the index file again if it changed since it was read.
-    func refresh() throws { try check(git_index_read(pointer, 0)) }
+    /// ``reload()``, but the file is read again only if it changed since it was read.
+    func refresh() throws {
+        try check(git_index_read(pointer, 0))
+        smudgeRacilyCleanEntries()
+    }
 
-    /// Smudges the entries git would take for racily clean: those whose modification time is
-    /// not older than the index file's (to the second), except the ones added since the index
-    /// was read with stat data git can trust. Cost: one pass over the entries.
-    func smudgeRacilyCleanEntries() {
+    /// Smudges the entries whose modification time is not older than the index file's (to
+    /// the second). Done right after reading, before anything is added, so it only meets
+    /// entries the file held. Cost: one pass over the entries.
+    private func smudgeRacilyCleanEntries() {
         guard let indexPath = git_index_path(pointer), let stamp = FileStat(path: String(cString: indexPath)) else { return }
         for position in 0..<git_index_entrycount(pointer) {
             guard let entry = git_index_get_byindex(pointer, position),
                   Int(entry.pointee.mtime.seconds) >= stamp.mtimeSeconds, entry.pointee.file_size != 0 else { continue }
-            if !settled.isEmpty, let path = entry.pointee.path,
-               settled.contains(Array(UnsafeBufferPointer(start: UnsafeRawPointer(path).assumingMemoryBound(to: UInt8.self), count: strlen(path)))) {
-                continue
-            }
             // libgit2 smudges its own racily clean entries the same way, in place (index.c,
             // `truncate_racily_clean`): the size is no part of the entry's key or order.
             UnsafeMutablePointer(mutating: entry).pointee.file_size = 0
@@ -192,7 +189,6 @@ final class Index {
             entry.path = cPath
             try check(git_index_add(pointer, &entry))
         }
-        if stat.isRacilyClean { settled.remove(Array(path.utf8)) } else { settled.insert(Array(path.utf8)) }
     }
 
     func remove(path: String) throws {
@@ -205,10 +201,7 @@ final class Index {
         try check(git_index_remove_directory(pointer, path, 0))
     }
 
-    func write() throws {
-        smudgeRacilyCleanEntries()
-        try check(git_index_write(pointer))
-    }
+    func write() throws { try check(git_index_write(pointer)) }
 }
 
 /// A history walk. Keeps its repository alive.

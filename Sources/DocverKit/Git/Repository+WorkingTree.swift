@@ -57,9 +57,7 @@ extension Repository {
             options.flags |= GIT_DIFF_UPDATE_INDEX.rawValue
             // The diff writes the index it refreshes: smudge first what git would not trust
             // (see `Index`). The diff reads the index file again only if it changed since.
-            let index = try self.index()
-            try index.refresh()
-            index.smudgeRacilyCleanEntries()
+            try self.index().refresh()
         }
         if !paths.isEmpty { options.flags &= ~GIT_DIFF_DISABLE_PATHSPEC_MATCH.rawValue }
         let treeObject = try treeID.map { try tree($0) }
