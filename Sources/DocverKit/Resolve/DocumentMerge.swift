@@ -92,11 +92,11 @@ extension Container {
         let others = conflict.conflicts.sorted { Self.newestFirst($1, $0) }
         let graph = VersionGraph(repository: repository, index: versionIndex(in: repository))
         let currentSide = try graph.currentSide(conflict.current, path: document.path, head: headCommit(repository))
-        var merged = try fileModes(of: conflict.current, in: repository)
+        var merged = try Self.fileModes(of: conflict.current, in: repository)
         for version in others where !version.isDeletion {
             let ancestor = try graph.commonAncestors(of: currentSide, and: [version.commitID], path: document.path).first
-            let base = try ancestor.map { try fileModes(of: graph.version(of: document, at: $0), in: repository) } ?? [:]
-            let theirs = try fileModes(of: version, in: repository)
+            let base = try ancestor.map { try Self.fileModes(of: graph.version(of: document, at: $0), in: repository) } ?? [:]
+            let theirs = try Self.fileModes(of: version, in: repository)
             for name in theirs.keys {
                 let (b, o, t) = (base[name], merged[name], theirs[name])
                 guard let o, let t else { merged[name] = o ?? t; continue }
@@ -113,8 +113,10 @@ extension Container {
     }
 
     /// The modes of a version's files: "" for a flat document, component paths in a package.
-    private func fileModes(of version: DocumentVersion, in repository: Repository) throws -> [ByteString: FileMode] {
-        guard let state = try entryState(of: version, in: repository) else { return [:] }
+    static func fileModes(of version: DocumentVersion, in repository: Repository) throws -> [ByteString: FileMode] {
+        guard let id = version.entryID else { return [:] }
+        let mode = try repository.tree(repository.commit(version.commitID).treeID).documentEntry(atPath: version.document.path)?.mode
+        let state = EntryState(id, mode ?? EntryState.fallbackMode(for: version.kind))
         guard state.mode.isTree else { return ["": state.mode] }
         var result: [ByteString: FileMode] = [:]
         func collect(_ tree: ObjectID, prefix: String) throws {

@@ -82,7 +82,11 @@ struct PlainMerge {
         func contents(at id: ObjectID) throws -> DocumentContents {
             try Container.contents(of: graph.version(of: document, at: id), in: repository)
         }
+        func modes(at id: ObjectID) throws -> [ByteString: FileMode] {
+            try Container.fileModes(of: graph.version(of: document, at: id), in: repository)
+        }
         let result = try contents(at: merge.id)
+        let resultModes = try modes(at: merge.id)
         var records: [ConflictRecord] = []
         for version in versions {
             let others = versions.filter { $0 != version }
@@ -94,7 +98,9 @@ struct PlainMerge {
             let ancestor = try graph.commonAncestor(of: version, and: others[0], path: path)
             let side = try contents(at: version)
             let start = try ancestor.map(contents(at:))
-            if !Self.holds(side, since: start, in: result, type: document.type) {
+            let sideModes = try modes(at: version), startModes = try ancestor.map(modes(at:))
+            if !Self.holds(side, since: start, in: result, type: document.type)
+                || !Self.holdsModes(sideModes, since: startModes, in: resultModes) {
                 records.append(ConflictRecord(path: path, version: version.hex, base: base?.hex))
             }
         }
@@ -120,6 +126,17 @@ struct PlainMerge {
             }
         default:
             return false
+        }
+    }
+
+    /// True when every file mode `side` changed since `base` (or set on a file the base
+    /// lacks) is the result's mode of that file, as git's merge keeps a mode changed on one
+    /// side. A file the result lacks is left to the contents' comparison.
+    static func holdsModes(_ side: [ByteString: FileMode], since base: [ByteString: FileMode]?,
+                           in result: [ByteString: FileMode]) -> Bool {
+        side.allSatisfy { name, mode in
+            guard let kept = result[name], mode != base?[name] else { return true }
+            return kept == mode
         }
     }
 

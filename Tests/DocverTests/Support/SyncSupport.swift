@@ -377,4 +377,16 @@ struct PlainGitUser {
         try #require(merge.status == 0, "\(merge.stderr)")
         try runGit(["push", "-q", "origin", "HEAD:refs/heads/docver/\(branch)"], in: clone)
     }
+
+    /// Merges `theirs` into `ours` with git's own merge of contents and modes (it must be
+    /// clean), committed at `date`, and pushes the merge to `docver/<branch>`.
+    func merge(_ ours: String, _ theirs: String, pushTo branch: String, date: Int = 1_750_000_030) throws {
+        let dated = ["GIT_AUTHOR_DATE": "@\(date) +0000", "GIT_COMMITTER_DATE": "@\(date) +0000",
+                     "GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "tester@example.com",
+                     "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "tester@example.com"]
+        try runGit(["checkout", "-q", "-f", "--detach", ours], in: clone)
+        let merge = try runProcess("/usr/bin/git", ["merge", "-q", "--no-edit", "--no-ff", theirs], in: clone, environment: dated)
+        try #require(merge.status == 0, "\(merge.stdout)\(merge.stderr)")
+        try runGit(["push", "-q", "origin", "HEAD:refs/heads/docver/\(branch)"], in: clone)
+    }
 }

@@ -245,4 +245,46 @@ import Testing
         #expect(change.version?.id == aliceVersion)
         #expect(change.current?.id == bobEdit)
     }
+
+    /// Fuzz seed 91 (120 steps): a version lost behind a plain merge that kept its text but
+    /// not the mode it carries. Carol makes `c.md` executable; Erin, who has not seen that,
+    /// adds a line and wins the conflict by date, so Dave's line has Erin's version current
+    /// and Carol's listed. Alice adds another line on top of Carol's executable version. A git
+    /// user merges Alice's branch into Dave's: git's base is Carol's save (executable), so to
+    /// git Dave's side made the file plain again, and the clean result is plain with both
+    /// lines. Against the two versions' own ancestor, Alice's version made the file executable
+    /// (Carol's change, which it carries) and the result lacks that. docver compared text
+    /// only, said the merge held Alice's version and set nothing aside: her version was
+    /// neither current nor listed. A mode a side changed since that ancestor is now one of its
+    /// changes (docs/FORMAT.md, "Merges made with plain git").
+    @Test func aPlainMergeThatDropsTheModeAVersionCarriesSetsItAside() throws {
+        let scratch = try Scratch()
+        let (devices, remote) = try scratch.datedDevices("alice", "carol", "erin", "dave")
+        let (alice, carol, erin, dave) = (devices[0], devices[1], devices[2], devices[3])
+        let c = try DocumentPath("c.md")
+        let lines = (1...8).map { "line \($0)" }
+        try carol.saveText(lines.joined(separator: "\n") + "\n", to: "c.md")
+        try carol.sync()
+        for device in [alice, erin, dave] { try device.sync() }
+        try #require(chmod(carol.root.appendingPathComponent("c.md").path, 0o755) == 0)
+        let carols = try #require(try carol.dated(10).saveAll())
+        try carol.sync()
+        try alice.sync()
+        try erin.dated(20).saveText((lines + ["erin"]).joined(separator: "\n") + "\n", to: "c.md")
+        try erin.sync()
+        try dave.sync()
+        try #require(try dave.read("c.md").hasSuffix("erin\n"), "Erin's version is current on Dave's line")
+        try #require(try dave.unresolvedConflictVersions(of: c).map(\.id) == [carols], "Carol's is listed")
+        let alices = try alice.dated(30).saveText((["alice"] + lines).joined(separator: "\n") + "\n", to: "c.md")
+        let gitUser = try PlainGitUser(cloning: remote, in: scratch)
+        try gitUser.fetch(alice, into: "refs/alice")
+        try gitUser.merge("refs/remotes/origin/docver/dave", "refs/alice", pushTo: "dave")
+        for device in [alice, dave, erin, carol, alice] { try device.sync() }
+        try expectConverged([alice, carol, erin, dave])
+        for device in [alice, dave] {
+            let listed = try device.unresolvedConflictVersions(of: c).map(\.id) + device.resolvedConflictVersions(of: c).map(\.id)
+            #expect(listed.contains(alices), "\(device.device.id): Alice's executable version is neither current nor listed: \(listed)")
+            #expect(try device.read("c.md") == (["alice"] + lines + ["erin"]).joined(separator: "\n") + "\n", "the merge is current")
+        }
+    }
 }
