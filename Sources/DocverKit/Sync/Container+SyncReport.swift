@@ -74,15 +74,26 @@ extension Container {
         // integration, is no rename "here": `aRenameThatArrivedFromAnotherDeviceIsNotARenameMadeHere`).
         // A name the base held already (another document there then) was this device's name
         // for it only when one save of this device renamed `from` onto it
-        // (`aRenameOntoANameTheBaseHeldIsARenameMet`).
+        // (`aRenameOntoANameTheBaseHeldIsARenameMet`). A decision of this device that kept or
+        // copied a version of that state (a replace, a choice) stands for the version it kept:
+        // bringing its own rename back over another device's document of that name is still
+        // its rename (`aRenameBroughtBackByAReplaceIsARenameMet`).
         func isSavedHere(_ document: DocumentPath, renaming from: DocumentPath?, entry: ObjectID) throws -> Bool {
-            try graph.introducingCommits(ofStateOf: document.path, at: old).contains { commit in
+            func renamedHere(_ commit: ObjectID, depth: Int) throws -> Bool {
                 let save = try repository.commit(commit)
                 guard save.parentIDs.count == 1, try graph.version(of: document, at: commit).device.id == device.id else { return false }
                 guard let from else { return true }
                 let before = try reader(repository.commit(save.parentIDs[0]).treeID)
-                return try before.documentEntry(atPath: document.path) == nil && before.documentEntry(atPath: from.path)?.id == entry
+                if try before.documentEntry(atPath: document.path) == nil && before.documentEntry(atPath: from.path)?.id == entry {
+                    return true
+                }
+                guard depth < 8 else { return false }
+                return try graph.predecessors(of: commit, path: document.path).contains { kept in
+                    try kept != commit && reader(repository.commit(kept).treeID).documentEntry(atPath: document.path)?.id == entry
+                        && renamedHere(kept, depth: depth + 1)
+                }
             }
+            return try graph.introducingCommits(ofStateOf: document.path, at: old).contains { try renamedHere($0, depth: 0) }
         }
         // Per renaming save: the documents it removed, by the entry they had before it (the
         // first name in order for each entry).

@@ -139,6 +139,38 @@ import Testing
         try expectConverged([bob, carol])
     }
 
+    /// Item 6, long fuzz profile (seed 287): Carol renames `a.txt` to `f`; Dave's own later
+    /// `f` wins that name, and Carol brings her rename back with `replace`. Dave then renames
+    /// `a.txt` to `A.txt`. The save that made Carol's `f` what it is was the replace, before
+    /// which `f` existed (Dave's), so docver did not count `f` as her rename, and her report
+    /// said only "A.txt: updated to dave's". A decision of the device that kept one of its
+    /// own versions stands for that version.
+    @Test func aRenameBroughtBackByAReplaceIsARenameMet() throws {
+        let (scratch, devices) = try devices(["alice", "carol", "dave"], sharing: [("a.txt", "shared text\n")])
+        let (carol, dave) = (devices[1], devices[2])
+        defer { withExtendedLifetime(scratch) {} }
+        let f = try DocumentPath("f")
+        try renameAndSave(carol, "a.txt", to: "f")
+        let rename = try #require(try carol.currentVersion(of: f)?.id)
+        scratch.clock.tick()
+        try dave.saveText("dave's own f\n", to: "f")
+        try dave.sync()
+        try carol.sync()
+        try #require(try carol.read("f") == "dave's own f\n", "Dave's later f is current")
+        _ = try carol.replace(f, with: rename)
+        try carol.sync()
+        try renameAndSave(dave, "a.txt", to: "A.txt")
+        try dave.sync()
+        let report = try carol.sync()
+        let says = report.documentChanges.map(\.summary)
+        #expect(report.documentChanges.contains {
+            $0.kind == .renamedDifferently && $0.document.path == "A.txt" && $0.renamedFrom?.path == "a.txt" && $0.renamedHere?.path == "f"
+        }, "\(says)")
+        #expect(try carol.read("f") == "shared text\n" && carol.read("A.txt") == "shared text\n")
+        try dave.sync()
+        try expectConverged([carol, dave])
+    }
+
     /// Item 6, long fuzz profile (seed 167): Dave's rename of `s.txt` to `d.txt` arrives in
     /// conflict with Bob's own `d.txt`, and met Carol's rename of `s.txt` to `c.txt`. Carol's
     /// report keeps the conflict entry and tells the rename/rename beside it; before, the
