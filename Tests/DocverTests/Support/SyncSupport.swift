@@ -369,23 +369,24 @@ struct PlainGitUser {
     /// Merges `theirs` into `ours` keeping `ours` whole (`-s ours`), committed at `date` (seconds
     /// since 1970), and pushes the merge to `docver/<branch>`.
     func mergeKeepingOurs(_ ours: String, _ theirs: String, pushTo branch: String, date: Int = 1_750_000_030) throws {
-        let dated = ["GIT_AUTHOR_DATE": "@\(date) +0000", "GIT_COMMITTER_DATE": "@\(date) +0000",
-                     "GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "tester@example.com",
-                     "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "tester@example.com"]
         try runGit(["checkout", "-q", "-f", "--detach", ours], in: clone)
-        let merge = try runProcess("/usr/bin/git", ["merge", "-q", "--no-edit", "-s", "ours", theirs], in: clone, environment: dated)
+        let merge = try runProcess("/usr/bin/git", ["merge", "-q", "--no-edit", "-s", "ours", theirs], in: clone, environment: Self.environment(dated: date))
         try #require(merge.status == 0, "\(merge.stderr)")
         try runGit(["push", "-q", "origin", "HEAD:refs/heads/docver/\(branch)"], in: clone)
+    }
+
+    /// The git user's identity, with author and committer dated `date` (seconds since 1970).
+    private static func environment(dated date: Int) -> [String: String] {
+        ["GIT_AUTHOR_DATE": "@\(date) +0000", "GIT_COMMITTER_DATE": "@\(date) +0000",
+         "GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "tester@example.com",
+         "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "tester@example.com"]
     }
 
     /// Merges `theirs` into `ours` with git's own merge of contents and modes (it must be
     /// clean), committed at `date`, and pushes the merge to `docver/<branch>`.
     func merge(_ ours: String, _ theirs: String, pushTo branch: String, date: Int = 1_750_000_030) throws {
-        let dated = ["GIT_AUTHOR_DATE": "@\(date) +0000", "GIT_COMMITTER_DATE": "@\(date) +0000",
-                     "GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "tester@example.com",
-                     "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "tester@example.com"]
         try runGit(["checkout", "-q", "-f", "--detach", ours], in: clone)
-        let merge = try runProcess("/usr/bin/git", ["merge", "-q", "--no-edit", "--no-ff", theirs], in: clone, environment: dated)
+        let merge = try runProcess("/usr/bin/git", ["merge", "-q", "--no-edit", "--no-ff", theirs], in: clone, environment: Self.environment(dated: date))
         try #require(merge.status == 0, "\(merge.stdout)\(merge.stderr)")
         try runGit(["push", "-q", "origin", "HEAD:refs/heads/docver/\(branch)"], in: clone)
     }
