@@ -79,21 +79,35 @@ extension Container {
         // bringing its own rename back over another device's document of that name is still
         // its rename (`aRenameBroughtBackByAReplaceIsARenameMet`).
         func isSavedHere(_ document: DocumentPath, renaming from: DocumentPath?, entry: ObjectID) throws -> Bool {
-            func renamedHere(_ commit: ObjectID, depth: Int) throws -> Bool {
-                let save = try repository.commit(commit)
-                guard save.parentIDs.count == 1, try graph.version(of: document, at: commit).device.id == device.id else { return false }
-                guard let from else { return true }
-                let before = try reader(repository.commit(save.parentIDs[0]).treeID)
-                if try before.documentEntry(atPath: document.path) == nil && before.documentEntry(atPath: from.path)?.id == entry {
-                    return true
-                }
-                guard depth < 8 else { return false }
-                return try graph.predecessors(of: commit, path: document.path).contains { kept in
-                    try kept != commit && reader(repository.commit(kept).treeID).documentEntry(atPath: document.path)?.id == entry
-                        && renamedHere(kept, depth: depth + 1)
+            guard let from else {
+                return try graph.introducingCommits(ofStateOf: document.path, at: old).contains { commit in
+                    try repository.commit(commit).parentIDs.count == 1 && graph.version(of: document, at: commit).device.id == device.id
                 }
             }
-            return try graph.introducingCommits(ofStateOf: document.path, at: old).contains { try renamedHere($0, depth: 0) }
+            return try renamingSave(of: document, from: from, entry: entry) != nil
+        }
+        // The save of this device that renamed `from` (holding `entry`) onto `document`, and
+        // whose state `document` still has here; a decision that kept or copied a version of
+        // that state stands for the version.
+        func renamingSave(of document: DocumentPath, from: DocumentPath, entry: ObjectID) throws -> ObjectID? {
+            func search(_ commit: ObjectID, depth: Int) throws -> ObjectID? {
+                let save = try repository.commit(commit)
+                guard save.parentIDs.count == 1, try graph.version(of: document, at: commit).device.id == device.id else { return nil }
+                let before = try reader(repository.commit(save.parentIDs[0]).treeID)
+                if try before.documentEntry(atPath: document.path) == nil && before.documentEntry(atPath: from.path)?.id == entry {
+                    return commit
+                }
+                guard depth < 8 else { return nil }
+                for kept in try graph.predecessors(of: commit, path: document.path) where kept != commit {
+                    guard try reader(repository.commit(kept).treeID).documentEntry(atPath: document.path)?.id == entry else { continue }
+                    if let found = try search(kept, depth: depth + 1) { return found }
+                }
+                return nil
+            }
+            for commit in try graph.introducingCommits(ofStateOf: document.path, at: old) {
+                if let found = try search(commit, depth: 0) { return found }
+            }
+            return nil
         }
         // Per renaming save: the documents it removed, by the entry they had before it (the
         // first name in order for each entry).
@@ -153,6 +167,32 @@ extension Container {
                     try candidate.document != change.document
                         && isSavedHere(candidate.document, renaming: candidate.inBase ? from : nil, entry: moved.id)
                 }?.document
+            }
+            // No merge base holds the old name when, on the other line, a plain merge kept it
+            // after this device's rename had reached that line (setting the rename aside, R14),
+            // and the other device then renamed it. The renames met all the same: this
+            // device's renaming save started from a state the other device's save descends
+            // from (MODEL.md, rename/rename). Read only then: the save that removed `<old>`
+            // here, and what it changed.
+            if renamedHere == nil, try !(mergeBasesBySave[commit.id] ?? []).contains(where: { try reader(repository.commit($0).treeID).documentEntry(atPath: from.path) != nil }) {
+                // The save that removed `<old>` here, if it renamed it: its parent held `<old>`
+                // with this entry and is an ancestor of the other device's rename.
+                for removal in try graph.introducingCommits(ofStateOf: from.path, at: old) where renamedHere == nil {
+                    let save = try repository.commit(removal)
+                    guard save.parentIDs.count == 1 else { continue }
+                    let parentTreeID = try repository.commit(save.parentIDs[0]).treeID
+                    guard try reader(parentTreeID).documentEntry(atPath: from.path)?.id == moved.id,
+                          try repository.isAncestorOrSame(save.parentIDs[0], of: commit.id) else { continue }
+                    let savedThere = try reader(save.treeID)
+                    let named = Set(try repository.changedPaths(from: parentTreeID, to: save.treeID).map { DocumentPath.document(containingFile: $0) })
+                    for candidate in named.sorted() where candidate != change.document {
+                        guard try savedThere.documentEntry(atPath: candidate.path)?.id == moved.id,
+                              try oldTree.documentEntry(atPath: candidate.path)?.id == moved.id,
+                              try renamingSave(of: candidate, from: from, entry: moved.id) != nil else { continue }
+                        renamedHere = candidate
+                        break
+                    }
+                }
             }
             guard let here = renamedHere else { continue }
             var renamed = DocumentSyncChange(document: change.document, kind: .renamedDifferently, current: current, version: nil)

@@ -151,12 +151,15 @@ import Testing
     /// FuzzFindingsTests.aSaveOfTheBasesStateAfterADecisionMeetsAChangeOnTheOther) and 113 (an edit within the second of a save, missed by `git commit -am` after a later
     /// index write: CoreGitInteropTests.anEditWithinTheSecondOfASaveIsSeenByGitAfterALaterIndexWrite).
     /// A third found seed 91 (a plain merge that dropped the mode a version carried, read as
-    /// holding it: PlainGitFuzzFindingsTests.aPlainMergeThatDropsTheModeAVersionCarriesSetsItAside).
+    /// holding it: PlainGitFuzzFindingsTests.aPlainMergeThatDropsTheModeAVersionCarriesSetsItAside)
+    /// and 287 (a rename met across a plain merge that kept the old name, and a rename brought
+    /// back by a replace: UntoldLossTests.aRenameMetAcrossAPlainMergeThatKeptTheOldNameIsTold,
+    /// aRenameBroughtBackByAReplaceIsARenameMet).
     @Test(arguments: [(UInt64(42), 61), (95, 60), (152, 60), (16, 60), (45, 42), (71, 60), (41, 64), (62, 54),
                       (143, 57), (68, 29), (56, 77), (194, 60), (136, 120), (247, 91), (277, 111), (250, 79),
                       (225, 43), (96, 77), (163, 112), (189, 117), (35, 80), (38, 80), (5, 40), (59, 80),
                       (275, 17), (278, 33), (196, 31), (212, 77), (295, 64), (264, 25), (133, 120), (167, 112),
-                      (140, 120), (113, 120), (91, 120)])
+                      (140, 120), (113, 120), (91, 120), (287, 120)])
     func replayedFindingsStayFixed(seed: UInt64, steps: Int) async throws {
         let world = try FuzzWorld(seed: seed, steps: steps)
         await world.run()

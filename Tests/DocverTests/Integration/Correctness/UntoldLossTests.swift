@@ -171,6 +171,44 @@ import Testing
         try expectConverged([carol, dave])
     }
 
+    /// Item 6, long fuzz profile (seed 287, MODEL.md F11): Carol renames `a.txt` to `f`, and
+    /// Dave takes her rename. A git user merges Dave's branch into Alice's, who never synced,
+    /// and keeps `a.txt` by hand (setting Carol's removal aside) beside `f`; Dave takes that
+    /// merge and renames `a.txt` to `A.txt`. No merge base of Carol's head and Dave's rename
+    /// holds `a.txt`, so docver did not look for a rename here, and Carol was told only
+    /// "A.txt: updated to dave's". Her rename started from a state Dave's rename descends
+    /// from: the two renames met.
+    @Test func aRenameMetAcrossAPlainMergeThatKeptTheOldNameIsTold() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let (alice, carol, dave) = (try scratch.device("alice", remote: remote), try scratch.device("carol", remote: remote),
+                                    try scratch.device("dave", remote: remote))
+        try alice.saveText("shared text\n", to: "a.txt")
+        for device in [alice, carol, dave] { try device.sync() }
+        try renameAndSave(carol, "a.txt", to: "f")
+        try carol.sync()
+        try dave.sync()
+        try #require(try !FileManager.default.fileExists(atPath: dave.root.appendingPathComponent("a.txt").path), "Dave took Carol's rename")
+        let gitUser = try PlainGitUser(cloning: remote, in: scratch)
+        try runGit(["checkout", "-q", "--detach", "refs/remotes/origin/docver/alice"], in: gitUser.clone)
+        _ = try runProcess("/usr/bin/git", ["merge", "-q", "--no-ff", "--no-commit", "refs/remotes/origin/docver/dave"], in: gitUser.clone)
+        try runGit(["checkout", "HEAD", "--", "a.txt"], in: gitUser.clone)
+        try runGit(["commit", "-q", "--no-edit"], in: gitUser.clone)
+        try runGit(["push", "-q", "origin", "HEAD:refs/heads/docver/alice"], in: gitUser.clone)
+        try dave.sync()
+        try #require(try dave.read("a.txt") == "shared text\n" && dave.read("f") == "shared text\n", "Dave took the merge")
+        try renameAndSave(dave, "a.txt", to: "A.txt")
+        try dave.sync()
+        let report = try carol.sync()
+        let says = report.documentChanges.map(\.summary)
+        #expect(report.documentChanges.contains {
+            $0.kind == .renamedDifferently && $0.document.path == "A.txt" && $0.renamedFrom?.path == "a.txt" && $0.renamedHere?.path == "f"
+        }, "\(says)")
+        #expect(try carol.read("f") == "shared text\n" && carol.read("A.txt") == "shared text\n")
+        for device in [alice, dave, carol] { try device.sync() }
+        try expectConverged([alice, carol, dave])
+    }
+
     /// Item 6, long fuzz profile (seed 167): Dave's rename of `s.txt` to `d.txt` arrives in
     /// conflict with Bob's own `d.txt`, and met Carol's rename of `s.txt` to `c.txt`. Carol's
     /// report keeps the conflict entry and tells the rename/rename beside it; before, the
