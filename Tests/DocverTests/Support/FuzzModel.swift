@@ -693,7 +693,9 @@ enum FuzzOracle {
             for merge in model.plainMerges {
                 for (_, sides) in merge.dropped {
                     for side in sides where side.state == version.state {
-                        why.append("\(merge) lacks its changes (\(side.missing.prefix(3).joined(separator: "; "))) and set nothing aside")
+                        // (A mode is the atom "\0mode 100755": its NUL would end the printed line.)
+                        let missing = side.missing.prefix(3).joined(separator: "; ").replacingOccurrences(of: "\u{0}", with: "\\0")
+                        why.append("\(merge) lacks its changes (\(missing)) and set nothing aside")
                     }
                 }
             }
