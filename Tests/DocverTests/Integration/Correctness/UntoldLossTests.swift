@@ -130,10 +130,7 @@ import Testing
         try renameAndSave(carol, "s.txt", to: "c.txt")
         try bob.sync(); try carol.sync()
         let report = try bob.sync()
-        let says = report.documentChanges.map(\.summary)
-        #expect(report.documentChanges.contains {
-            $0.kind == .renamedDifferently && $0.document.path == "c.txt" && $0.renamedFrom?.path == "s.txt" && $0.renamedHere?.path == "n.txt"
-        }, "\(says)")
+        expectRenameMet(in: report, theirs: "c.txt", from: "s.txt", here: "n.txt")
         #expect(try bob.read("n.txt") == "shared text\n" && bob.read("c.txt") == "shared text\n")
         try carol.sync()
         try expectConverged([bob, carol])
@@ -162,10 +159,7 @@ import Testing
         try renameAndSave(dave, "a.txt", to: "A.txt")
         try dave.sync()
         let report = try carol.sync()
-        let says = report.documentChanges.map(\.summary)
-        #expect(report.documentChanges.contains {
-            $0.kind == .renamedDifferently && $0.document.path == "A.txt" && $0.renamedFrom?.path == "a.txt" && $0.renamedHere?.path == "f"
-        }, "\(says)")
+        expectRenameMet(in: report, theirs: "A.txt", from: "a.txt", here: "f")
         #expect(try carol.read("f") == "shared text\n" && carol.read("A.txt") == "shared text\n")
         try dave.sync()
         try expectConverged([carol, dave])
@@ -200,10 +194,7 @@ import Testing
         try renameAndSave(dave, "a.txt", to: "A.txt")
         try dave.sync()
         let report = try carol.sync()
-        let says = report.documentChanges.map(\.summary)
-        #expect(report.documentChanges.contains {
-            $0.kind == .renamedDifferently && $0.document.path == "A.txt" && $0.renamedFrom?.path == "a.txt" && $0.renamedHere?.path == "f"
-        }, "\(says)")
+        expectRenameMet(in: report, theirs: "A.txt", from: "a.txt", here: "f")
         #expect(try carol.read("f") == "shared text\n" && carol.read("A.txt") == "shared text\n")
         for device in [alice, dave, carol] { try device.sync() }
         try expectConverged([alice, carol, dave])
@@ -324,6 +315,15 @@ import Testing
     }
 
     /// Renames a file of `device`'s working tree and saves every change.
+    /// The report tells the rename/rename: `from` was renamed to `here` on this device and to
+    /// `theirs` on another.
+    private func expectRenameMet(in report: SyncReport, theirs: String, from: String, here: String,
+                                 sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(report.documentChanges.contains {
+            $0.kind == .renamedDifferently && $0.document.path == theirs && $0.renamedFrom?.path == from && $0.renamedHere?.path == here
+        }, "\(report.documentChanges.map(\.summary))", sourceLocation: sourceLocation)
+    }
+
     private func renameAndSave(_ device: Container, _ from: String, to: String) throws {
         try FileManager.default.moveItem(at: device.root.appendingPathComponent(from), to: device.root.appendingPathComponent(to))
         try device.saveAll()
