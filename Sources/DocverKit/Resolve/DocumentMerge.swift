@@ -114,9 +114,7 @@ extension Container {
 
     /// The modes of a version's files: "" for a flat document, component paths in a package.
     static func fileModes(of version: DocumentVersion, in repository: Repository) throws -> [ByteString: FileMode] {
-        guard let id = version.entryID else { return [:] }
-        let mode = try repository.tree(repository.commit(version.commitID).treeID).documentEntry(atPath: version.document.path)?.mode
-        let state = EntryState(id, mode ?? EntryState.fallbackMode(for: version.kind))
+        guard let state = try entryState(of: version, in: repository) else { return [:] }
         guard state.mode.isTree else { return ["": state.mode] }
         var result: [ByteString: FileMode] = [:]
         func collect(_ tree: ObjectID, prefix: String) throws {

@@ -3,6 +3,11 @@ import Foundation
 extension Container {
     /// The entry a stored version holds of its document; nil for a deletion.
     func entryState(of version: DocumentVersion, in repository: Repository) throws -> EntryState? {
+        try Self.entryState(of: version, in: repository)
+    }
+
+    /// A stored version's entry (id and mode) in its commit's tree; nil for a deletion.
+    static func entryState(of version: DocumentVersion, in repository: Repository) throws -> EntryState? {
         guard let id = version.entryID else { return nil }
         let mode = try repository.tree(repository.commit(version.commitID).treeID).documentEntry(atPath: version.document.path)?.mode
         return EntryState(id, mode ?? EntryState.fallbackMode(for: version.kind))
