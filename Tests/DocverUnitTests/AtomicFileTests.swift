@@ -4,7 +4,10 @@ import Foundation
 import Testing
 
 /// `AtomicFile`: a replaced file holds the old contents or the new ones, and nothing is left behind.
-@Suite struct AtomicFileTests {
+///
+/// Serialized: two tests set the process-wide umask, and one's 077 made the other's plain file
+/// 0600 when they overlapped.
+@Suite(.serialized) struct AtomicFileTests {
     final class Folder {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("docver-unit-atomic-\(UUID().uuidString.prefix(8))")
         init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
