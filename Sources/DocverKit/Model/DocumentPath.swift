@@ -98,17 +98,14 @@ public struct DocumentPath: Hashable, Comparable, Sendable, Codable, CustomStrin
     /// when Swift finds the strings canonically equivalent: `é` precomposed and decomposed
     /// are two files to git).
     public static func == (lhs: DocumentPath, rhs: DocumentPath) -> Bool {
-        lhs.path.utf8.elementsEqual(rhs.path.utf8)
+        lhs.path.compareBytes(rhs.path) == 0
     }
 
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(path.utf8.count)
-        for byte in path.utf8 { hasher.combine(byte) }
-    }
+    public func hash(into hasher: inout Hasher) { path.hashBytes(into: &hasher) }
 
     /// Orders paths byte by byte, as git orders them.
     public static func < (lhs: DocumentPath, rhs: DocumentPath) -> Bool {
-        lhs.path.utf8.lexicographicallyPrecedes(rhs.path.utf8)
+        lhs.path.compareBytes(rhs.path) < 0
     }
 
     /// A name's extension: text after the last dot, when the dot is neither first nor last.

@@ -321,6 +321,16 @@ extension Container {
             }
         }
         try markRenamesMet(&changes, from: old, graph: graph, in: repository)
-        return changes.sorted { ($0.document, $0.kind.rawValue, $0.version?.id ?? "") < ($1.document, $1.kind.rawValue, $1.version?.id ?? "") }
+        // By document, then kind, then version. The order of indices is sorted, not the changes
+        // themselves: moving 200,000 changes through a merge sort was a twentieth of a wide
+        // folder's arrival.
+        let paths = changes.map(\.document.path)
+        let order = changes.indices.sorted { a, b in
+            let byDocument = paths[a].compareBytes(paths[b])
+            if byDocument != 0 { return byDocument < 0 }
+            if changes[a].kind != changes[b].kind { return changes[a].kind.rawValue < changes[b].kind.rawValue }
+            return (changes[a].version?.id ?? "") < (changes[b].version?.id ?? "")
+        }
+        return order.map { changes[$0] }
     }
 }
