@@ -82,4 +82,66 @@ import Testing
         #expect(folder.names == ["dir"])
         #expect(FileManager.default.fileExists(atPath: folder.path("dir/inner")))
     }
+
+    // MARK: Creating only if absent (a checkout's new documents)
+
+    /// Both ways a creation can go: an unnamed file given its name, and (where the system has
+    /// no unnamed files) a temporary file in a staging folder renamed without replacing.
+    static let ways = [true, false]
+
+    @Test(arguments: ways) func aCreationShowsNothingInItsFolderUntilItIsWhole(unnamed: Bool) throws {
+        let folder = try Folder()
+        try FileManager.default.createDirectory(atPath: folder.path("docs"), withIntermediateDirectories: true)
+        let staging = try #require(StagingFolder(folder.path("staging"), sameFileSystemAs: folder.path("docs")))
+        var seenWhileWriting: [String]?
+        let created = try AtomicFile.create(at: folder.path("docs/f"), flush: false, staging: staging, allowingUnnamed: unnamed) { append in
+            try Data("first half, ".utf8).withUnsafeBytes { try append($0) }
+            seenWhileWriting = try FileManager.default.contentsOfDirectory(atPath: folder.path("docs"))
+            try Data("second half".utf8).withUnsafeBytes { try append($0) }
+        }
+        #expect(created)
+        #expect(seenWhileWriting == [], "the folder being written showed \(seenWhileWriting ?? []) before the file was whole")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("docs")) == ["f"])
+        #expect(FileManager.default.contents(atPath: folder.path("docs/f")) == Data("first half, second half".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("staging")).isEmpty)
+        #expect(try folder.mode("docs/f") & 0o111 == 0)
+    }
+
+    @Test(arguments: ways) func aCreationNeverReplacesAFileSomeoneMadeMeanwhile(unnamed: Bool) throws {
+        let folder = try Folder()
+        let staging = try #require(StagingFolder(folder.path("staging"), sameFileSystemAs: folder.url.path))
+        let created = try AtomicFile.create(at: folder.path("f"), flush: false, staging: staging, allowingUnnamed: unnamed) { append in
+            try Data("docver's".utf8).withUnsafeBytes { try append($0) }
+            // Someone saves a file of that name while docver writes its own.
+            try Data("the user's".utf8).write(to: folder.url.appendingPathComponent("f"))
+        }
+        #expect(!created)
+        #expect(FileManager.default.contents(atPath: folder.path("f")) == Data("the user's".utf8))
+        #expect(folder.names == ["f", "staging"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("staging")).isEmpty)
+    }
+
+    @Test(arguments: ways) func aCreationSetsTheExecutableModeAndFailsCleanlyInAMissingFolder(unnamed: Bool) throws {
+        let folder = try Folder()
+        let staging = try #require(StagingFolder(folder.path("staging"), sameFileSystemAs: folder.url.path))
+        #expect(try AtomicFile.create(at: folder.path("tool"), executable: true, staging: staging, allowingUnnamed: unnamed) { append in
+            try Data("#!/bin/sh\n".utf8).withUnsafeBytes { try append($0) }
+        })
+        #expect(try folder.mode("tool") & 0o111 == 0o111)
+        #expect(throws: SystemError.self) {
+            try AtomicFile.create(at: folder.path("missing/f"), staging: staging, allowingUnnamed: unnamed) { append in
+                try Data("x".utf8).withUnsafeBytes { try append($0) }
+            }
+        }
+        #expect(folder.names == ["staging", "tool"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("staging")).isEmpty)
+    }
+
+    @Test func aStagingFolderThatIsALinkIsNotUsed() throws {
+        let folder = try Folder()
+        try FileManager.default.createDirectory(atPath: folder.path("elsewhere"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: folder.path("staging"), withDestinationPath: folder.path("elsewhere"))
+        #expect(StagingFolder(folder.path("staging"), sameFileSystemAs: folder.url.path) == nil)
+        #expect(StagingFolder(folder.path("real"), sameFileSystemAs: folder.url.path)?.path == folder.path("real"))
+    }
 }

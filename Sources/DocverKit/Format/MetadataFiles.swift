@@ -16,6 +16,9 @@ struct MetadataFiles: Sendable {
     var checkoutPending: String { directory + "/checkout-pending" }
     /// Present while a multi-step write is under way: its ``WriteIntent``.
     var intent: String { directory + "/intent" }
+    /// Where a working-tree update makes its temporary files (``StagingFolder``); empty but
+    /// for what a killed update left, which the next one removes.
+    var staging: String { directory + "/staging" }
     /// Cache: the conflict records reachable from one head (``ConflictState``).
     var conflictState: String { directory + "/conflicts.json" }
     /// Cache: the conflict listing of one head.

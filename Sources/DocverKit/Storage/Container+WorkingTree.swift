@@ -157,29 +157,45 @@ extension Container {
         // created once, not once per file, which a folder of 200,000 files made 200,000 times
         // (issue 26). Bytes: two spellings of a name are two folders.
         var readyFolders = Set<ByteString>()
+        let staging = StagingFolder(files.staging, sameFileSystemAs: root.path)
         for file in planned {
             guard let new = file.new else { continue }
+            let fullPath = root.path + "/" + file.path
+            let folder = ByteString(file.path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(decoding: file.path.utf8[..<$0], as: UTF8.self) } ?? "")
+            if file.old == nil, new.mode != .link, readyFolders.contains(folder) {
+                // A new document in a folder already made sure of: created only if nothing is
+                // there, which the creation itself checks. That spares a look-up of the name in
+                // its folder (a fifth of the kernel's time in a folder of 200,000 documents),
+                // and a file someone creates there meanwhile is left alone, not replaced.
+                let placed = try AtomicFile.create(at: fullPath, executable: new.mode == .executable, flush: false,
+                                                   staging: staging) { append in try repository.readBlob(new.id, into: append) }
+                if placed {
+                    done[ByteString(file.path)] = FileStat(path: fullPath)
+                    continue
+                }
+                // Something is there: looked at below, as any planned file is.
+            }
             var working = try workingState(file.path, in: repository)
             if case let .entry(current, stat) = working, current == new { done[ByteString(file.path)] = stat; continue }
-            let fullPath = root.path + "/" + file.path
             if working.isFolder, (try? FileSystem.contentsOfDirectory(fullPath))?.isEmpty == true {
                 try FileSystem.remove(fullPath)
                 working = .absent
             }
-            let folder = ByteString(file.path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(decoding: file.path.utf8[..<$0], as: UTF8.self) } ?? "")
             let ready = readyFolders.contains(folder)
             guard matches(working, file.old), ready || parentFoldersAllow(file.path) else { continue } // edited: left alone
             if !ready {
                 try FileSystem.createDirectory((fullPath as NSString).deletingLastPathComponent)
                 readyFolders.insert(folder)
             }
-            // Each file atomically (temporary file and rename), flushed all at once below: a
-            // checkout of 10,000 files made 20,000 fsyncs, a minute on a busy disk.
+            // Each file atomically (a temporary file in the staging folder, then a rename),
+            // flushed all at once below: a checkout of 10,000 files made 20,000 fsyncs, a
+            // minute on a busy disk.
             if new.mode == .link {
-                try AtomicFile.writeLink(String(decoding: repository.blob(new.id).data, as: UTF8.self), to: fullPath, flush: false)
+                try AtomicFile.writeLink(String(decoding: repository.blob(new.id).data, as: UTF8.self), to: fullPath, flush: false,
+                                         staging: staging)
             } else {
                 // A piece at a time: a 1 GiB document is never held whole (issue 29).
-                try AtomicFile.write(to: fullPath, executable: new.mode == .executable, flush: false) { append in
+                try AtomicFile.write(to: fullPath, executable: new.mode == .executable, flush: false, staging: staging) { append in
                     try repository.readBlob(new.id, into: append)
                 }
             }
@@ -212,14 +228,13 @@ extension Container {
         }
     }
 
-    /// Removes temporary files a killed write left in the folders of `planned` files.
+    /// Removes temporary files a killed write left in the staging folder and in the folders of
+    /// `planned` files (where builds before the staging folder made them, and where they are
+    /// made when the staging folder cannot be used).
     private func removeTemporaryFiles(near planned: [WriteIntent.File]) {
+        AtomicFile.removeTemporaryFiles(in: files.staging)
         let folders = Set(planned.map { ByteString((root.path + "/" + $0.path as NSString).deletingLastPathComponent) })
-        for folder in folders.map(\.string) {
-            for name in (try? FileSystem.contentsOfDirectory(folder)) ?? [] where name.hasPrefix(AtomicFile.temporaryPrefix) {
-                unlink(folder + "/" + name)
-            }
-        }
+        for folder in folders.map(\.string) { AtomicFile.removeTemporaryFiles(in: folder) }
     }
 
     // MARK: The index

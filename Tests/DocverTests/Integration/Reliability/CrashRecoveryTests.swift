@@ -206,6 +206,9 @@ import Testing
         for lock in ["index.lock", "refs/heads/docver/alice.lock"] {
             #expect(!FileManager.default.fileExists(atPath: alice.root.path + "/.git/" + lock), "\(lock) left after \(context)")
         }
+        // Nor in the staging folder, where a checkout makes them.
+        let staged = (try? FileManager.default.contentsOfDirectory(atPath: alice.root.path + "/.git/docver/staging")) ?? []
+        #expect(staged.isEmpty, "temporary files are left in .git/docver/staging after \(context): \(staged)")
         // No file in the working tree holds content nobody saved (a torn write taken for an edit).
         for (path, data) in try alice.workingTreeFiles() {
             #expect(!path.contains(".docver-tmp-"), "a temporary file is left in the working tree after \(context): \(path)")

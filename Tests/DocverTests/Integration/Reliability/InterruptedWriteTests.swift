@@ -51,6 +51,10 @@ import Testing
         // The kill: intent written, branch moved (a fast-forward), a temporary file half written.
         let alice = try killedWhileIntegratingBobsEdit(scratch)
         try Data("bob's e".utf8).write(to: alice.root.appendingPathComponent(".docver-tmp-99999-1"))
+        // (Where checkouts make their temporary files now; the one beside is what earlier builds left.)
+        let staged = alice.root.appendingPathComponent(".git/docver/staging/.docver-tmp-99999-2")
+        try FileManager.default.createDirectory(at: staged.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("bob's ed".utf8).write(to: staged)
 
         let status = try docver("status", in: alice.root)
         #expect(status.status == 0)
@@ -58,6 +62,7 @@ import Testing
         #expect(status.stdout.contains("nothing changed since the last save"), "\(status.stdout)")
         #expect(try alice.read("a.txt") == "bob's edit\n")
         #expect(!FileManager.default.fileExists(atPath: alice.root.appendingPathComponent(".docver-tmp-99999-1").path))
+        #expect(!FileManager.default.fileExists(atPath: staged.path))
         #expect(!FileManager.default.fileExists(atPath: alice.root.appendingPathComponent(".git/docver/intent").path))
         #expect(try runGit(["status", "--porcelain"], in: alice.root).isEmpty)
         try alice.sync()
