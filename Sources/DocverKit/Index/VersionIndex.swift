@@ -344,7 +344,7 @@ extension VersionIndex {
             if existing.count < more.count { existing = more.union(existing) } else { existing.formUnion(more) }
         }
         walk.forward(start, to: headNumber, generation: nodes[Int(headNumber)].generation)
-        while var (number, documents) = walk.next() {
+        while case (let number, var documents)? = walk.next() {
             let node = nodes[Int(number)]
             if node.parents.isEmpty {
                 for document in documents {
@@ -476,7 +476,7 @@ extension VersionIndex {
             }
         }
         walk.forward(start, to: headNumber, generation: nodes[Int(headNumber)].generation)
-        while var (number, documents) = walk.next() {
+        while case (let number, var documents)? = walk.next() {
             let node = nodes[Int(number)]
             if node.parents.isEmpty {
                 for document in documents.keys { result[ByteString(self.documents[Int(document)])] = node.id }
