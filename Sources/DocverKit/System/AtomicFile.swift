@@ -26,16 +26,7 @@ enum AtomicFile {
     /// beside `path` (see ``StagingFolder``).
     static func write(to path: String, executable: Bool = false, flush: Bool = true, staging: StagingFolder? = nil,
                       contents: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
-        let temporary = staging?.temporaryPath() ?? temporaryPath(beside: path)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, executable ? 0o755 : 0o644)
-        guard descriptor >= 0 else { throw SystemError.errno("create", temporary) }
-        do {
-            defer { close(descriptor) }
-            try fill(descriptor, path: path, executable: executable, flush: flush, contents: contents)
-        } catch {
-            unlink(temporary)
-            throw error
-        }
+        let temporary = try writeTemporary(for: path, executable: executable, flush: flush, staging: staging, contents: contents)
         guard rename(temporary, path) == 0 else {
             let error = SystemError.errno("replace", path)
             unlink(temporary)
@@ -76,16 +67,7 @@ enum AtomicFile {
         } else if allowingUnnamed, unnamedFilesAvailable, ![EOPNOTSUPP, EISDIR, EINVAL].contains(errno) {
             throw SystemError.errno("create", path)
         }
-        let temporary = staging?.temporaryPath() ?? temporaryPath(beside: path)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, executable ? 0o755 : 0o644)
-        guard descriptor >= 0 else { throw SystemError.errno("create", temporary) }
-        do {
-            defer { close(descriptor) }
-            try fill(descriptor, path: path, executable: executable, flush: flush, contents: contents)
-        } catch {
-            unlink(temporary)
-            throw error
-        }
+        let temporary = try writeTemporary(for: path, executable: executable, flush: flush, staging: staging, contents: contents)
         switch moveIfAbsent(temporary, to: path) {
         case .moved:
             if flush { syncFolder(of: path) }
@@ -102,6 +84,23 @@ enum AtomicFile {
     /// False once this process found it cannot name unnamed files (no `/proc`).
     private static let unnamedFiles = Atomic<Bool>(true)
     private static var unnamedFilesAvailable: Bool { unnamedFiles.load(ordering: .relaxed) }
+
+    /// A temporary file (in `staging`, or beside `path`) holding the bytes `contents` appends;
+    /// nothing is left when writing fails.
+    private static func writeTemporary(for path: String, executable: Bool, flush: Bool, staging: StagingFolder?,
+                                       contents: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws -> String {
+        let temporary = staging?.temporaryPath() ?? temporaryPath(beside: path)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, executable ? 0o755 : 0o644)
+        guard descriptor >= 0 else { throw SystemError.errno("create", temporary) }
+        do {
+            defer { close(descriptor) }
+            try fill(descriptor, path: path, executable: executable, flush: flush, contents: contents)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        return temporary
+    }
 
     /// Writes the bytes `contents` appends to `descriptor`, flushes them (with `flush`) and
     /// sets the executable mode.
