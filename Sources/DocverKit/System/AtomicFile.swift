@@ -47,6 +47,9 @@ enum AtomicFile {
     /// system or the system has no unnamed files, a temporary file (in `staging` when given)
     /// renamed with `RENAME_NOREPLACE`.
     ///
+    /// `contents` is called a second time, from the start, when the first way turns out to be
+    /// unavailable after it ran (no `/proc`); it must give the same bytes again.
+    ///
     /// `allowingUnnamed`: false takes the second way (for its tests).
     static func create(at path: String, executable: Bool = false, flush: Bool = true, staging: StagingFolder? = nil,
                        allowingUnnamed: Bool = true,
