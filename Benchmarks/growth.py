@@ -13,11 +13,8 @@ save, sync and clone happen once by nature); status and ls take the median of 5.
 is the child's maximum resident set (Linux `ru_maxrss`).
 """
 
-import argparse
 import json
-import math
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -25,7 +22,10 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from docverbench.cli import size_script_parser
+from docverbench.commands import run
+from docverbench.scale import fit_exponent
+
 CASES = ["first save", "first sync", "clone", "status", "ls"]
 
 
@@ -41,12 +41,6 @@ def timed(command, cwd=None):
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit("failed: %s\n%s" % (" ".join(map(str, command)), stderr))
     return wall, usage.ru_maxrss / 1024
-
-
-def run(command, cwd=None):
-    result = subprocess.run(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    if result.returncode != 0:
-        sys.exit("failed: %s\n%s" % (" ".join(map(str, command)), result.stderr.decode(errors="replace")))
 
 
 def write_documents(folder, count):
@@ -97,18 +91,9 @@ def measure(work, docver, count, repeats):
     return rows
 
 
-def exponent(points):
-    (n0, t0), (n1, t1) = points[0], points[-1]
-    return math.log(t1 / t0) / math.log(n1 / n0) if t0 > 0 and t1 > 0 and n1 != n0 else None
-
-
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--docver", required=True, help="the docver binary (a release build)")
-    parser.add_argument("--sizes", default="1000,10000,100000", help="documents, comma-separated")
-    parser.add_argument("--work", default=str(ROOT / "bench-work" / "growth"), help="scratch folder (emptied per size)")
+    parser = size_script_parser(__doc__.splitlines()[0], "1000,10000,100000", "documents", "growth")
     parser.add_argument("--repeats", type=int, default=5, help="runs of status and ls (the median is reported)")
-    parser.add_argument("--json", help="also write the figures to this file")
     arguments = parser.parse_args()
     docver = str(Path(arguments.docver).resolve())
     sizes = [int(size) for size in arguments.sizes.split(",")]
@@ -126,8 +111,8 @@ def main():
     print("| job | docver exponent | git exponent |")
     print("|---|---:|---:|")
     for case in CASES:
-        docver_exp = exponent([(n, results[n][case][0][0]) for n in sizes])
-        git_exp = exponent([(n, results[n][case][1][0]) for n in sizes])
+        docver_exp = fit_exponent([(n, results[n][case][0][0]) for n in sizes]) if len(sizes) > 1 else None
+        git_exp = fit_exponent([(n, results[n][case][1][0]) for n in sizes]) if len(sizes) > 1 else None
         print("| %s | %s | %s |" % (case, "%.2f" % docver_exp if docver_exp is not None else "-",
                                     "%.2f" % git_exp if git_exp is not None else "-"))
     # Removed at the end, not between sizes: ext4 creates files slowly for a while after a

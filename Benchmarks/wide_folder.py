@@ -6,7 +6,6 @@ commit. See Benchmarks/README.md.
     python3 Benchmarks/wide_folder.py --docver .build/release/docver [--sizes 20000,60000,200000]
 """
 
-import argparse
 import json
 import math
 import os
@@ -17,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from docverbench.cli import size_script_parser
 
 
 def run(command, cwd=None, stdin=None, env=None):
@@ -100,12 +99,8 @@ def exponent(rows, key, field):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--docver", required=True, help="the docver binary (a release build)")
-    parser.add_argument("--sizes", default="20000,60000,200000", help="entries in the pushed folder, comma-separated")
-    parser.add_argument("--work", default=str(ROOT / "bench-work" / "wide"), help="scratch folder (emptied per size)")
+    parser = size_script_parser(__doc__.splitlines()[0], "20000,60000,200000", "entries in the pushed folder", "wide")
     parser.add_argument("--timeout", type=float, default=600, help="seconds before a sync counts as not finished")
-    parser.add_argument("--json", help="also write the rows to this file")
     parser.add_argument("--diverged", action="store_true",
                         help="alice also has an unsynced edit, so her sync integrates bob's save")
     parser.add_argument("--prepare-only", action="store_true",

@@ -9,6 +9,17 @@ from . import __doc__ as OVERVIEW
 from .runner import Bench
 
 
+def size_script_parser(description, sizes, sizes_help, work):
+    """The flags the one-file scripts that grow a case over sizes share (growth.py,
+    wide_folder.py): the docver binary, the sizes, a scratch folder, a JSON copy."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--docver", required=True, help="the docver binary (a release build)")
+    parser.add_argument("--sizes", default=sizes, help=sizes_help + ", comma-separated")
+    parser.add_argument("--work", default=str(REPO / "bench-work" / work), help="scratch folder")
+    parser.add_argument("--json", help="also write the figures to this file")
+    return parser
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=OVERVIEW.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
