@@ -16,6 +16,14 @@ extension Container {
             var changed: [DocumentChange]?
             if let lock = FileLock.ifFree(path: files.lock) {
                 defer { lock.unlock() }
+                // What a killed sync leaves before any write intent, which plain git trips on:
+                // an index lock would keep this refresh, and git's own commands, from writing
+                // the index.
+                if StaleLock.removeIfStale(gitDirectory + "/index.lock") {
+                    onRepair?("removed a stale lock file that no process held: .git/index.lock")
+                }
+                // Likewise a fetched branch a killed sync named but never received.
+                try? repairDanglingTrackingBranches(repository)
                 changed = try? changedDocuments(since: headTree, in: repository, refreshIndex: true)
             }
             let changes = try changed ?? changedDocuments(since: headTree, in: repository)

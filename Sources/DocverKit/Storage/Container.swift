@@ -154,6 +154,17 @@ public struct Container: Sendable {
         }
     }
 
+    /// Removes the remote-tracking branches whose commit is missing: a sync killed after its
+    /// fetch named them and before it moved their objects in from the quarantine
+    /// (Repository+Incoming.swift) leaves them, and `git fsck` and `git log --all` then fail.
+    /// Nothing is lost: those objects were never admitted, and the next fetch brings them again.
+    func repairDanglingTrackingBranches(_ repository: Repository) throws {
+        for (name, target) in try repository.references(matching: RefName.allTrackingBranches) where try !repository.objectExists(target) {
+            try repository.deleteReference(name, expected: target)
+            onRepair?("removed \(name), which named a commit a killed sync never received (the next sync fetches it again)")
+        }
+    }
+
     /// An index file of zero bytes (a crash of some other tool, a full disk) makes libgit2
     /// fail with "failed to read index … no longer exists"; it is rebuilt from this device's
     /// head, with a message.

@@ -234,11 +234,7 @@ extension Container {
     /// error is thrown.
     private func receive(_ names: [String], report: inout SyncReport, progress: TransferProgressHandler?,
                          collectingFailures: Bool, in repository: Repository) throws -> (reached: [String], admitted: Set<ObjectID>) {
-        // A fetched head whose objects are missing was received into a quarantine that a
-        // killed process never moved in: forget it, the fetch brings it again.
-        for (name, target) in try repository.references(matching: RefName.allTrackingBranches) where try !repository.objectExists(target) {
-            try repository.deleteReference(name, expected: target)
-        }
+        try repairDanglingTrackingBranches(repository)
         let incoming = try DocverError.wrapping { try repository.createIncomingObjects() }
         defer { try? FileManager.default.removeItem(atPath: incoming) }
         let view = try repository.receiving(into: incoming)

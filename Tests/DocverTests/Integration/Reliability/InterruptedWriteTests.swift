@@ -145,6 +145,39 @@ import Testing
         #expect(try runGit(["status", "--porcelain"], in: alice.root).isEmpty)
     }
 
+    /// The crash harness's long profile: a sync killed while its first save held
+    /// `index.lock`, before any write intent, left the lock, and `status` (which takes the
+    /// writer lock only to finish an intent) left it too, so `git status` and `git add` failed
+    /// until the next docver write.
+    @Test func statusRemovesAStaleIndexLock() throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("first\n", to: "a.txt")
+        FileManager.default.createFile(atPath: alice.root.path + "/.git/index.lock", contents: Data())
+        let status = try docver("status", in: alice.root)
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.stderr.contains("warning: removed a stale lock file that no process held: .git/index.lock"), "\(status.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: alice.root.path + "/.git/index.lock"))
+        #expect(try runGit(["status", "--porcelain"], in: alice.root).isEmpty)
+    }
+
+    /// The crash harness's long profile: a sync killed after its fetch named bob's branch and
+    /// before it moved the objects in from the quarantine left a remote-tracking branch naming
+    /// a missing commit; `git fsck --strict` and `git log --all` failed until the next sync.
+    @Test func statusRemovesATrackingBranchWhoseCommitNeverArrived() throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        try alice.saveText("first\n", to: "a.txt")
+        let reference = alice.root.path + "/.git/refs/remotes/origin/docver/bob"
+        try FileManager.default.createDirectory(atPath: (reference as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data("e30aeb6484c4bccaa3663e09d53680b3a2c15be9\n".utf8).write(to: URL(fileURLWithPath: reference))
+        let status = try docver("status", in: alice.root)
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.stderr.contains("removed refs/remotes/origin/docver/bob"), "\(status.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: reference))
+        try expectFsckClean(alice.root)
+    }
+
     /// The agent's SIGKILL profile (release CI run): a fetch killed while it updated the
     /// remote-tracking branches left `refs/remotes/origin/docver/alice.lock`, and every later
     /// sync failed with "failed to lock file". Such locks are stale lock files too.
