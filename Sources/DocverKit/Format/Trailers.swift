@@ -22,8 +22,7 @@ enum Trailer {
     /// conflict record with its base between them).
     static let documentRecords = [conflict, resolved, removed, replaced, restored]
 
-    /// The records that are a device's explicit decision about a document in conflict.
-    static let decisionRecords: Set<String> = [resolved, removed, replaced]
+    // The records that are a device's explicit decision: ``Decision/Kind``.
 }
 
 /// A commit message in docver's format: subject, body lines, then one paragraph of trailers.

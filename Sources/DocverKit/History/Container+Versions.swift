@@ -74,9 +74,8 @@ extension Container {
             // A version introduces the document's state, or is a device's explicit decision
             // about it (a resolution that kept a state: it is listed when another device's
             // decision disagreed).
-            let isDecision = try repository.commit(commitID).trailers.contains { trailer in
-                Trailer.decisionRecords.contains(trailer.key) && VersionRecord(trailerValue: trailer.value)?.path.bytesEqual(document.path) == true
-            }
+            // (Only an honoured decision, R26: records typed into a plain commit decide nothing.)
+            let isDecision = try repository.commit(commitID).decision.isAbout(document.path)
             guard try isDecision || graph.introducingCommit(of: document.path, from: commitID) == commitID else {
                 try refuseMissing(document, in: repository)
                 throw DocverError.versionOfAnotherDocument(version: id, document: document.path)

@@ -406,10 +406,13 @@ struct VersionGraph {
                 result.append(predecessor)
             }
         }
-        let decided = try decidedVersions(in: commit, path: path).filter { !result.contains($0) && $0 != version }
+        let decision = commit.decision
+        let decided = try decision.versions(of: path).filter { id in
+            try !result.contains(id) && id != version && repository.objectExists(id) && isDescendant(commit.id, of: id)
+        }
         guard !decided.isEmpty else { return result }
         let all = result + decided
-        guard try !isMergeResolution(commit) else { return all }
+        guard !decision.isMergeResolution else { return all }
         func state(_ id: ObjectID) throws -> EntryState? {
             try repository.tree(repository.commit(id).treeID).documentEntry(atPath: path).map(EntryState.init)
         }
@@ -419,23 +422,8 @@ struct VersionGraph {
     }
 
     /// True for a merge resolution: made from every version it names.
-    func isMergeResolution(_ commit: Commit) throws -> Bool {
-        commit.trailers.contains { $0.key == Trailer.strategy && $0.value == "merge" }
-    }
-
-    /// The versions of `path` a commit's honoured decision records name (resolved, removed,
-    /// replaced), that exist and are ancestors of the commit.
-    private func decidedVersions(in commit: Commit, path: String) throws -> [ObjectID] {
-        let trailers = commit.trailers
-        let trust = RecordTrust(trailers)
-        var result: [ObjectID] = []
-        for trailer in trailers where Trailer.decisionRecords.contains(trailer.key) && trust.honours(trailer.key) {
-            guard let record = VersionRecord(trailerValue: trailer.value), record.path.bytesEqual(path),
-                  let id = ObjectID(hex: record.version), !result.contains(id),
-                  try repository.objectExists(id), try isDescendant(commit.id, of: id) else { continue }
-            result.append(id)
-        }
-        return result
+    func isMergeResolution(_ commit: Commit) -> Bool {
+        commit.decision.isMergeResolution
     }
 
     /// The best common ancestor of two versions of a document in its version graph (the
@@ -542,5 +530,36 @@ struct VersionGraph {
             }
         }
         return false
+    }
+}
+
+// MARK: - Decisions on a line
+
+extension VersionGraph {
+    /// The newest explicit decision about each document on the line from `head` back to
+    /// `base` (exclusive): commits carrying `Docver-Resolved`, `Docver-Removed` or
+    /// `Docver-Replaced` records. Of concurrent decisions the line holds (its devices' lines
+    /// met and one decision won), the newest one that kept the state the head holds: the
+    /// losing one is already recorded, and taking it for the side would leave the winner's
+    /// decision unrecorded when the side loses (R9; pinned by `replayedFindingsStayFixed`).
+    /// Cost: the commits since the base.
+    func decisions(from head: ObjectID, since base: ObjectID?) throws -> [DocumentPath: ObjectID] {
+        var found: [DocumentPath: [ObjectID]] = [:]
+        let walk = try repository.revwalk(from: [head], hiding: base.map { [$0] } ?? [], topological: true)
+        while let id = try walk.next() {
+            for document in try repository.commit(id).decision.documents {
+                found[document, default: []].append(id)
+            }
+        }
+        let headTree = try repository.tree(repository.commit(head).treeID)
+        var result: [DocumentPath: ObjectID] = [:]
+        for (document, ids) in found {
+            guard ids.count > 1 else { result[document] = ids[0]; continue }
+            let held = try headTree.documentEntry(atPath: document.path).map(EntryState.init)
+            result[document] = try ids.first { id in
+                try repository.tree(repository.commit(id).treeID).documentEntry(atPath: document.path).map(EntryState.init) == held
+            } ?? ids[0]
+        }
+        return result
     }
 }

@@ -39,7 +39,7 @@ struct ConflictCache {
             let trailers = commit.trailers
             // (Only commits that carry decisions have a signature worth checking.)
             let signed = try policy.map { policy in
-                try !trailers.contains { Trailer.decisionRecords.contains($0.key) } || policy.verifies(commit, trailers: trailers, in: repository)
+                try !Decision(trailers: trailers).carriesRecords || policy.verifies(commit, trailers: trailers, in: repository)
             } ?? true
             try state.absorb(trailers, decisionsSigned: signed) { version, path in
                 try Self.isVersion(version, of: path, in: repository)
@@ -73,12 +73,7 @@ struct ConflictCache {
         for parent in commit.parentIDs where try repository.tree(repository.commit(parent).treeID).documentEntry(atPath: path) != nil {
             return true
         }
-        let trailers = commit.trailers
-        let trust = RecordTrust(trailers)
-        return trailers.contains { trailer in
-            Trailer.decisionRecords.contains(trailer.key) && trust.honours(trailer.key)
-                && VersionRecord(trailerValue: trailer.value)?.path.bytesEqual(path) == true
-        }
+        return commit.decision.isAbout(path)
     }
 
     /// Raised whenever the rules that compute the listing change, so that a listing cached by

@@ -26,21 +26,22 @@ struct ConflictState: Codable, Equatable {
     /// denies are ignored.
     mutating func absorb(_ trailers: [(key: String, value: String)], decisionsSigned: Bool = true,
                          exists: (_ version: String, _ path: String) throws -> Bool) rethrows {
+        // R25: conflict records count only in integrations.
         let trust = RecordTrust(trailers, decisionsSigned: decisionsSigned)
-        for trailer in trailers where [Trailer.conflict, Trailer.resolved, Trailer.removed].contains(trailer.key) {
-            guard trust.honours(trailer.key) else { ignored.insert("\(trailer.key): \(trailer.value)"); continue }
-            switch trailer.key {
-            case Trailer.conflict:
-                guard let record = ConflictRecord(trailerValue: trailer.value), try exists(record.version, record.path) else {
-                    ignored.insert("\(trailer.key): \(trailer.value)"); continue
-                }
-                conflicts.insert(record)
-            default:
-                guard let record = VersionRecord(trailerValue: trailer.value), try exists(record.version, record.path) else {
-                    ignored.insert("\(trailer.key): \(trailer.value)"); continue
-                }
-                if trailer.key == Trailer.resolved { resolved.insert(record) } else { removed.insert(record) }
+        for trailer in trailers where trailer.key == Trailer.conflict {
+            guard trust.honours(trailer.key), let record = ConflictRecord(trailerValue: trailer.value),
+                  try exists(record.version, record.path) else {
+                ignored.insert("\(trailer.key): \(trailer.value)"); continue
             }
+            conflicts.insert(record)
+        }
+        // R26, R27: decision records count only in docver's own saves and resolutions, and
+        // only when they name a version of their document. (A replace closes no conflict.)
+        let decision = Decision(trailers: trailers, decisionsSigned: decisionsSigned)
+        for record in decision.ignored where record.kind != .replaced { ignored.insert(record.text) }
+        for record in decision.records where record.kind != .replaced {
+            guard try exists(record.version.version, record.version.path) else { ignored.insert(record.text); continue }
+            if record.kind == .resolved { resolved.insert(record.version) } else { removed.insert(record.version) }
         }
     }
 

@@ -38,8 +38,7 @@ struct PlainMerge {
         let base = try repository.mergeBase(of: commit.parentIDs)
         // A parent's explicit decision about a document (a resolution that kept its state
         // changes no tree) is that parent's version when the other side never saw it.
-        let integrator = Integrator(repository: repository, index: graph.index)
-        let decisions = documents.isEmpty ? [] : try commit.parentIDs.map { try integrator.decisions(from: $0, since: base) }
+        let decisions = documents.isEmpty ? [] : try commit.parentIDs.map { try graph.decisions(from: $0, since: base) }
         var records: [ConflictRecord] = []
         for document in documents.sorted() {
             let path = document.path

@@ -159,18 +159,19 @@ extension Container {
         for id in commits {
             let trailers = try repository.commit(id).trailers
             let trust = RecordTrust(trailers)
-            for trailer in trailers where Trailer.documentRecords.contains(trailer.key) && trust.honours(trailer.key) {
-                var named: [String] = []
+            var named: [String] = []
+            for trailer in trailers where trust.honours(trailer.key) {
                 if trailer.key == Trailer.conflict, let record = ConflictRecord(trailerValue: trailer.value) {
-                    named = [record.version] + [record.base].compactMap { $0 }
-                } else if let record = VersionRecord(trailerValue: trailer.value) {
-                    named = [record.version]
+                    named += [record.version] + [record.base].compactMap { $0 }
+                } else if trailer.key == Trailer.restored, let record = VersionRecord(trailerValue: trailer.value) {
+                    named.append(record.version)
                 }
-                for hex in named {
-                    guard let version = ObjectID(hex: hex), reachable[version] == nil, try database.header(version) != nil else { continue }
-                    throw DocverError.garbageCollectionFailed(
-                        "version \(hex.prefix(12)) named by commit \(id.hex.prefix(12)) is reachable from no reference; nothing was pruned")
-                }
+            }
+            named += Decision(trailers: trailers).records.map(\.version.version)
+            for hex in named {
+                guard let version = ObjectID(hex: hex), reachable[version] == nil, try database.header(version) != nil else { continue }
+                throw DocverError.garbageCollectionFailed(
+                    "version \(hex.prefix(12)) named by commit \(id.hex.prefix(12)) is reachable from no reference; nothing was pruned")
             }
         }
     }

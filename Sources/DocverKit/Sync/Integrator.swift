@@ -55,7 +55,7 @@ struct Integrator {
         for documents in changedBySide { for document in documents { changedOn[document, default: 0] += 1 } }
         // Explicit decisions (resolutions, replacements) count as changes of the document
         // they name: two sides that decided differently must meet, not override in silence.
-        let decisions = try candidates.map { try self.decisions(from: $0, since: base) }
+        let decisions = try candidates.map { try graph.decisions(from: $0, since: base) }
         var involved: [DocumentPath: Int] = [:]
         for index in candidates.indices {
             for document in changedBySide[index].union(decisions[index].keys) { involved[document, default: 0] += 1 }
@@ -67,16 +67,19 @@ struct Integrator {
                                          changedBySide: changedBySide, graph: graph)
         let disputed = Set(decisions.flatMap(\.keys).filter { (involved[$0] ?? 0) > 1 }).union(hidden.joined())
         if !disputed.isEmpty {
-            merger.decisions = decisions
             merger.disputed = disputed
-            merger.hiddenDeletions = hidden
+            for index in candidates.indices {
+                merger.sides[index].decisions = decisions[index]
+                merger.sides[index].hiddenDeletions = hidden[index]
+            }
         }
         let contested = Set(changedOn.filter { $0.value > 1 }.keys).union(disputed)
         if !contested.isEmpty {
             // A side's version of a document it did not change is never asked for: skip it.
-            merger.versionTable = try candidates.indices.map { index in
-                try graph.introducingCommits(of: contested.intersection(changedBySide[index].union(decisions[index].keys).union(hidden[index])),
-                                             from: candidates[index])
+            for index in candidates.indices {
+                merger.sides[index].versions = try graph.introducingCommits(
+                    of: contested.intersection(changedBySide[index].union(decisions[index].keys).union(hidden[index])),
+                    from: candidates[index])
             }
         }
         var tree = try merger.mergeFolder(base: baseTree, sides: sideTrees, prefix: "") ?? ObjectID.emptyTree
@@ -169,39 +172,6 @@ extension Integrator {
                 }
                 if deleted { result[index].insert(document) }
             }
-        }
-        return result
-    }
-
-    /// The newest explicit decision about each document on the line from `head` back to
-    /// `base` (exclusive): commits carrying `Docver-Resolved`, `Docver-Removed` or
-    /// `Docver-Replaced` records. Of concurrent decisions the line holds (its devices' lines
-    /// met and one decision won), the newest one that kept the state the head holds: the
-    /// losing one is already recorded, and taking it for the side would leave the winner's
-    /// decision unrecorded when the side loses (a finding of the fuzz test, replayed by
-    /// `replayedFindingsStayFixed`). Cost: the commits since the base.
-    func decisions(from head: ObjectID, since base: ObjectID?) throws -> [DocumentPath: ObjectID] {
-        var found: [DocumentPath: [ObjectID]] = [:]
-        let walk = try repository.revwalk(from: [head], hiding: base.map { [$0] } ?? [], topological: true)
-        while let id = try walk.next() {
-            let commit = try repository.commit(id)
-            let trailers = commit.trailers
-            let trust = RecordTrust(trailers)
-            for trailer in trailers where Trailer.decisionRecords.contains(trailer.key) && trust.honours(trailer.key) {
-                guard let record = VersionRecord(trailerValue: trailer.value) else { continue }
-                let document = DocumentPath(trusted: record.path)
-                guard found[document]?.last != id else { continue }
-                found[document, default: []].append(id)
-            }
-        }
-        let headTree = try repository.tree(repository.commit(head).treeID)
-        var result: [DocumentPath: ObjectID] = [:]
-        for (document, ids) in found {
-            guard ids.count > 1 else { result[document] = ids[0]; continue }
-            let held = try headTree.documentEntry(atPath: document.path).map(EntryState.init)
-            result[document] = try ids.first { id in
-                try repository.tree(repository.commit(id).treeID).documentEntry(atPath: document.path).map(EntryState.init) == held
-            } ?? ids[0]
         }
         return result
     }

@@ -15,26 +15,36 @@ struct TreeMerger {
     let heads: [ObjectID]
     let base: ObjectID?
     var records: [ConflictRecord] = []
-    /// Per head (same order as `heads`), the version commits of the contested documents.
-    var versionTable: [[DocumentPath: ObjectID]] = []
-    /// Per head (same order as `heads`), the newest explicit decision (a resolution or a
-    /// replace) each side made about a document since the base: path → commit.
-    var decisions: [[DocumentPath: ObjectID]] = []
+    /// One per head, in the order of `heads`.
+    var sides: [Side]
     /// Documents a decision makes contested although the tree shortcuts would not see it:
     /// a side that kept the current version changed no tree, yet its decision counts.
     var disputed: Set<DocumentPath> = []
-    /// Per head (same order as `heads`), the documents its line created and deleted again
-    /// since a base that never had them: a deletion its tree does not show (Integrator).
-    var hiddenDeletions: [Set<DocumentPath>] = []
     /// Edits that follow a rename made on another side: new path → the path the edit was
     /// made at, its entry and its version.
     var renamedEdits: [DocumentPath: (from: String, state: EntryState, version: ObjectID)] = [:]
     private var renameCache: [Int: [ByteString: String]] = [:]
 
+    /// One head taking part in the merge (docs/MODEL.md, "Sides"): what its line did since
+    /// the base that its tree does not show, and what is known ahead about its versions.
+    struct Side {
+        let head: ObjectID
+        /// The newest explicit decision (a resolution or a replace) its line made about each
+        /// document since the base (R8): document → commit.
+        var decisions: [DocumentPath: ObjectID] = [:]
+        /// The documents its line created and deleted again since a base that never had them:
+        /// a deletion its tree does not show (R18).
+        var hiddenDeletions: Set<DocumentPath> = []
+        /// The version commits (R4) of the contested documents it changed or decided, found in
+        /// one pass; a document missing here is walked for when asked.
+        var versions: [DocumentPath: ObjectID] = [:]
+    }
+
     init(graph: VersionGraph, heads: [ObjectID], base: ObjectID?) {
         self.graph = graph
         self.heads = heads
         self.base = base
+        sides = heads.map { Side(head: $0) }
     }
 
     /// A document's state on one side; nil: absent.
@@ -119,12 +129,12 @@ struct TreeMerger {
         // one a side decided to keep (a resolution that kept it changed no tree).
         if let fileMerged {
             let holders = fileSlots.indices.filter { Self.same(fileSlots[$0], fileMerged) }
-            let deciders = holders.filter { !decisions.isEmpty && decisions[$0][DocumentPath(trusted: path)] != nil }
+            let deciders = holders.filter { sides[$0].decisions[DocumentPath(trusted: path)] != nil }
             if let index = Self.same(fileMerged, fileBase) ? deciders.first : holders.first {
-                let known = versionTable.isEmpty ? nil : versionTable[index][DocumentPath(trusted: path)]
+                let known = sides[index].versions[DocumentPath(trusted: path)]
                 let introduced = try known ?? graph.introducingCommit(of: path, from: heads[index])
                 var version = introduced
-                if let decision = decisions.isEmpty ? nil : decisions[index][DocumentPath(trusted: path)],
+                if let decision = sides[index].decisions[DocumentPath(trusted: path)],
                    try standsForSide(decision, introduced: introduced, state: fileMerged, path: path) {
                     version = decision
                 }
@@ -163,10 +173,10 @@ struct TreeMerger {
         var versions: [ObjectID: Slot] = [:]
         var decisionIDs: Set<ObjectID> = []
         for (index, slot) in slots.enumerated() {
-            let decision = decisions.isEmpty ? nil : decisions[index][DocumentPath(trusted: path)]
-            let hiddenDeletion = !hiddenDeletions.isEmpty && hiddenDeletions[index].contains(DocumentPath(trusted: path))
+            let decision = sides[index].decisions[DocumentPath(trusted: path)]
+            let hiddenDeletion = sides[index].hiddenDeletions.contains(DocumentPath(trusted: path))
             guard !Self.same(slot, baseSlot) || decision != nil || hiddenDeletion else { continue }
-            let known = versionTable.isEmpty ? nil : versionTable[index][DocumentPath(trusted: path)]
+            let known = sides[index].versions[DocumentPath(trusted: path)]
             var introduced = try known ?? graph.introducingCommit(of: path, from: heads[index])
             // A side that holds the base's state and takes part through its decision may have
             // saved that state again since the base (an undo, a copy): the version walk names
@@ -278,12 +288,7 @@ struct TreeMerger {
     }
 
     private func isDecision(_ commitID: ObjectID, about path: String) throws -> Bool {
-        let trailers = try repository.commit(commitID).trailers
-        let trust = RecordTrust(trailers)
-        return trailers.contains { trailer in
-            Trailer.decisionRecords.contains(trailer.key) && trust.honours(trailer.key)
-                && VersionRecord(trailerValue: trailer.value)?.path.bytesEqual(path) == true
-        }
+        try repository.commit(commitID).decision.isAbout(path)
     }
 
     /// Where a document went on a side that removed it, if libgit2 sees a pure rename there.

@@ -177,3 +177,25 @@ import Testing
         try expectConverged([alice, bob])
     }
 }
+
+extension PlainGitTests {
+    /// R26 for the commands that name a version (`show`, `restore`, `replace`): a plain commit
+    /// that changed another document but carries a decision record typed by hand about
+    /// `notes.txt` is no version of `notes.txt` (docs/MODEL.md, finding F8).
+    @Test func aDecisionRecordTypedIntoAPlainCommitMakesNoVersionOfItsDocument() throws {
+        let scratch = try Scratch()
+        let (alice, _, notes) = try twoDevicesInConflict(scratch)
+        let open = try alice.unresolvedConflictVersions(of: notes).map(\.id)
+        try #require(open.count == 1)
+        try alice.write("tidied\n", to: "other.txt")
+        _ = try alice.git(["add", "other.txt"])
+        _ = try alice.git(["commit", "-q", "-m", "tidy up\n\nDocver-Resolved: \(open[0]) notes.txt\n"])
+        let plain = try alice.git(["rev-parse", "HEAD"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(throws: DocverError.versionOfAnotherDocument(version: plain, document: "notes.txt")) {
+            try alice.version(plain, of: notes)
+        }
+        // A resolution docver made is a version of the document it decided about.
+        let resolution = try alice.markResolved(notes)
+        #expect(try alice.version(resolution.id, of: notes).id == resolution.id)
+    }
+}
