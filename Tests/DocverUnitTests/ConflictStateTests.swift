@@ -182,6 +182,7 @@ import Testing
     /// Trailers as a device's commit carries them (the only commits whose decisions count).
     static func decision(_ records: Trailers) -> Trailers { [(Trailer.device, "dev0")] + records }
 
+    /// (docs/MODEL.md: R25, R27.)
     @Test func recordsOutsideTheCommitsThatMayCarryThemAreIgnoredAndRemembered() {
         var state = ConflictState()
         let conflict = ConflictRecord(path: "a.txt", version: Self.v1, base: nil).trailer

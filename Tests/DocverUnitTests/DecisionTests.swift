@@ -10,6 +10,7 @@ import Testing
     /// counts only in a commit that names its device, was not made with plain `git commit`,
     /// and whose signature holds; a malformed one never counts; every other decision record
     /// is ignored, and other trailers are neither.
+    /// (docs/MODEL.md: R26.)
     @Test(arguments: Seeds.make(6, salt: 40))
     func recordsCountExactlyWhereTheRulesSay(seed: UInt64) {
         var random = SeededRandom(seed: seed)

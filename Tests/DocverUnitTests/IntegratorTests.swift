@@ -33,6 +33,7 @@ import Testing
 
     // MARK: Which heads take part
 
+    /// (docs/MODEL.md: R30.)
     @Test func aHeadThatContainsTheOthersIsAFastForward() throws {
         let scratch = try TempRepository()
         let first = try scratch.commit(["a.txt": "1"], at: 0)
@@ -113,6 +114,7 @@ import Testing
         #expect(commit.message.contains("Docver-Conflict: \(alice.hex) \(base.hex) b%20b.txt"), "paths are percent-encoded")
     }
 
+    /// (docs/MODEL.md: R30.)
     @Test func integrationIsTheSameWhateverTheOrderOfTheHeads() throws {
         let scratch = try TempRepository()
         let forked = try Forked(scratch)
@@ -126,6 +128,7 @@ import Testing
         #expect(results.isDisjoint(with: forked.heads), "a new integration commit, not one of the heads")
     }
 
+    /// (docs/MODEL.md: R30.)
     @Test func twoRepositoriesWithTheSameHeadsWriteTheSameCommit() throws {
         let one = try TempRepository("one"), two = try TempRepository("two")
         let forkedOne = try Forked(one), forkedTwo = try Forked(two)
@@ -136,6 +139,7 @@ import Testing
         #expect(a.conflicts == b.conflicts)
     }
 
+    /// (docs/MODEL.md: R7.)
     @Test func integratingTheIntegrationWithItsParentsIsAFastForward() throws {
         let scratch = try TempRepository()
         let forked = try Forked(scratch)
@@ -144,6 +148,7 @@ import Testing
         #expect(try integrator.integrate(forked.heads, into: merged).head == merged)
     }
 
+    /// (docs/MODEL.md: R3.)
     @Test func recordedBaseIsTheOctopusMergeBase() throws {
         let scratch = try TempRepository()
         let root = try scratch.commit(["doc.txt": "0", "x.txt": "0"], at: 0)
@@ -176,6 +181,7 @@ import Testing
 
     // MARK: Renames and reuse
 
+    /// (docs/MODEL.md: R23.)
     @Test func anEditFollowsARenameMadeOnAnotherSide() throws {
         let scratch = try TempRepository()
         let text = (1...40).map { "line \($0) of a document long enough for rename detection" }.joined(separator: "\n") + "\n"
@@ -187,6 +193,7 @@ import Testing
         #expect(result.conflicts.isEmpty)
     }
 
+    /// (docs/MODEL.md: R23.)
     @Test func anEditDoesNotFollowARenameOntoANameAnotherSideTook() throws {
         let scratch = try TempRepository()
         let text = (1...40).map { "line \($0) of a document long enough for rename detection" }.joined(separator: "\n") + "\n"

@@ -54,6 +54,7 @@ import Testing
 
     static let idA = String(repeating: "a", count: 40), idD = String(repeating: "d", count: 40)
 
+    /// (docs/MODEL.md: R27.)
     @Test func idsThatAreNotFullLowercaseCommitIDsAreMalformed() {
         for id in ["abc", String(repeating: "A", count: 40), String(repeating: "a", count: 39), String(repeating: "g", count: 40),
                    String(repeating: "a", count: 41)] {

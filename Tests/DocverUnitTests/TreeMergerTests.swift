@@ -23,6 +23,7 @@ import Testing
 
     // MARK: No contest
 
+    /// (docs/MODEL.md: R3.)
     @Test func identicalSidesGiveTheSameTree() throws {
         let scratch = try TempRepository()
         let base = try scratch.commit(["a.txt": "1", "dir/b.txt": "2"], at: 0)
@@ -34,6 +35,7 @@ import Testing
         #expect(merged.records.isEmpty, "two devices saving identical contents is one state, not a conflict")
     }
 
+    /// (docs/MODEL.md: R6.)
     @Test func aChangeOnOneSideOnlyIsTaken() throws {
         let scratch = try TempRepository()
         let base = try scratch.commit(["a.txt": "1", "dir/b.txt": "2"], at: 0)
@@ -44,6 +46,7 @@ import Testing
         #expect(merged.records.isEmpty)
     }
 
+    /// (docs/MODEL.md: R6.)
     @Test func disjointChangesOnSeveralSidesAllLand() throws {
         let scratch = try TempRepository()
         let base = try scratch.commit(["a.txt": "a", "b.txt": "b", "dir/x.txt": "x", "dir/y.txt": "y", "gone/z.txt": "z"], at: 0)
@@ -68,6 +71,7 @@ import Testing
 
     // MARK: The current-version rule
 
+    /// (docs/MODEL.md: R2.)
     @Test func theLatestAuthorDateWinsAndTheLoserIsRecordedAgainstTheMergeBase() throws {
         let scratch = try TempRepository()
         let base = try scratch.commit(["a.txt": "base"], at: 0)
@@ -81,6 +85,7 @@ import Testing
         }
     }
 
+    /// (docs/MODEL.md: R2.)
     @Test func theCommitterDateDoesNotDecide() throws {
         let scratch = try TempRepository()
         let base = try scratch.commit(["a.txt": "base"], at: 0)
@@ -91,6 +96,7 @@ import Testing
         #expect(merged.records.map(\.version) == [alice.hex])
     }
 
+    /// (docs/MODEL.md: R2.)
     @Test func onTheSameSecondTheGreaterDeviceIDWins() throws {
         let scratch = try TempRepository()
         let base = try scratch.commit(["a.txt": "base"], at: 0)
@@ -111,6 +117,7 @@ import Testing
         #expect(try Self.files(scratch, merged) == ["a.txt": "alice"])
     }
 
+    /// (docs/MODEL.md: R2.)
     @Test func onTheSameSecondAndDeviceTheGreaterVersionIDWins() throws {
         let scratch = try TempRepository()
         let base = try scratch.commit(["a.txt": "base"], at: 0)
@@ -122,6 +129,7 @@ import Testing
         #expect(merged.records == [ConflictRecord(path: "a.txt", version: loser.hex, base: base.hex)])
     }
 
+    /// (docs/MODEL.md: R2.)
     @Test func versionsAreDatedByTheCommitThatIntroducedThemNotByTheHead() throws {
         let scratch = try TempRepository()
         let base = try scratch.commit(["a.txt": "base", "b.txt": "b"], at: 0)
@@ -133,6 +141,7 @@ import Testing
         #expect(merged.records == [ConflictRecord(path: "a.txt", version: aliceEdit.hex, base: base.hex)])
     }
 
+    /// (docs/MODEL.md: R3.)
     @Test func aDocumentAddedOnTwoSidesIsRecordedWithoutABase() throws {
         let scratch = try TempRepository()
         let base = try scratch.commit(["other.txt": "o"], at: 0)
@@ -142,6 +151,7 @@ import Testing
         #expect(merged.records == [ConflictRecord(path: "new.txt", version: alice.hex, base: nil)])
     }
 
+    /// (docs/MODEL.md: R1, R16.)
     @Test func aModificationBeatsALaterDeletion() throws {
         let scratch = try TempRepository()
         let base = try scratch.commit(["a.txt": "base", "b.txt": "b"], at: 0)
@@ -154,6 +164,7 @@ import Testing
         }
     }
 
+    /// (docs/MODEL.md: R1.)
     @Test func amongSeveralModificationsTheDeletionStillLosesAndEveryLoserIsRecorded() throws {
         let scratch = try TempRepository()
         let base = try scratch.commit(["a.txt": "base"], at: 0)
@@ -166,6 +177,7 @@ import Testing
                                         ConflictRecord(path: "a.txt", version: carol.hex, base: base.hex)])
     }
 
+    /// (docs/MODEL.md: R7.)
     @Test func aVersionAnotherSideDescendsFromIsSupersededEvenWhenNewer() throws {
         let scratch = try TempRepository()
         let base = try scratch.commit(["a.txt": "base", "b.txt": "b", "c.txt": "c"], at: 0)
@@ -183,6 +195,7 @@ import Testing
 
     // MARK: Documents and folders
 
+    /// (docs/MODEL.md: R20.)
     @Test func aPackageIsOneDocumentButAPlainFolderMergesFileByFile() throws {
         let scratch = try TempRepository()
         let base = try scratch.commit(["trip.pkg/x": "x", "trip.pkg/y": "y", "plain/x": "x", "plain/y": "y"], at: 0)
@@ -193,6 +206,7 @@ import Testing
         #expect(merged.records == [ConflictRecord(path: "trip.pkg", version: alice.hex, base: base.hex)])
     }
 
+    /// (docs/MODEL.md: R20.)
     @Test func aNestedPackageIsDecidedAtItsOwnPath() throws {
         let scratch = try TempRepository()
         let base = try scratch.commit(["notes/trip.pkg/x": "x", "notes/trip.pkg/y": "y"], at: 0)
@@ -220,6 +234,7 @@ import Testing
         #expect(try scratch.entry("b.txt", inTree: tree) == scratch.entry("b.txt", at: bob))
     }
 
+    /// (docs/MODEL.md: R6.)
     @Test func aFolderChangedOnOneSideOnlyIsTakenWithoutBeingRead() throws {
         let scratch = try TempRepository()
         let base = try scratch.commit(["a.txt": "a", "outer/inner/deep.txt": "deep", "outer/o.txt": "o"], at: 0)

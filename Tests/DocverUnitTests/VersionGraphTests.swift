@@ -46,6 +46,7 @@ import Testing
         #expect(version.isDeletion && version.commitID == c[5])
     }
 
+    /// (docs/MODEL.md: R5.)
     @Test func aDocumentNeverSavedHasNoCurrentVersion() throws {
         let scratch = try TempRepository()
         let c = try Linear(scratch)
@@ -56,6 +57,7 @@ import Testing
         #expect(try graph.currentVersion(of: DocumentPath("dir/c.txt"), at: c[1]) == nil)
     }
 
+    /// (docs/MODEL.md: R5.)
     @Test func historyListsEarlierVersionsNewestFirstAndStopsAtTheCreation() throws {
         let scratch = try TempRepository()
         let c = try Linear(scratch)
@@ -82,6 +84,7 @@ import Testing
 
     // MARK: Merges
 
+    /// (docs/MODEL.md: R4.)
     @Test func atAMergeTheWalkFollowsTheParentWithTheSameState() throws {
         let scratch = try TempRepository()
         let base = try scratch.commit(["a.txt": "1", "b.txt": "1"], at: 0)
@@ -108,6 +111,7 @@ import Testing
         #expect(try graph.introducingCommit(of: "a.txt", from: scratch.merge([bob, alice], tree: tree, at: 30)) == bob)
     }
 
+    /// (docs/MODEL.md: R4.)
     @Test func aDeletionJoinedWithALineThatNeverHadTheDocumentIsKept() throws {
         // FORMAT.md's refinement: the first parent never had the document; the second deleted it.
         let scratch = try TempRepository()
@@ -124,6 +128,7 @@ import Testing
         #expect(try graph.introducingCommit(of: "nothing.txt", from: merge) == root)
     }
 
+    /// (docs/MODEL.md: R4.)
     @Test func ofTwoDeletionsTheOneNoOtherDescendsFromIsChosen() throws {
         let scratch = try TempRepository()
         let root = try scratch.commit(["x.txt": "x"], at: 0)

@@ -69,6 +69,7 @@ struct Decision: Sendable {
     /// Reads the decision of the commit with these trailers.
     /// `decisionsSigned`: false when the container requires signed decisions and the commit's
     /// signature does not verify (see ``SigningPolicy``): none of its records is honoured.
+    /// (docs/MODEL.md: R26.)
     init(trailers: [(key: String, value: String)], decisionsSigned: Bool = true) {
         var records: [Record] = []
         var ignored: [Ignored] = []
@@ -91,6 +92,7 @@ struct Decision: Sendable {
     }
 
     /// True when the commit decided something about the document at `path` (names are bytes).
+    /// (docs/MODEL.md: R10, R12.)
     func isAbout(_ path: String) -> Bool {
         records.contains { $0.version.path.bytesEqual(path) }
     }
@@ -106,6 +108,7 @@ struct Decision: Sendable {
     }
 
     /// The documents the decision is about, each once, in record order.
+    /// (docs/MODEL.md: R8.)
     var documents: [DocumentPath] {
         var seen: Set<DocumentPath> = []
         return records.compactMap { record in

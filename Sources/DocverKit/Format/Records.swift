@@ -151,6 +151,7 @@ struct RecordTrust {
             && !trailers.contains { $0.key == Trailer.plainCommit }
     }
 
+    /// (docs/MODEL.md: R25, R26.)
     func honours(_ key: String) -> Bool {
         switch key {
         case Trailer.conflict: isIntegration

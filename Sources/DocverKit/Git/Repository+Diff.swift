@@ -85,6 +85,7 @@ extension Repository {
     /// Renamed files between two trees, found by libgit2's similarity detection (old → new
     /// path). A list, not a dictionary: a `[String: …]` takes two spellings of one name (NFC
     /// and NFD) for one key.
+    /// (docs/MODEL.md: R23.)
     func renames(from old: ObjectID, to new: ObjectID) throws -> [(old: String, new: String)] {
         GitWorkCounter.countTreeDiff()
         let oldTree = try tree(old)

@@ -46,6 +46,7 @@ struct VersionGraph {
 
     /// True when `commit` strictly descends from `ancestor`: from the index's generation
     /// numbers when it knows both, else from libgit2.
+    /// (docs/MODEL.md: R7.)
     func isDescendant(_ commit: ObjectID, of ancestor: ObjectID) throws -> Bool {
         // A commit descends from a commit of some side's line only if every line holding it
         // holds that commit too (a commit of a line is never reachable from the base).
@@ -74,6 +75,7 @@ struct VersionGraph {
     /// document had never been saved, losing its deletion. So when the walk through an absence
     /// passed a commit with several parents lacking the document, every such line is searched,
     /// and the deletion no other deletion found descends from is the version.
+    /// (docs/MODEL.md: R4, R17.)
     func introducingCommit(of path: String, from start: ObjectID) throws -> ObjectID {
         if let known = try indexedIntroducingCommit(of: path, from: start) { return known }
         let components = path.split(separator: "/").map(String.init)
@@ -287,6 +289,7 @@ struct VersionGraph {
 
     /// The current version of `document` at `head`; nil when it has never been saved there
     /// (absent since the first commit), a deletion version when it was deleted.
+    /// (docs/MODEL.md: R5.)
     func currentVersion(of document: DocumentPath, at head: ObjectID) throws -> DocumentVersion? {
         let version = try version(of: document, at: introducingCommit(of: document.path, from: head))
         if version.isDeletion, try repository.commit(version.commitID).parentIDs.isEmpty { return nil }
@@ -324,6 +327,7 @@ struct VersionGraph {
     /// first (integrations write no new contents, and the version taken is recent); nil when
     /// none of the nearest `searchLimit` ancestors holds the state. Called only for
     /// integrations, never for a merge made with plain git, which can be a version of its own.
+    /// (docs/MODEL.md: R19.)
     func originOfIntegratedState(_ merge: Commit, path: String, searchLimit: Int = 10_000) throws -> ObjectID? {
         func state(_ tree: ObjectID) throws -> EntryState? {
             try repository.tree(tree).documentEntry(atPath: path).map(EntryState.init)
@@ -353,6 +357,7 @@ struct VersionGraph {
     /// Walks back from `head` while the state stays the same along lines that descend from
     /// `base`, to the commit where the state arrived from elsewhere, and returns the
     /// versions its base-descending parents held, when they changed the base's version.
+    /// (docs/MODEL.md: R19.)
     func baseLineChanges(of path: String, from head: ObjectID, base: ObjectID) throws -> [ObjectID] {
         let components = path.split(separator: "/").map(String.init)
         var current = try repository.commit(head)
@@ -440,6 +445,7 @@ struct VersionGraph {
     }
 
     /// ``commonAncestors(of:and:path:)`` of two single versions.
+    /// (docs/MODEL.md: R29.)
     func commonAncestors(of a: ObjectID, and b: ObjectID, path: String) throws -> [ObjectID] {
         try commonAncestors(of: [a], and: [b], path: path)
     }
@@ -543,6 +549,7 @@ extension VersionGraph {
     /// losing one is already recorded, and taking it for the side would leave the winner's
     /// decision unrecorded when the side loses (R9; pinned by `replayedFindingsStayFixed`).
     /// Cost: the commits since the base.
+    /// (docs/MODEL.md: R8, R14.)
     func decisions(from head: ObjectID, since base: ObjectID?) throws -> [DocumentPath: ObjectID] {
         var found: [DocumentPath: [ObjectID]] = [:]
         let walk = try repository.revwalk(from: [head], hiding: base.map { [$0] } ?? [], topological: true)

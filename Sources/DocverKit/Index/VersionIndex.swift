@@ -260,6 +260,7 @@ extension VersionIndex {
         return nodes[Int(introducingNode(of: document, from: startNumber, absent: absent))].id
     }
 
+    /// (docs/MODEL.md: R4.)
     func introducingNode(of document: Int32, from start: Int32, absent: Bool) -> Int32 {
         var current = start
         while true {

@@ -122,6 +122,7 @@ public struct DocumentPath: Hashable, Comparable, Sendable, Codable, CustomStrin
     }
 
     /// A directory whose name has an extension is a file package.
+    /// (docs/MODEL.md: R20.)
     static func isPackageName(_ name: String) -> Bool { fileExtension(of: name) != nil }
 
     /// The document a stored file belongs to: the outermost enclosing directory that is a

@@ -17,6 +17,7 @@ struct ConflictCache {
     let repository: Repository
 
     /// The conflict records reachable from `head`.
+    /// (docs/MODEL.md: R13, R26.)
     func state(at head: ObjectID) throws -> ConflictState {
         let policy = try SigningPolicy(repository: repository)
         var state = ConflictState()
@@ -66,6 +67,7 @@ struct ConflictCache {
     /// name, and that absence is a version the integrator records when another device
     /// decided otherwise). A few tree lookups, so a commit with many forged records costs
     /// time linear in their number.
+    /// (docs/MODEL.md: R12, R27.)
     static func isVersion(_ version: String, of path: String, in repository: Repository) throws -> Bool {
         guard let id = ObjectID(hex: version), try repository.commitExists(id) else { return false }
         let commit = try repository.commit(id)

@@ -24,6 +24,7 @@ struct ConflictState: Codable, Equatable {
     /// Adds the records among one commit's trailers. Malformed records, records in a commit
     /// that may not carry them, and records naming a version of a document that `exists`
     /// denies are ignored.
+    /// (docs/MODEL.md: R14, R27.)
     mutating func absorb(_ trailers: [(key: String, value: String)], decisionsSigned: Bool = true,
                          exists: (_ version: String, _ path: String) throws -> Bool) rethrows {
         // R25: conflict records count only in integrations.
@@ -70,6 +71,7 @@ struct ConflictState: Codable, Equatable {
     }
 
     /// Conflict records neither resolved nor removed, by document.
+    /// (docs/MODEL.md: R28.)
     func unresolvedByDocument() -> [DocumentPath: [ConflictRecord]] {
         Dictionary(grouping: conflicts.filter { record in
             !resolved.contains(record.versionRecord) && !removed.contains(record.versionRecord)

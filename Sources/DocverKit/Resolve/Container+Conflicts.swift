@@ -9,6 +9,7 @@ extension Container {
 
     /// Every document with unresolved conflict versions (or just `document`), sorted by path.
     /// While the container's agent runs and has them for the head as it is now, it answers.
+    /// (docs/MODEL.md: R28.)
     public func conflicts(_ document: DocumentPath? = nil) throws -> [Conflict] {
         if let served = Agent.servedConflicts(of: self) {
             return document.map { document in served.filter { $0.document == document } } ?? served

@@ -19,12 +19,14 @@ struct PlainMerge {
     var repository: Repository { graph.repository }
 
     /// True for a commit with several parents that docver's integrator did not write.
+    /// (docs/MODEL.md: R13.)
     static func isPlainMerge(_ commit: Commit) -> Bool {
         commit.parentIDs.count > 1 && !commit.trailers.contains { $0.key == Trailer.integration }
     }
 
     /// The versions the merge `commitID` set aside, as conflict records (base: the merge base
     /// of the parents). Its cost follows the documents the parents disagree on.
+    /// (docs/MODEL.md: R5, R14.)
     func setAside(by commitID: ObjectID) throws -> [ConflictRecord] {
         let commit = try repository.commit(commitID)
         guard Self.isPlainMerge(commit) else { return [] }
@@ -70,6 +72,7 @@ struct PlainMerge {
     /// The parents' versions of `path` some of whose changes the merge's own new content
     /// does not hold: merging such a version into the result again, against the state it and
     /// the other side started from, would change the result (or conflict with it).
+    /// (docs/MODEL.md: R15.)
     private func sidesNotHeld(path: String, by merge: Commit, base: ObjectID?) throws -> [ConflictRecord] {
         var versions: [ObjectID] = []
         for parent in merge.parentIDs {
@@ -109,6 +112,7 @@ struct PlainMerge {
     /// True when every change `side` made since `base` is in `result`: merging the side into
     /// the result again (line by line for text, by value for JSON) changes nothing. A change
     /// to a binary file is held only when the result has the side's bytes.
+    /// (docs/MODEL.md: R15.)
     static func holds(_ side: DocumentContents, since base: DocumentContents?, in result: DocumentContents, type: String) -> Bool {
         if side == base || side == result { return true }
         switch (side, result) {
@@ -131,6 +135,7 @@ struct PlainMerge {
     /// True when every file mode `side` changed since `base` (or set on a file the base
     /// lacks) is the result's mode of that file, as git's merge keeps a mode changed on one
     /// side. A file the result lacks is left to the contents' comparison.
+    /// (docs/MODEL.md: R15.)
     static func holdsModes(_ side: [ByteString: FileMode], since base: [ByteString: FileMode]?,
                            in result: [ByteString: FileMode]) -> Bool {
         side.allSatisfy { name, mode in

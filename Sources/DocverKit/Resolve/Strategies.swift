@@ -11,6 +11,7 @@ public protocol ResolutionStrategy: Sendable {
 /// The version with the latest modification date becomes current (then the greater device
 /// id, then the greater version id, the same order integration uses). As in integration, a
 /// modification beats a deletion: a deletion wins only when every version is one.
+/// (docs/MODEL.md: R1.)
 public struct LatestDateStrategy: ResolutionStrategy {
     /// The latest-date strategy.
     public init() {}

@@ -7,6 +7,7 @@ extension Container {
     /// Its cost follows the change, not the history.
     ///
     /// Records the sync brought that docver does not honour (see ``RecordTrust``) add a warning.
+    /// (docs/MODEL.md: R27.)
     func describeChanges(from old: ObjectID?, to new: ObjectID, in repository: Repository, into report: inout SyncReport) throws {
         guard old != new else { return }
         let cache = ConflictCache(files: files, repository: repository)

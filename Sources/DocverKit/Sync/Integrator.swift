@@ -23,6 +23,7 @@ struct Integrator {
     /// newest parent's date, a tree and message computed from the heads alone. Every device
     /// that integrates the same heads therefore writes the very same commit, which is what
     /// makes devices converge.
+    /// (docs/MODEL.md: R6, R24, R30.)
     func integrate(_ heads: [ObjectID], into ours: ObjectID?) throws -> Integration {
         var graph = VersionGraph(repository: repository, index: index)
         var candidates = Array(Set(heads + (ours.map { [$0] } ?? [])))
@@ -116,6 +117,7 @@ struct Integrator {
 extension Integrator {
     /// True when writing a document at `path` in `tree` would replace something: a folder (or,
     /// unless `replacingFile`, anything) at that name, or a file where one of its folders would be.
+    /// (docs/MODEL.md: R24.)
     func isBlocked(_ path: String, in tree: ObjectID, replacingFile: Bool) throws -> Bool {
         let root = try repository.tree(tree)
         if let entry = try root.entry(atPath: path), entry.mode.isTree || !replacingFile { return true }
@@ -130,6 +132,7 @@ extension Integrator {
     /// side's line created and deleted again since the base (its head lacks them as the base
     /// does). Cost: the commits since the base (their changes, from the version index or tree
     /// diffs), plus one version lookup per document both touched.
+    /// (docs/MODEL.md: R18.)
     func hiddenDeletions(candidates: [ObjectID], base: ObjectID?, baseTree: ObjectID?, changedBySide: [Set<DocumentPath>],
                          graph: VersionGraph) throws -> [Set<DocumentPath>] {
         var result = candidates.map { _ in Set<DocumentPath>() }

@@ -53,6 +53,7 @@ struct TreeMerger {
     private static func same(_ a: Slot, _ b: Slot) -> Bool { a == b }
 
     /// Merges one plain folder; returns nil when the merged folder is empty.
+    /// (docs/MODEL.md: R6, R20.)
     mutating func mergeFolder(base: ObjectID?, sides: [ObjectID?], prefix: String) throws -> ObjectID? {
         if let first = sides.first, sides.allSatisfy({ $0 == first }) { return first }
         let changed = Set(sides.filter { $0 != base }.map { $0?.hex ?? "" })
@@ -97,6 +98,7 @@ struct TreeMerger {
     /// the file is kept as a conflict version of its document, whose current state is then
     /// its absence: a fixed rule, so every order of integration ends the same way, and
     /// nothing either side saved leaves the listings (docs/FORMAT.md, "Integration").
+    /// (docs/MODEL.md: R21, R22.)
     private mutating func mergeFileAndFolder(_ path: String, base baseSlot: Slot, slots: [Slot]) throws -> Slot {
         func folder(_ slot: Slot) -> Slot { slot?.mode.isTree == true ? slot : nil }
         func file(_ slot: Slot) -> Slot { slot?.mode.isTree == true ? nil : slot }
@@ -166,6 +168,7 @@ struct TreeMerger {
         return Dictionary(uniqueKeysWithValues: try repository.tree(tree).entries.map { (ByteString($0.name), $0) })
     }
 
+    /// (docs/MODEL.md: R1, R2, R3, R7, R10, R11, R16, R18, R19, R23.)
     private mutating func mergeDocument(_ path: String, base baseSlot: Slot, slots: [Slot]) throws -> Slot {
         // The versions each changed side holds, minus those another version descends from.
         // A side's explicit decision about the document (a resolution, even one that kept the
@@ -251,6 +254,7 @@ struct TreeMerger {
     /// `aDecisionAPlainMergeSetAsideDoesNotStandForTheMergesSide`): taking it for the side
     /// would record it, already set aside, as the conflict version, and leave the state the
     /// side holds, if it loses, neither current nor listed.
+    /// (docs/MODEL.md: R9.)
     private func standsForSide(_ decision: ObjectID, introduced: ObjectID, state: Slot, path: String) throws -> Bool {
         guard try decision == introduced || graph.isDescendant(decision, of: introduced) else { return false }
         let kept: Slot = try repository.tree(repository.commit(decision).treeID).documentEntry(atPath: path).map(EntryState.init)
@@ -268,6 +272,7 @@ struct TreeMerger {
     /// and an edit of it made without seeing the decision must meet it (a deletion of such a
     /// version deleted the document everywhere:
     /// `deletingAnEditThatTheDecidingLineSetAsideDoesNotOverrideTheDecision`).
+    /// (docs/MODEL.md: R10.)
     private func isEdit(_ version: ObjectID, onTopOf kept: ObjectID, decidedAt decision: ObjectID, path: String) throws -> Bool {
         if version == kept { return true }
         // A side's version may be a decision other than the one taken for the side (several

@@ -160,6 +160,7 @@ import Testing
         #expect(documents.map(\.current.id) == [a3, b2])
     }
 
+    /// (docs/MODEL.md: R16.)
     @Test func deletionIsAVersionAndTheDocumentCanComeBack() throws {
         let scratch = try Scratch()
         let alice = try scratch.device("alice")

@@ -27,6 +27,7 @@ import Testing
         return (alice, bob, conflict.current, try #require(conflict.conflicts.first))
     }
 
+    /// (docs/MODEL.md: R8, R11.)
     @Test func keepingTheCurrentVersionAndPickingTheOtherAreANewConflict() async throws {
         let scratch = try Scratch()
         let (alice, bob, current, other) = try conflicted(scratch)
@@ -53,6 +54,7 @@ import Testing
         try expectFsckClean(alice.root)
     }
 
+    /// (docs/MODEL.md: R11.)
     @Test func keepingAModificationAgainstPickingTheDeletionKeepsTheDocument() async throws {
         let scratch = try Scratch()
         let (alice, bob, _, deletion) = try conflicted(scratch, aliceDeletes: true)
@@ -138,6 +140,7 @@ import Testing
         _ = recreated
     }
 
+    /// (docs/MODEL.md: R11.)
     @Test func decisionsThatAgreeAreNothingToReport() async throws {
         let scratch = try Scratch()
         let (alice, bob, _, other) = try conflicted(scratch)
@@ -151,6 +154,7 @@ import Testing
         #expect(try alice.read("notes.txt") == "alice\n")
     }
 
+    /// (docs/MODEL.md: R10.)
     @Test func anEditMadeOnTopOfADecisionSupersedesIt() async throws {
         let scratch = try Scratch()
         let (alice, bob, _, _) = try conflicted(scratch)
@@ -173,6 +177,7 @@ import Testing
     /// document was deleted on every device, and nobody was told. But Carol's line had seen
     /// Alice's edit and left it for Bob's: an edit of that edit is no edit of what Carol kept.
     /// The deletion meets the decision, and a modification beats a deletion.
+    /// (docs/MODEL.md: R10.)
     @Test func deletingAnEditThatTheDecidingLineSetAsideDoesNotOverrideTheDecision() async throws {
         let scratch = try Scratch()
         let (devices, remote) = try scratch.datedDevices("alice", "bob", "carol")

@@ -44,6 +44,7 @@ import Testing
         try expectFsckClean(alice.root)
     }
 
+    /// (docs/MODEL.md: R17.)
     @Test func aDeletionIsAttributedToItsOwnSaveWhenTheFolderGoesLater() throws {
         let scratch = try Scratch()
         let alice = try scratch.device("alice")

@@ -34,6 +34,7 @@ import Testing
     /// `notes`, and `notes/e.txt`, a document Bob saved, had no version at all. Now the folder
     /// stays with its documents, and the file is a conflict version of `notes`, whose current
     /// state is its absence, whichever was saved later.
+    /// (docs/MODEL.md: R21.)
     @Test(arguments: [false, true])
     func aFolderIsNotAVersionOfTheFileOfItsName(fileFirst: Bool) throws {
         let scratch = try Scratch()
@@ -55,6 +56,7 @@ import Testing
     /// Finding 1, its consequence (quick profile seed 2: "version lost: … notes/e.txt"), fixed.
     /// Continuing the session above: Alice keeps the current state of `notes` (mark-resolved).
     /// Bob's `notes/e.txt` stays current, and the file stays listed by `versions --all`.
+    /// (docs/MODEL.md: R21.)
     @Test func keepingTheFolderKeepsItsDocumentsAndListsTheFile() throws {
         let scratch = try Scratch()
         let (alice, bob) = try fileAgainstFolder(scratch, fileFirst: false)
@@ -133,6 +135,7 @@ import Testing
     /// integrated with the deletion first, the deletion is absorbed (against that merge base
     /// Alice's side did not change `c.md`) and never listed. docs/FORMAT.md promises the same
     /// unresolved set "whichever order the commits arrived in".
+    /// (docs/MODEL.md: R19.)
     @Test(arguments: [false, true])
     func aDeletionIsKeptWhateverTheOrderOfIntegration(creationFirst: Bool) throws {
         let scratch = try Scratch()
@@ -161,6 +164,7 @@ import Testing
     /// Alice replaces the file with a folder `notes/`. Integration takes the folder for an edit
     /// of the file `notes` (finding 1), lets it follow the rename onto `f`, and fails with
     /// libgit2's "cannot replace 'blob' with 'tree' at 'f'": Bob can no longer sync.
+    /// (docs/MODEL.md: R24.)
     @Test func aRenamedFileMeetsAFolderOfItsOldName() throws {
         let scratch = try Scratch()
         let remote = try scratch.bareRemote()
@@ -186,6 +190,7 @@ import Testing
     /// `a.txt`. The file wins against the folder (finding 1); Alice's edit of `a.txt` follows
     /// Bob's rename to `notes/e.txt`, under a name that is now a file, and the integration
     /// fails with libgit2's "D/F conflict when updating tree": Bob can no longer sync.
+    /// (docs/MODEL.md: R24.)
     @Test func anEditFollowsARenameIntoAFolderThatBecameAFile() throws {
         let scratch = try Scratch()
         let remote = try scratch.bareRemote()
@@ -224,6 +229,7 @@ import Testing
     /// another device decided otherwise, the integrator records that decision as a conflict
     /// version, and the record was then ignored as naming no version: the conflict between two
     /// decisions vanished from the listing, and the sync warned about a record docver wrote.
+    /// (docs/MODEL.md: R12, R22.)
     @Test func aDecisionThatKeepsAnAbsenceIsAVersion() async throws {
         let scratch = try Scratch()
         let (alice, bob) = try fileAgainstFolder(scratch, fileFirst: true)
@@ -252,6 +258,7 @@ import Testing
     /// version was then judged an ordinary edit of the state Dave kept, and Dave's decision
     /// was dropped in silence. A decision is never an ordinary edit: the two decisions meet,
     /// and the version one of them set aside stays listed.
+    /// (docs/MODEL.md: R10.)
     @Test(arguments: [["bob", "carol", "erin"], ["erin", "carol", "bob"]])
     func identicalDecisionsOfSeveralDevicesMeetADisagreeingOne(order: [String]) async throws {
         let scratch = try Scratch()
@@ -297,6 +304,7 @@ import Testing
     /// conflict version of `notes.txt`; Dave keeps the current one (remove-other-versions), his
     /// decision dated before theirs, between them, or after. Whichever comes last, the two
     /// decisions meet and the document stays in conflict between the two states on every device.
+    /// (docs/MODEL.md: R8.)
     @Test(arguments: [5, 15, 25])
     func twoIdenticalDecisionsMeetAThirdDevicesConcurrentOne(daveAt: Int) async throws {
         let scratch = try Scratch()
@@ -337,6 +345,7 @@ import Testing
     /// deletion was neither current nor a conflict version. Integration now finds the
     /// documents a side's line created and deleted since the base (Integrator.hiddenDeletions),
     /// and such a deletion meets the other sides' versions.
+    /// (docs/MODEL.md: R18.)
     @Test func aDeletionMeetsAnIndependentCreationOfTheSameBytes() throws {
         let scratch = try Scratch()
         let remote = try scratch.bareRemote()
@@ -373,6 +382,7 @@ import Testing
     /// Alice's save in silence, and the devices that had her save were told "updated". The
     /// side's version is now its own save of that state (`TreeMerger.mergeDocument`,
     /// MODEL.md R18).
+    /// (docs/MODEL.md: R9.)
     @Test(arguments: [false, true])
     func aSaveOfTheBasesStateAfterADecisionMeetsAChangeOnTheOther(modeChange: Bool) throws {
         let scratch = try Scratch()
@@ -435,6 +445,7 @@ import Testing
     /// version and skipped the save that made the state, and the saves before it on that
     /// line. Built with git's plumbing: Alice's line has v0; Carol's saves v1, then deletes
     /// the document; an integration of the two holds v1; Alice edits on top of it.
+    /// (docs/MODEL.md: R19.)
     @Test func theHistoryShowsTheSaveAnIntegrationTookItsStateFrom() throws {
         let scratch = try Scratch()
         let alice = try scratch.device("alice")
@@ -479,6 +490,7 @@ import Testing
     /// Bob's branch with `-s ours`. The state Bob kept was saved before Alice's line forked,
     /// so the merge seemed to set nothing aside; Bob's decision is the version it dropped, and
     /// it is listed as set aside (resolved) on both devices.
+    /// (docs/MODEL.md: R14.)
     @Test func aPlainMergeThatDropsADecisionSetsItAside() async throws {
         let scratch = try Scratch()
         let (alice, bob, notes) = try twoDevicesInConflict(scratch)
@@ -611,6 +623,7 @@ import Testing
     /// (the version walk's answer when Bob's side is the first parent), Dave's merge looked
     /// like a later edit of the current version, and the merge took it whole, bringing back
     /// Carol's line 2 that her current version had taken out, and reported a clean merge.
+    /// (docs/MODEL.md: R29.)
     @Test(arguments: [true, false])
     func aMergeAgainstAStateTwoVersionsHoldKeepsEachVersionsChanges(bobFirst: Bool) async throws {
         let scratch = try Scratch()

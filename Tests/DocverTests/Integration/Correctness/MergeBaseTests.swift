@@ -30,6 +30,7 @@ import Testing
         try device.saveAll()
     }
 
+    /// (docs/MODEL.md: R29.)
     @Test func editsMadeOnTopOfAnUnresolvedConflictAreAllMerged() async throws {
         let scratch = try Scratch()
         let devices = try synced(["alice", "bob"], scratch)
@@ -58,6 +59,7 @@ import Testing
         #expect(try alice.conflicts().isEmpty)
     }
 
+    /// (docs/MODEL.md: R28.)
     @Test func crossedIntegrationsListEachConflictVersionOnceAndMergeAllEdits() async throws {
         let scratch = try Scratch()
         let devices = try synced(["alice", "bob", "carol"], scratch)
@@ -162,6 +164,7 @@ import Testing
     /// two best common ancestors (the versions both merges were made from), a criss-cross.
     /// The merge starts from those ancestors merged, as git's recursive merge does, so a
     /// change one side undid after its merge stays undone.
+    /// (docs/MODEL.md: R29.)
     @Test func crissCrossMergesStartFromTheAncestorsMergedRecursively() async throws {
         let scratch = try Scratch()
         let devices = try synced(["alice", "bob"], scratch)

@@ -17,6 +17,7 @@ import Testing
     /// because the decision descends from it, and the decision drops out as "superseded by an
     /// ordinary edit of the state it kept" (that same edit), so no version is left to rank.
     /// The sync runs in a child process (`docver sync`) so that the trap fails this test only.
+    /// (docs/MODEL.md: R9.)
     @Test func aDecisionMeetsTheVersionItKeptOnAnotherHead() throws {
         let scratch = try Scratch()
         let remote = try scratch.bareRemote()
@@ -64,6 +65,7 @@ import Testing
     /// current version is nil (Container+SyncReport.swift). `newConflicts` names it only on
     /// the device whose integration wrote the record, so Alice, who gets the record from Bob,
     /// is not told that her file is no longer current.
+    /// (docs/MODEL.md: R21.)
     @Test func aFileThatLosesToAFolderIsReported() throws {
         let scratch = try Scratch()
         let remote = try scratch.bareRemote()
@@ -155,6 +157,7 @@ import Testing
     /// edit, current until then, was neither current nor listed: Alice's sync called Carol's
     /// version "updated". The side's version is Bob's edit, the state it holds: it is kept as a
     /// conflict version, and the syncs say so.
+    /// (docs/MODEL.md: R9.)
     @Test func aDecisionAPlainMergeSetAsideDoesNotStandForTheMergesSide() async throws {
         let scratch = try Scratch()
         let (devices, remote) = try scratch.datedDevices("alice", "bob", "carol")
@@ -257,6 +260,7 @@ import Testing
     /// only, said the merge held Alice's version and set nothing aside: her version was
     /// neither current nor listed. A mode a side changed since that ancestor is now one of its
     /// changes (docs/FORMAT.md, "Merges made with plain git").
+    /// (docs/MODEL.md: R15.)
     @Test func aPlainMergeThatDropsTheModeAVersionCarriesSetsItAside() throws {
         let scratch = try Scratch()
         let (devices, remote) = try scratch.datedDevices("alice", "carol", "erin", "dave")

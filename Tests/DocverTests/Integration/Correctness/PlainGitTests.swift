@@ -33,6 +33,7 @@ import Testing
     /// `git merge -X ours` keeps Alice's edit whole and drops Bob's. Every device fast-forwards
     /// to the merge; Bob's edit is listed by `versions --all` as a resolved conflict version on
     /// every device, and both syncs say it was set aside.
+    /// (docs/MODEL.md: R13, R14.)
     @Test func aPlainMergeThatDropsASideListsAndReportsIt() throws {
         let scratch = try Scratch()
         let (alice, bob, bobVersion) = try plainMerge(scratch, merging: ["-X", "ours"])
@@ -73,6 +74,7 @@ import Testing
     /// `git merge -X ours` of edits that overlap only in part: the merge's result is new
     /// content holding all of Alice's changes and one of Bob's two. Bob's edit is set aside
     /// (listed by `versions --all`, reported by the sync); Alice's is not.
+    /// (docs/MODEL.md: R15.)
     @Test func aPlainMergeThatKeepsPartOfASideSetsThatSideAside() throws {
         let scratch = try Scratch()
         let (alice, bob, bobVersion) = try plainMerge(
@@ -155,6 +157,7 @@ import Testing
     /// the device: it is a save of that device, but decision records typed into its message
     /// were made by no resolution. They are ignored with a warning, and the conflict stays
     /// open everywhere.
+    /// (docs/MODEL.md: R26.)
     @Test func decisionRecordsTypedIntoAPlainCommitThroughTheHookAreIgnored() throws {
         let scratch = try Scratch()
         let (alice, bob, notes) = try twoDevicesInConflict(scratch)

@@ -160,6 +160,7 @@ import Testing
                       (225, 43), (96, 77), (163, 112), (189, 117), (35, 80), (38, 80), (5, 40), (59, 80),
                       (275, 17), (278, 33), (196, 31), (212, 77), (295, 64), (264, 25), (133, 120), (167, 112),
                       (140, 120), (113, 120), (91, 120), (287, 120)])
+    /// (docs/MODEL.md: R8.)
     func replayedFindingsStayFixed(seed: UInt64, steps: Int) async throws {
         let world = try FuzzWorld(seed: seed, steps: steps)
         await world.run()
