@@ -80,13 +80,11 @@ extension Container {
                 try refuseMissing(document, in: repository)
                 throw DocverError.versionOfAnotherDocument(version: id, document: document.path)
             }
-            let version = try graph.version(of: document, at: commitID)
-            // A first commit without the document does not record its deletion (as in currentVersion).
-            if version.isDeletion, try repository.commit(commitID).parentIDs.isEmpty {
+            if try graph.isNeverSaved(document.path, at: commitID) {
                 try refuseMissing(document, in: repository)
                 throw DocverError.versionOfAnotherDocument(version: id, document: document.path)
             }
-            return version
+            return try graph.version(of: document, at: commitID)
         }
         let commit = try repository.commit(commitID)
         let parentTree = try commit.parentIDs.first.map { try repository.commit($0).treeID }

@@ -291,9 +291,18 @@ struct VersionGraph {
     /// (absent since the first commit), a deletion version when it was deleted.
     /// (docs/MODEL.md: R5.)
     func currentVersion(of document: DocumentPath, at head: ObjectID) throws -> DocumentVersion? {
-        let version = try version(of: document, at: introducingCommit(of: document.path, from: head))
-        if version.isDeletion, try repository.commit(version.commitID).parentIDs.isEmpty { return nil }
-        return version
+        let id = try introducingCommit(of: document.path, from: head)
+        if try isNeverSaved(document.path, at: id) { return nil }
+        return try version(of: document, at: id)
+    }
+
+    /// True when the version walk's answer `version` is a root commit that lacks the document:
+    /// the document was never saved on that line, and that absence is no version (R5). Every
+    /// reader of the walk that lists, records or shows versions asks this, here only.
+    /// (docs/MODEL.md: R5.)
+    func isNeverSaved(_ path: String, at version: ObjectID) throws -> Bool {
+        let commit = try repository.commit(version)
+        return try commit.parentIDs.isEmpty && repository.tree(commit.treeID).documentEntry(atPath: path) == nil
     }
 
     /// The versions that led to `current`, newest first, at most `limit`.
@@ -312,10 +321,8 @@ struct VersionGraph {
                 versionCommit = try repository.commit(origin)
                 hops += 1
             }
-            let version = try version(of: document, at: versionID)
-            // The root commit "introduces" the absence of a document that did not exist yet.
-            if version.isDeletion && versionCommit.parentIDs.isEmpty { break }
-            result.append(version)
+            if try isNeverSaved(document.path, at: versionID) { break }
+            result.append(try version(of: document, at: versionID))
             commit = versionCommit
         }
         return result
@@ -339,8 +346,7 @@ struct VersionGraph {
             searched += 1
             let commit = try repository.commit(id)
             guard try state(commit.treeID) == target else { continue }
-            // The root commit "holds" the absence of a document that did not exist yet.
-            if target == nil, commit.parentIDs.isEmpty { return nil }
+            if try isNeverSaved(path, at: id) { return nil }
             return try introducingCommit(of: path, from: id)
         }
         return nil

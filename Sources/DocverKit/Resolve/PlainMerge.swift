@@ -60,9 +60,7 @@ struct PlainMerge {
                     version = decision
                 }
                 guard seen.insert(version).inserted, try !repository.isAncestorOrSame(version, of: kept) else { continue }
-                // A first commit "introduces" the absence of a document it never had.
-                if try repository.commit(version).parentIDs.isEmpty,
-                   try repository.tree(repository.commit(version).treeID).documentEntry(atPath: path) == nil { continue }
+                if try graph.isNeverSaved(path, at: version) { continue }
                 records.append(ConflictRecord(path: path, version: version.hex, base: base?.hex))
             }
         }
@@ -94,9 +92,7 @@ struct PlainMerge {
             let others = versions.filter { $0 != version }
             // A side the other side descends from made no change of its own.
             guard try !others.contains(where: { try repository.isAncestorOrSame(version, of: $0) }) else { continue }
-            // A first commit "introduces" the absence of a document it never had.
-            if try repository.commit(version).parentIDs.isEmpty,
-               try repository.tree(repository.commit(version).treeID).documentEntry(atPath: path) == nil { continue }
+            if try graph.isNeverSaved(path, at: version) { continue }
             let ancestor = try graph.commonAncestor(of: version, and: others[0], path: path)
             let side = try contents(at: version)
             let start = try ancestor.map(contents(at:))
