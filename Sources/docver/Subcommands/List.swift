@@ -22,7 +22,7 @@ extension Docver {
         static func render(_ query: DocumentQuery, in container: Container, json: Bool, printing: () -> Void = {}) throws {
             let items = try container.query(query)
             printing()
-            if json { return try Terminal.printJSON(items.map(ItemOutput.init)) }
+            if json { return try Terminal.printJSONArray(items.lazy.map(ItemOutput.init)) }
             print(ItemOutput.lines(items), terminator: "")
         }
     }
