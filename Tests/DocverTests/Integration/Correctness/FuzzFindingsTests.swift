@@ -414,13 +414,21 @@ import Testing
         scratch.clock.tick()
         try alice.saveText("as at the base\n", to: "b.txt")
         // Dave's line keeps the base's version; his head sorts before Alice's, so the
-        // integration joining them has his line as its first parent.
-        let aliceHead = try alice.git(["rev-parse", "HEAD"])
+        // integration joining them has his line as its first parent. Dave saves at least once
+        // (his line must not be contained in Alice's); then the two lines take turns saving
+        // (Alice another document, which b.txt's version walk passes through), so every try
+        // draws a new pair of ids: a head id near 0 can no longer exhaust the tries (with
+        // Dave alone saving, about one run in a hundred did).
         var attempt = 0
         repeat {
             attempt += 1
-            try dave.saveText("dave \(attempt)\n", to: "d.txt")
-        } while try dave.git(["rev-parse", "HEAD"]) >= aliceHead && attempt < 100
+            if attempt % 2 == 1 {
+                try dave.saveText("dave \(attempt)\n", to: "d.txt")
+            } else {
+                try alice.saveText("alice \(attempt)\n", to: "e.txt")
+            }
+        } while try dave.git(["rev-parse", "HEAD"]) >= alice.git(["rev-parse", "HEAD"]) && attempt < 200
+        try #require(try dave.git(["rev-parse", "HEAD"]) < alice.git(["rev-parse", "HEAD"]), "Dave's head sorts first")
         // (Pushed with plain git: a sync would first integrate what Alice and Carol pushed.)
         _ = try dave.git(["push", "-q", "origin", "docver/dave"])
         try alice.sync()
@@ -603,12 +611,15 @@ import Testing
         #expect(conflict.current.id == carols, "Carol's later save is current")
         let merge = try #require(conflict.conflicts.first).id
         let carolsTip = try #require(try carol.headID())
-        // Bob saves another document until his tip sorts on the side the case asks for.
+        // Bob saves another document until his tip sorts on the side the case asks for. (A
+        // fixed id near either end makes one side rare: with at most n tries a run fails with
+        // probability about 1/n, so n is 2,000; the tries average about 8.)
         var attempt = 0
         repeat {
             attempt += 1
             try bob.dated(5).saveText("other \(attempt)\n", to: "other.txt")
-        } while try (bob.headID()! < carolsTip) != bobFirst && attempt < 64
+        } while try (bob.headID()! < carolsTip) != bobFirst && attempt < 2_000
+        try #require(try (bob.headID()! < carolsTip) == bobFirst, "Bob's tip sorts on the wanted side")
         try bob.sync()
         try carol.sync(); try dave.sync(); try bob.sync()
         try expectConverged([bob, carol, dave])

@@ -235,12 +235,15 @@ import Testing
         #expect(try carol.read("note.txt") == "v1\n")
         let deletion = try alice.deleteAndSave("note.txt")
         try alice.sync()
-        // bob goes on saving on his old line, until his head sorts on the wanted side of the deletion.
+        // bob goes on saving on his old line, until his head sorts on the wanted side of the
+        // deletion. (A fixed id near either end makes one side rare: with at most n tries a run
+        // fails with probability about 1/n, so n is 2,000; the tries average about 8.)
         var attempt = 0
         repeat {
             attempt += 1
             try bob.saveText("bob \(attempt)\n", to: "bob.txt")
-        } while try (bob.headID()! < deletion) != oldLineFirst && attempt < 200
+        } while try (bob.headID()! < deletion) != oldLineFirst && attempt < 2_000
+        try #require(try (bob.headID()! < deletion) == oldLineFirst, "bob's head sorts on the wanted side")
         let bobLine = try #require(try bob.headID())
         try bob.sync()
         let doc = try DocumentPath("note.txt")
