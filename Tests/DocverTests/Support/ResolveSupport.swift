@@ -155,8 +155,8 @@ struct PTYSession {
     var output: String
 }
 
-/// Runs the docver CLI on a pseudo-terminal (stdin and stdout are a tty), answering each
-/// `prompt` it prints with the next of `answers`. Python's `pty` module drives it; the run
+/// Runs the docver CLI on a pseudo-terminal (stdin and stdout are a tty), with `NO_COLOR`
+/// set, answering each `prompt` it prints with the next of `answers`. Python's `pty` module drives it; the run
 /// is killed after `timeout` seconds.
 func docverOnTerminal(_ arguments: [String], in directory: URL, answers: [String],
                       prompt: String = "choice> ", timeout: Int = 60) throws -> PTYSession {
@@ -167,7 +167,8 @@ func docverOnTerminal(_ arguments: [String], in directory: URL, answers: [String
     pid, fd = pty.fork()
     if pid == 0:
         os.chdir(directory)
-        os.execv(command[0], command)
+        # Plain text whatever terminal the tests run in (TERM=xterm colours a tty's output).
+        os.execve(command[0], command, dict(os.environ, NO_COLOR="1"))
     output = b""; answered = 0; deadline = time.time() + timeout; timed_out = False
     while True:
         if time.time() > deadline:
