@@ -143,6 +143,8 @@ enum Terminal {
     /// `limit`, then a count), and where to look next when conflicts arrived. A clone shows
     /// only the conflicts (every document is new to it).
     static func printDocumentChanges(_ report: SyncReport, conflictsOnly: Bool = false, limit: Int = 20) {
+        // (A clone says how many documents it received on its own line.)
+        if !conflictsOnly, report.receivedDocuments > 0 { print("received \(count(report.receivedDocuments, "document"))") }
         let changes = conflictsOnly ? report.documentChanges.filter { $0.kind != .updated } : report.documentChanges
         for change in changes.prefix(limit) { print(DocverError.printable(change.summary)) }
         if changes.count > limit { print("... and \(count(changes.count - limit, "more document change"))") }

@@ -58,7 +58,13 @@ public struct SyncReport: Sendable, Hashable {
     /// What changed for this device, document by document: other devices' versions that
     /// became current here, this device's versions that became conflict versions, conflict
     /// versions kept beside this device's, and resolutions made elsewhere. Sorted by document.
+    /// On a device that had no saves yet (a clone, or the first sync of a new device), the
+    /// documents it received are counted in ``receivedDocuments`` instead of listed as
+    /// `updated` one by one; their conflicts are listed here as on any device.
     public var documentChanges: [DocumentSyncChange] = []
+    /// How many documents a device that had no saves yet received (a clone, or the first sync
+    /// of a new device); 0 on a device that had saves, whose changes ``documentChanges`` lists.
+    public var receivedDocuments = 0
     /// Key-value store values of this device that another device's concurrent write replaced
     /// (the store resolves by itself; the losing value stays in `kv history`). Sorted by key.
     public var keyValueChanges: [KeyValueSyncChange] = []

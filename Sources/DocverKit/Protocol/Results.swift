@@ -236,6 +236,9 @@ public struct SyncOutput: Encodable, Sendable {
     public let integrated: Bool
     public let pushed: [String]
     public let changes: [Change]
+    /// Documents a device with no saves yet received (a clone, a first sync), which `changes`
+    /// does not list one by one (``SyncReport/receivedDocuments``).
+    public let received: Int
     public let newConflicts: [String: [String]]
     public let warnings: [String]
     /// Remotes a sync could not complete with (the CLI then exits 1), and why.
@@ -248,6 +251,7 @@ public struct SyncOutput: Encodable, Sendable {
         integrated = report.integrated
         pushed = report.pushed
         changes = report.documentChanges.map(Change.init) + report.keyValueChanges.map(Change.init)
+        received = report.receivedDocuments
         // Foundation's JSON objects take two spellings of one name (NFC and NFD) for one key:
         // such documents share a key here (no version id is lost; `changes` names each one).
         newConflicts = Dictionary(report.newConflicts.sorted { $0.key < $1.key }.map { ($0.key.path, $0.value) }, uniquingKeysWith: +)
@@ -263,6 +267,7 @@ public struct SyncOutput: Encodable, Sendable {
         try keyed.encode(integrated, forKey: .integrated)
         try keyed.encode(pushed, forKey: .pushed)
         try keyed.encode(changes, forKey: .changes)
+        try keyed.encode(received, forKey: .received)
         try keyed.encode(newConflicts, forKey: .newConflicts)
         try keyed.encode(warnings, forKey: .warnings)
         try keyed.encode(unreachable, forKey: .unreachable)
@@ -271,7 +276,7 @@ public struct SyncOutput: Encodable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case savedBeforeSync, integrated, pushed, changes, newConflicts, warnings, unreachable, container, device
+        case savedBeforeSync, integrated, pushed, changes, received, newConflicts, warnings, unreachable, container, device
     }
 }
 

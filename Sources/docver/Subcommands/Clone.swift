@@ -41,7 +41,8 @@ extension Docver {
                 let (container, report) = cloned
                 report.warnings.forEach(Terminal.warning)
                 if output.json { return try Terminal.printJSON(SyncOutput(report, container: container)) }
-                print("cloned into \(container.root.path) as device '\(container.device.id)' (\(container.device.name))")
+                print("cloned into \(container.root.path) as device '\(container.device.id)' (\(container.device.name)): "
+                    + Terminal.count(report.receivedDocuments, "document"))
                 if device.namesByDefault { Terminal.hint(DeviceOptions.renameHint(container)) }
                 Terminal.printDocumentChanges(report, conflictsOnly: true)
             }

@@ -63,7 +63,49 @@ import Testing
         }
         let parses = counter.longMessageParses.load(ordering: .relaxed)
         #expect(parses <= 5, "the save's message was parsed \(parses) times to clone \(count) documents")
-        #expect(report.documentChanges.filter { $0.document.path.hasPrefix("wide/") }.count == count)
+        // A clone counts what it received instead of walking each document's versions.
+        #expect(report.receivedDocuments == count)
+        #expect(report.documentChanges.isEmpty)
         #expect(try bob.read("wide/f1234.txt") == "1234\n")
+    }
+}
+
+extension WideFolderSyncTests {
+    /// A device with no saves yet is told how many documents it received, not each one as
+    /// `updated` (issue 28); what arrived in conflict is still listed, on `sync` as on `clone`.
+    @Test func aNewDeviceCountsWhatItReceivedAndListsItsConflicts() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        _ = try alice.saveText("a\n", to: "a.txt")
+        _ = try alice.saveText("b\n", to: "notes/b.txt")
+        try alice.sync()
+        try bob.sync()
+        // A conflict on c.txt: both create it before seeing the other's.
+        scratch.clock.tick()
+        _ = try alice.saveText("alice\n", to: "c.txt")
+        scratch.clock.tick()
+        _ = try bob.saveText("bob\n", to: "c.txt")
+        try alice.sync()
+        try bob.sync()
+        try alice.sync()
+
+        let carol = try scratch.device("carol", remote: remote)
+        let report = try carol.sync()
+        #expect(report.receivedDocuments == 3)
+        #expect(report.documentChanges.map(\.kind) == [.conflictVersionKept], "only the conflict is listed: \(report.documentChanges)")
+        #expect(report.documentChanges.first?.document.path == "c.txt")
+        let again = try carol.sync()
+        #expect(again.receivedDocuments == 0, "a device with saves lists its changes")
+
+        let clone = try docver("clone", remote.path, scratch.path("dave").path, "--device", "dave")
+        #expect(clone.status == 0, "\(clone.stderr)")
+        #expect(clone.stdout.contains("as device 'dave' (dave): 3 documents\n"), "\(clone.stdout)")
+        #expect(clone.stdout.contains("c.txt: alice's version"), "the conflict is told: \(clone.stdout)")
+        let json = try docver("clone", remote.path, scratch.path("erin").path, "--device", "erin", "--json")
+        let object = try #require(try JSONSerialization.jsonObject(with: json.stdoutData) as? [String: Any])
+        #expect(object["received"] as? Int == 3)
+        #expect((object["changes"] as? [[String: Any]])?.compactMap { $0["kind"] as? String } == ["conflictVersionKept"])
     }
 }
