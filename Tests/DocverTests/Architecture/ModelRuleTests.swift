@@ -5,15 +5,8 @@ import Testing
 /// *Where today* names and every test its *Pinned by* names exists, and names the rule in its
 /// doc comment (Tools/rules.py).
 @Suite struct ModelRuleTests {
-    /// The repository's root (this file is Tests/DocverTests/Architecture/…).
-    private var repositoryRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-    }
-
     private func check(root: URL) throws -> ProcessResult {
-        try runProcess("/usr/bin/env", ["python3", repositoryRoot.appendingPathComponent("Tools/rules.py").path, "--check"],
-                       environment: ["DOCVER_RULES_ROOT": root.path])
+        try checkWithTool("rules.py", root: root, rootVariable: "DOCVER_RULES_ROOT")
     }
 
     @Test func everyRuleIsNamedWhereItLivesAndWhereItIsPinned() throws {
@@ -26,11 +19,7 @@ import Testing
     @Test func aRuleThatLostItsPlaceOrItsTestIsFound() throws {
         let scratch = try Scratch()
         let copy = scratch.path("copy")
-        for folder in ["Sources/DocverKit", "Tests", "Tools", "docs"] {
-            try FileManager.default.createDirectory(at: copy.appendingPathComponent(folder).deletingLastPathComponent(),
-                                                    withIntermediateDirectories: true)
-            try FileManager.default.copyItem(at: repositoryRoot.appendingPathComponent(folder), to: copy.appendingPathComponent(folder))
-        }
+        try copyOfRepository(["Sources/DocverKit", "Tests", "Tools", "docs"], at: copy)
         let merger = copy.appendingPathComponent("Sources/DocverKit/Sync/Integrator.swift")
         let text = try String(contentsOf: merger, encoding: .utf8)
         let untagged = text.split(separator: "\n", omittingEmptySubsequences: false)

@@ -5,15 +5,8 @@ import Testing
 /// except the uses Tools/rooms-exceptions.txt lists, and the graph in ARCHITECTURE.md is the
 /// one the code draws (Tools/rooms.py).
 @Suite struct RoomDependencyTests {
-    /// The repository's root (this file is Tests/DocverTests/Architecture/…).
-    private var repositoryRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-    }
-
     private func check(root: URL) throws -> ProcessResult {
-        try runProcess("/usr/bin/env", ["python3", repositoryRoot.appendingPathComponent("Tools/rooms.py").path, "--check"],
-                       environment: ["DOCVER_ROOMS_ROOT": root.path])
+        try checkWithTool("rooms.py", root: root, rootVariable: "DOCVER_ROOMS_ROOT")
     }
 
     @Test func theRoomsFollowTheArchitecture() throws {
@@ -26,11 +19,7 @@ import Testing
     @Test func aUseAgainstTheOrderIsFound() throws {
         let scratch = try Scratch()
         let copy = scratch.path("copy")
-        for folder in ["Sources/DocverKit", "Tools", "docs"] {
-            try FileManager.default.createDirectory(at: copy.appendingPathComponent(folder).deletingLastPathComponent(),
-                                                    withIntermediateDirectories: true)
-            try FileManager.default.copyItem(at: repositoryRoot.appendingPathComponent(folder), to: copy.appendingPathComponent(folder))
-        }
+        try copyOfRepository(["Sources/DocverKit", "Tools", "docs"], at: copy)
         try Data("func peek() { _ = Agent.self }\n".utf8)
             .write(to: copy.appendingPathComponent("Sources/DocverKit/System/Peek.swift"))
         let exceptions = copy.appendingPathComponent("Tools/rooms-exceptions.txt")

@@ -163,9 +163,7 @@ import Testing
         let (alice, bob, notes) = try twoDevicesInConflict(scratch)
         let open = try alice.unresolvedConflictVersions(of: notes).map(\.id)
         try #require(open.count == 1)
-        try alice.write("tidied\n", to: "other.txt")
-        _ = try alice.git(["add", "other.txt"])
-        _ = try alice.git(["commit", "-q", "-m", "tidy up\n\nDocver-Resolved: \(open[0]) notes.txt\nDocver-Removed: \(open[0]) notes.txt\n"])
+        try plainCommitOfAnotherDocument(on: alice, typing: "Docver-Resolved: \(open[0]) notes.txt\nDocver-Removed: \(open[0]) notes.txt\n")
         let trailers = try alice.git(["log", "-1", "--format=%(trailers:only,unfold)"])
         #expect(trailers.contains("Docver-Device: alice"), "the hook marked the commit as a save of alice: \(trailers)")
         for device in [alice, bob] {
@@ -190,15 +188,22 @@ extension PlainGitTests {
         let (alice, _, notes) = try twoDevicesInConflict(scratch)
         let open = try alice.unresolvedConflictVersions(of: notes).map(\.id)
         try #require(open.count == 1)
-        try alice.write("tidied\n", to: "other.txt")
-        _ = try alice.git(["add", "other.txt"])
-        _ = try alice.git(["commit", "-q", "-m", "tidy up\n\nDocver-Resolved: \(open[0]) notes.txt\n"])
-        let plain = try alice.git(["rev-parse", "HEAD"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let plain = try plainCommitOfAnotherDocument(on: alice, typing: "Docver-Resolved: \(open[0]) notes.txt\n")
         #expect(throws: DocverError.versionOfAnotherDocument(version: plain, document: "notes.txt")) {
             try alice.version(plain, of: notes)
         }
         // A resolution docver made is a version of the document it decided about.
         let resolution = try alice.markResolved(notes)
         #expect(try alice.version(resolution.id, of: notes).id == resolution.id)
+    }
+
+    /// A plain `git commit` in Alice's checkout (through the commit hook) that saves
+    /// `other.txt` and carries `records` typed into its message; returns its id.
+    @discardableResult
+    private func plainCommitOfAnotherDocument(on alice: Container, typing records: String) throws -> String {
+        try alice.write("tidied\n", to: "other.txt")
+        _ = try alice.git(["add", "other.txt"])
+        _ = try alice.git(["commit", "-q", "-m", "tidy up\n\n" + records])
+        return try alice.git(["rev-parse", "HEAD"]).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
