@@ -233,8 +233,15 @@ extension Container {
     /// made when the staging folder cannot be used).
     private func removeTemporaryFiles(near planned: [WriteIntent.File]) {
         AtomicFile.removeTemporaryFiles(in: files.staging)
-        let folders = Set(planned.map { ByteString((root.path + "/" + $0.path as NSString).deletingLastPathComponent) })
-        for folder in folders.map(\.string) { AtomicFile.removeTemporaryFiles(in: folder) }
+        // The folder of each, by the bytes before its last slash (a document path is relative
+        // and normalised; going through NSString cost a clone of 100,000 files 4 % of its time).
+        let folders = Set(planned.map { file -> ByteString in
+            guard let slash = file.path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return ByteString("") }
+            return ByteString(String(file.path[..<slash]))
+        })
+        for folder in folders.map(\.string) {
+            AtomicFile.removeTemporaryFiles(in: folder.isEmpty ? root.path : root.path + "/" + folder)
+        }
     }
 
     // MARK: The index

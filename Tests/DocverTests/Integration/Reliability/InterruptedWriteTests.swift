@@ -24,24 +24,39 @@ import Testing
         try container.git(["rev-parse", expression]).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// Bob edits `a.txt`; Alice fetches it and is killed while integrating it: the intent is
+    /// Bob edits `document`; Alice fetches it and is killed while integrating it: the intent is
     /// written and her branch fast-forwarded, the file not yet written.
-    private func killedWhileIntegratingBobsEdit(_ scratch: Scratch) throws -> Container {
+    private func killedWhileIntegratingBobsEdit(_ scratch: Scratch, document: String = "a.txt") throws -> Container {
         let remote = try scratch.bareRemote()
         let alice = try scratch.device("alice", remote: remote)
         let bob = try scratch.device("bob", remote: remote)
-        try alice.saveText("first\n", to: "a.txt")
+        try alice.saveText("first\n", to: document)
         try alice.sync()
         try bob.sync()
-        try bob.saveText("bob's edit\n", to: "a.txt")
+        try bob.saveText("bob's edit\n", to: document)
         try bob.sync()
         try runGit(["fetch", "-q", "origin"], in: alice.root)
         let from = try rev("refs/heads/docver/alice", in: alice)
         let to = try rev("refs/remotes/origin/docver/bob", in: alice)
         try writeIntent(alice, operation: "integrate", from: from, to: to,
-                        files: [("a.txt", try rev("\(from):a.txt", in: alice), try rev("\(to):a.txt", in: alice))])
+                        files: [(document, try rev("\(from):\(document)", in: alice), try rev("\(to):\(document)", in: alice))])
         try runGit(["update-ref", "refs/heads/docver/alice", to, from], in: alice.root)
         return alice
+    }
+
+    /// A temporary file an earlier build left beside a planned file in a folder (not at the
+    /// top) is removed by the recovery too.
+    @Test func aKillLeavesNoTemporaryFileBesideANestedDocument() throws {
+        let scratch = try Scratch()
+        let alice = try killedWhileIntegratingBobsEdit(scratch, document: "notes/deep/a.txt")
+        let beside = alice.root.appendingPathComponent("notes/deep/.docver-tmp-99999-1")
+        try Data("bob's e".utf8).write(to: beside)
+        let status = try docver("status", in: alice.root)
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.stderr.contains("warning: finished an interrupted integrate"), "\(status.stderr)")
+        #expect(try alice.read("notes/deep/a.txt") == "bob's edit\n")
+        #expect(!FileManager.default.fileExists(atPath: beside.path), "the temporary file beside the document is removed")
+        #expect(try runGit(["status", "--porcelain"], in: alice.root).isEmpty)
     }
 
     /// Issue 16, case 1: a kill after the branch moved and before the file was written left a
