@@ -60,7 +60,8 @@ public struct SyncReport: Sendable, Hashable {
     /// versions kept beside this device's, and resolutions made elsewhere. Sorted by document.
     /// On a device that had no saves yet (a clone, or the first sync of a new device), the
     /// documents it received are counted in ``receivedDocuments`` instead of listed as
-    /// `updated` one by one; their conflicts are listed here as on any device.
+    /// `updated` one by one, except those that arrived holding conflict markers; their
+    /// conflicts are listed here as on any device.
     public var documentChanges: [DocumentSyncChange] = []
     /// How many documents a device that had no saves yet received (a clone, or the first sync
     /// of a new device); 0 on a device that had saves, whose changes ``documentChanges`` lists.

@@ -217,7 +217,8 @@ extension Container {
 
     /// The changes, and the documents received by a device that had no head (`old` nil): those
     /// are counted, not walked for their versions one by one (a clone of 100,000 documents
-    /// would report 100,000 `updated` rows, each a version walk and a search for conflict markers).
+    /// reported 100,000 `updated` rows, each a version walk, then sorted); only those holding
+    /// conflict markers are listed.
     private func documentChanges(from old: ObjectID?, to new: ObjectID, before: ConflictState, after: ConflictState,
                                  in repository: Repository) throws -> (changes: [DocumentSyncChange], received: Int) {
         let graph = VersionGraph(repository: repository, memo: VersionMemo(file: files.versionMemo),
@@ -280,9 +281,21 @@ extension Container {
         let documents = Set(try repository.changedPaths(from: oldTree, to: repository.commit(new).treeID)
             .map { DocumentPath.document(containingFile: $0) })
         let openAfter = after.unresolvedByDocument()
-        // A device with no head had no current version of anything: it received each document.
+        // A device with no head had no current version of anything: it received each document,
+        // and is told one by one only of those that arrived holding conflict markers.
         let received = old == nil ? documents.count { !DocumentPath.isReserved($0.path) } : 0
-        for document in documents.subtracting(explained) where old != nil && !DocumentPath.isReserved(document.path) {
+        let newTree = old == nil ? try repository.tree(repository.commit(new).treeID) : nil
+        for document in documents.subtracting(explained) where !DocumentPath.isReserved(document.path) {
+            if let newTree {
+                guard let entry = try newTree.documentEntry(atPath: document.path),
+                      try containsConflictMarkers(graph.version(of: document, at: new, device: device, modified: .distantPast, entry: entry),
+                                                  in: repository),
+                      let current = try current(document), current.device.id != device.id else { continue }
+                var change = DocumentSyncChange(document: document, kind: .updated, current: current, version: nil)
+                change.containsConflictMarkers = true
+                changes.append(change)
+                continue
+            }
             // (nil: absent because a folder of the document's name won over it.)
             let current = try current(document)
             // (Before the skip of this device's own versions: a plain merge can bring back a

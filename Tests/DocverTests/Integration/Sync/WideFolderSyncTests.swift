@@ -72,7 +72,8 @@ import Testing
 
 extension WideFolderSyncTests {
     /// A device with no saves yet is told how many documents it received, not each one as
-    /// `updated` (issue 28); what arrived in conflict is still listed, on `sync` as on `clone`.
+    /// `updated` (issue 28); what arrived in conflict, or holding conflict markers, is still
+    /// listed, on `sync` as on `clone`.
     @Test func aNewDeviceCountsWhatItReceivedAndListsItsConflicts() throws {
         let scratch = try Scratch()
         let remote = try scratch.bareRemote()
@@ -91,21 +92,26 @@ extension WideFolderSyncTests {
         try bob.sync()
         try alice.sync()
 
+        // And a document saved with conflict markers in it, which is told one by one too.
+        _ = try alice.saveText("<<<<<<< ours\nmine\n=======\nyours\n>>>>>>> theirs\n", to: "marked.txt")
+        try alice.sync()
+
         let carol = try scratch.device("carol", remote: remote)
         let report = try carol.sync()
-        #expect(report.receivedDocuments == 3)
-        #expect(report.documentChanges.map(\.kind) == [.conflictVersionKept], "only the conflict is listed: \(report.documentChanges)")
-        #expect(report.documentChanges.first?.document.path == "c.txt")
+        #expect(report.receivedDocuments == 4)
+        #expect(report.documentChanges.map(\.kind) == [.conflictVersionKept, .updated], "the conflict and the markers: \(report.documentChanges)")
+        #expect(report.documentChanges.map(\.document.path) == ["c.txt", "marked.txt"])
+        #expect(report.documentChanges.last?.containsConflictMarkers == true)
         let again = try carol.sync()
         #expect(again.receivedDocuments == 0, "a device with saves lists its changes")
 
         let clone = try docver("clone", remote.path, scratch.path("dave").path, "--device", "dave")
         #expect(clone.status == 0, "\(clone.stderr)")
-        #expect(clone.stdout.contains("as device 'dave' (dave): 3 documents\n"), "\(clone.stdout)")
+        #expect(clone.stdout.contains("as device 'dave' (dave): 4 documents\n"), "\(clone.stdout)")
         #expect(clone.stdout.contains("c.txt: alice's version"), "the conflict is told: \(clone.stdout)")
         let json = try docver("clone", remote.path, scratch.path("erin").path, "--device", "erin", "--json")
         let object = try #require(try JSONSerialization.jsonObject(with: json.stdoutData) as? [String: Any])
-        #expect(object["received"] as? Int == 3)
-        #expect((object["changes"] as? [[String: Any]])?.compactMap { $0["kind"] as? String } == ["conflictVersionKept"])
+        #expect(object["received"] as? Int == 4)
+        #expect((object["changes"] as? [[String: Any]])?.compactMap { $0["kind"] as? String } == ["conflictVersionKept", "updated"])
     }
 }
