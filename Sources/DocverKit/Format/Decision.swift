@@ -13,7 +13,7 @@ import Foundation
 /// a record typed into a plain `git commit` or copied by a plain merge does not).
 struct Decision: Sendable {
     /// The kinds of decision record.
-    enum Kind: Sendable, CaseIterable {
+    enum Kind: Sendable {
         /// `Docver-Resolved`: the version was looked at and the conflict is closed.
         case resolved
         /// `Docver-Removed`: the version was removed from the conflict versions.
@@ -27,14 +27,6 @@ struct Decision: Sendable {
             case Trailer.removed: self = .removed
             case Trailer.replaced: self = .replaced
             default: return nil
-            }
-        }
-
-        var trailerKey: String {
-            switch self {
-            case .resolved: Trailer.resolved
-            case .removed: Trailer.removed
-            case .replaced: Trailer.replaced
             }
         }
     }
