@@ -195,6 +195,48 @@ static inline int docver_add_checking_backend(git_odb *odb, const char *objects,
     return result;
 }
 
+/* A last object database backend, for a container that joined on demand (a partial clone:
+   docs/ARCHITECTURE.md, "Documents on demand"): when no other backend has an object, `fetch`
+   brings it from the promisor remote into a new pack and answers 0. The backend then still
+   answers GIT_ENOTFOUND: libgit2 refreshes its pack list after a miss and reads again from
+   the backends that can refresh, which finds the new pack (this one cannot refresh, so it is
+   not asked twice). A failed fetch answers its negative code, with git_error_set_str. libgit2
+   calls backends with its object database's lock held, which is also why this backend does
+   not refresh the database itself. */
+typedef int (*docver_object_fetch)(void *payload, const git_oid *id);
+
+struct docver_promisor_backend {
+    git_odb_backend parent;
+    docver_object_fetch fetch;
+    void *payload;
+};
+
+static inline int docver_promisor_read(void **data, size_t *length, git_object_t *type,
+                                       git_odb_backend *backend, const git_oid *id) {
+    (void)data; (void)length; (void)type;
+    struct docver_promisor_backend *self = (struct docver_promisor_backend *)backend;
+    int result = self->fetch(self->payload, id);
+    return result < 0 ? result : GIT_ENOTFOUND;
+}
+
+static inline void docver_promisor_free(git_odb_backend *backend) { free(backend); }
+
+/* Adds the fetching backend to `odb` below every other (priority -1000: alternates are 1 and
+   below, the loose and pack backends 1 and 2). */
+static inline int docver_add_promisor_backend(git_odb *odb, docver_object_fetch fetch, void *payload) {
+    struct docver_promisor_backend *backend = calloc(1, sizeof *backend);
+    if (!backend) return -1;
+    git_odb_init_backend(&backend->parent, GIT_ODB_BACKEND_VERSION);
+    backend->parent.read = docver_promisor_read;
+    backend->parent.foreach = docver_checking_foreach;
+    backend->parent.free = docver_promisor_free;
+    backend->fetch = fetch;
+    backend->payload = payload;
+    int result = git_odb_add_backend(odb, &backend->parent, -1000);
+    if (result < 0) free(backend);
+    return result;
+}
+
 /* Swift cannot read the size macros as typed constants. */
 static inline int docver_oid_raw_size(void) { return GIT_OID_RAWSZ; }
 

@@ -29,7 +29,7 @@ extension ItemOutput {
         return text
     }
 
-    private static func line(conflicted: Bool, kind: String, size: Int64, modified: String,
+    private static func line(conflicted: Bool, kind: String, size: Int64?, modified: String,
                              deviceName: String, document: String) -> String {
         let flag = conflicted ? Terminal.style.apply(.conflictMarker, "!") : " "
         return "\(flag) \(kind.padded(to: 7)) \(Terminal.size(size).padded(to: 10)) \(modified)  \(deviceName)  \(document)"

@@ -251,6 +251,12 @@ enum Terminal {
         return "just now"
     }
 
+    /// A size, or "not here" when the contents are not on this device (documents on demand).
+    static func size(_ bytes: Int64?) -> String {
+        guard let bytes else { return "not here" }
+        return size(bytes)
+    }
+
     static func size(_ bytes: Int64) -> String {
         if bytes < 1000 { return bytes == 1 ? "1 byte" : "\(bytes) bytes" }
         let units = ["KB", "MB", "GB", "TB"]

@@ -30,7 +30,7 @@ enum ListingText {
     /// 10 fields.
     static func fields(_ version: DocumentVersion) -> [String] {
         [version.id, escape(version.document.path), escape(version.device.id), escape(version.device.name), date(version.modified),
-         String(version.size), version.kind.rawValue, version.isDeletion ? "1" : "0", version.commitID.hex, version.entryID?.hex ?? "-"]
+         version.size.map { String($0) } ?? "-", version.kind.rawValue, version.isDeletion ? "1" : "0", version.commitID.hex, version.entryID?.hex ?? "-"]
     }
 
     static func version(_ fields: ArraySlice<Substring>) -> DocumentVersion? {
@@ -38,7 +38,7 @@ enum ListingText {
         // Read in place (a listing decodes 10,000 of these: copying each slice into an array
         // was a measurable part of `ls`).
         func f(_ offset: Int) -> Substring { fields[fields.startIndex + offset] }
-        guard let modified = date(f(4)), let size = Int64(f(5)), let kind = DocumentKind(rawValue: String(f(6))),
+        guard let modified = date(f(4)), let size: Int64? = f(5) == "-" ? .some(nil) : Int64(f(5)).map { .some($0) }, let kind = DocumentKind(rawValue: String(f(6))),
               let commitID = ObjectID(hex: String(f(8))) else { return nil }
         var entryID: ObjectID?
         if f(9) != "-" {
@@ -332,6 +332,8 @@ private struct DocumentLines {
         return value
     }
 
+    private func isDash(_ range: Range<Int>) -> Bool { range.count == 1 && bytes[range.lowerBound] == UInt8(ascii: "-") }
+
     private func date(_ range: Range<Int>) -> Date? {
         (integer(range, radix: 16) as UInt64?).map { Date(timeIntervalSinceReferenceDate: Double(bitPattern: $0)) }
     }
@@ -339,10 +341,11 @@ private struct DocumentLines {
     /// document, created, conflicted, uploaded, remote changes, then the 10 version fields.
     private func item(_ f: [Range<Int>]) -> MetadataItem? {
         guard f.count == 15, let created = date(f[1]), let modified = date(f[9]),
-              let size = integer(f[10], radix: 10) as Int64?, let kind = DocumentKind(rawValue: text(f[11])),
+              let size: Int64? = isDash(f[10]) ? .some(nil) : (integer(f[10], radix: 10) as Int64?).map { .some($0) },
+              let kind = DocumentKind(rawValue: text(f[11])),
               let commitID = ObjectID(hexDigits: field(f[13])) else { return nil }
         var entryID: ObjectID?
-        if !(f[14].count == 1 && bytes[f[14].lowerBound] == UInt8(ascii: "-")) {
+        if !isDash(f[14]) {
             guard let id = ObjectID(hexDigits: field(f[14])) else { return nil }
             entryID = id
         }

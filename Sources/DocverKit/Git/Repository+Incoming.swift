@@ -57,7 +57,9 @@ extension Repository {
         let objects = gitDirectory + "objects/"
         let manager = FileManager.default
         let packs = (try? manager.contentsOfDirectory(atPath: incoming + "/pack")) ?? []
-        for suffix in [".pack", ".rev", ".idx"] {
+        // A `.promisor` file (a fetch that left contents out) before the index, which makes
+        // the pack visible: git never sees such a pack without its mark.
+        for suffix in [".pack", ".rev", ".promisor", ".idx"] {
             for name in packs.sorted() where name.hasSuffix(suffix) {
                 try moveObjectFile(incoming + "/pack/" + name, to: objects + "pack/" + name)
             }

@@ -17,10 +17,16 @@ final class Repository {
     /// ``parsedTrailersLimit`` commits.
     var parsedTrailers: [ObjectID: [(key: String, value: String)]] = [:]
     static let parsedTrailersLimit = 4096
+    /// Whether an object this repository lacks is fetched from its promisor remotes when
+    /// libgit2 reads it (Repository+OnDemand.swift); off while a caller asks what is here.
+    var fetchesMissingObjects = true
+    /// The promisor remotes, read at the first missing object.
+    var promisors: [String]?
 
     private init(pointer: OpaquePointer) {
         self.pointer = pointer
         checkObjectsBeforeLibgit2ReadsThem()
+        fetchMissingObjects()
     }
 
     deinit { git_repository_free(pointer) }

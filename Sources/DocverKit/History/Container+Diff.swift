@@ -45,7 +45,7 @@ extension Container {
             case let .version(version):
                 if version.isDeletion { return .some(nil) }
                 guard version.kind == .flat, let id = version.entryID else { return nil }
-                return (version.size, { id })
+                return (try VersionGraph(repository: repository, index: nil).size(of: version), { id })
             case .workingTree:
                 try checkInsideContainer(document)
                 guard let stat = try workingTreeStat(of: document) else { return .some(nil) }

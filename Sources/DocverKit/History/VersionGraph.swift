@@ -256,10 +256,10 @@ struct VersionGraph {
         let commit = try repository.commit(commitID)
         let entry = try repository.tree(commit.treeID).documentEntry(atPath: document.path)
         var kind = DocumentKind.flat
-        var size: Int64 = 0
+        var size: Int64? = 0
         if let entry {
             kind = entry.mode.isTree ? .package : .flat
-            size = try entry.mode.isTree ? treeSize(entry.id) : repository.blobSize(entry.id)
+            size = try entry.mode.isTree ? treeSize(entry.id) : repository.blobSizeIfHere(entry.id)
         } else if let parent = commit.parentIDs.first,
                   let previous = try repository.tree(repository.commit(parent).treeID).documentEntry(atPath: document.path) {
             kind = previous.mode.isTree ? .package : .flat
@@ -277,14 +277,30 @@ struct VersionGraph {
     func version(of document: DocumentPath, at commitID: ObjectID, device: Device, modified: Date,
                  entry: TreeEntry, size: Int64? = nil) throws -> DocumentVersion {
         DocumentVersion(id: commitID.hex, document: document, device: device, modified: modified,
-                        size: try size ?? (entry.mode.isTree ? treeSize(entry.id) : repository.blobSize(entry.id)),
+                        size: try size ?? (entry.mode.isTree ? treeSize(entry.id) : repository.blobSizeIfHere(entry.id)),
                         kind: entry.mode.isTree ? .package : .flat, isDeletion: false, commitID: commitID, entryID: entry.id)
     }
 
-    private func treeSize(_ id: ObjectID) throws -> Int64 {
-        try repository.tree(id).entries.reduce(0) { total, entry in
-            try total + (entry.mode.isTree ? treeSize(entry.id) : repository.blobSize(entry.id))
+    /// A version's size, its contents fetched first when they are not on this device (a device
+    /// on demand): for the commands that read the contents anyway.
+    func size(of version: DocumentVersion) throws -> Int64 {
+        if let size = version.size { return size }
+        guard let id = version.entryID else { return 0 }
+        func total(_ id: ObjectID, isTree: Bool) throws -> Int64 {
+            guard isTree else { return try repository.blobSize(id) }
+            return try repository.tree(id).entries.reduce(0) { try $0 + total($1.id, isTree: $1.mode.isTree) }
         }
+        return try total(id, isTree: version.kind == .package)
+    }
+
+    /// The sum of a package's components; nil when one of them is not on this device.
+    private func treeSize(_ id: ObjectID) throws -> Int64? {
+        var total: Int64 = 0
+        for entry in try repository.tree(id).entries {
+            guard let size = try entry.mode.isTree ? treeSize(entry.id) : repository.blobSizeIfHere(entry.id) else { return nil }
+            total += size
+        }
+        return total
     }
 
     /// The current version of `document` at `head`; nil when it has never been saved there

@@ -21,8 +21,11 @@ public struct DocumentVersion: Hashable, Sendable, Identifiable {
     public let modified: Date
     /// The document's display name (file name without extension).
     public var displayName: String { document.displayName }
-    /// Size in bytes (the sum of all components for a package; 0 for a deletion).
-    public let size: Int64
+    /// Size in bytes (the sum of all components for a package; 0 for a deletion); nil when
+    /// the contents are not on this device (a device that keeps documents on demand fetches an
+    /// older version's contents only when a command reads them, and git records no size
+    /// beside a file's id).
+    public let size: Int64?
     /// Flat file or package.
     public let kind: DocumentKind
     /// True when this version records the document's deletion.

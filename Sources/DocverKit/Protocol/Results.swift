@@ -13,7 +13,8 @@ public struct VersionOutput: Encodable, Sendable {
     public let device: String
     public let deviceName: String
     public let modified: Date
-    public let size: Int64
+    /// null when the contents are not on this device (documents on demand).
+    @NullWhenAbsent public var size: Int64?
     public let kind: String
     public let deleted: Bool
     public let conflict: Bool
@@ -82,7 +83,8 @@ public struct ItemOutput: Encodable, Equatable, Sendable {
     public let displayName: String
     public let type: String
     public let kind: String
-    public let size: Int64
+    /// null when the contents are not on this device (documents on demand).
+    @NullWhenAbsent public var size: Int64?
     public let created: Date
     public let modified: Date
     public let device: String
@@ -511,4 +513,16 @@ public struct FailureOutput: Encodable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey { case code, exitCode, message, hint }
+}
+
+/// An optional field written as `null` when absent, not left out: the schemas list every
+/// field as required, and a reader tells "unknown" from "missing".
+@propertyWrapper
+public struct NullWhenAbsent<Value: Encodable & Sendable & Equatable>: Encodable, Sendable, Equatable {
+    public var wrappedValue: Value?
+    public init(wrappedValue: Value?) { self.wrappedValue = wrappedValue }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        if let wrappedValue { try container.encode(wrappedValue) } else { try container.encodeNil() }
+    }
 }

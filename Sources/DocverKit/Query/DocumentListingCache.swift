@@ -45,7 +45,7 @@ struct DocumentListingCache {
         guard let data = FileSystem.localContentsIfReadable(files.documentListing),
               let items = ListingText.decodeDocumentListing(data, format: Self.format, key: nil) else { return facts }
         for item in items {
-            if let entry = item.current.entryID { facts.sizes[entry] = item.current.size }
+            if let entry = item.current.entryID, let size = item.current.size { facts.sizes[entry] = size }
             facts.savers[item.current.commitID] = (item.current.device, item.current.modified)
         }
         return facts

@@ -50,7 +50,7 @@ public struct DocumentQuery: Sendable, Hashable {
         // (Ties go by the path's bytes, as git orders names: two spellings of one name differ.)
         case .name: ascending = (a.name, a.path) < (b.name, b.path)
         case .modified: ascending = (a.contentChanged, a.path) < (b.contentChanged, b.path)
-        case .size: ascending = (a.size, a.path) < (b.size, b.path)
+        case .size: ascending = (a.size ?? -1, a.path) < (b.size ?? -1, b.path)
         case .type: ascending = (a.type, a.path) < (b.type, b.path)
         }
         return descending ? !ascending && a != b : ascending
@@ -79,8 +79,9 @@ public struct MetadataItem: Sendable, Hashable {
     public var type: String { document.type }
     /// Flat file or package.
     public var kind: DocumentKind { current.kind }
-    /// The current version's size in bytes.
-    public var size: Int64 { current.size }
+    /// The current version's size in bytes; nil when its contents are not on this device
+    /// (documents on demand).
+    public var size: Int64? { current.size }
     /// When the document's first version was saved.
     public let created: Date
     /// The current version (its date is the content-change date, its device the last saver).

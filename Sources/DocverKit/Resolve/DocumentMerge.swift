@@ -76,9 +76,11 @@ extension Container {
     func refuseLargeVersions(_ conflict: Conflict, in repository: Repository) throws {
         guard let limit = try ConfigKey.byteSize(ConfigKey.maximumMergeSize, default: ConfigKey.defaultMaximumMergeSize,
                                                  in: repository),
-              let large = ([conflict.current] + conflict.conflicts).first(where: { $0.size > limit }) else { return }
+              let graph = Optional(VersionGraph(repository: repository, index: nil)),
+              let (large, size) = try ([conflict.current] + conflict.conflicts).lazy.map({ ($0, try graph.size(of: $0)) })
+                .first(where: { $0.1 > limit }) else { return }
         throw DocverError.notMergeable(document: conflict.document.path, reason:
-            "\(large.device.name)'s version (\(large.shortID)) is \(large.size) bytes, above docver.maxMergeSize (\(limit)); choose a version")
+            "\(large.device.name)'s version (\(large.shortID)) is \(size) bytes, above docver.maxMergeSize (\(limit)); choose a version")
     }
 
     /// The file modes a merge of a conflict's versions keeps, as git's merge does: a mode the

@@ -31,6 +31,10 @@ struct ArrivalValidator {
     let repository: Repository
     /// The largest file accepted, in bytes (`docver.maxDocumentSize`); nil: no limit.
     let maximumDocumentSize: Int64?
+    /// Whether a file's contents may be missing (a device on demand receives old versions'
+    /// commits and folders, not their contents): a missing file is then left unchecked, to be
+    /// fetched when a command reads it. Contents that are here are checked as always.
+    let contentsMayBeMissing: Bool
     /// The device whose branch is being checked, named in a refusal.
     private var device = ""
     /// Trees already found valid, with the folder depth and path they were checked at.
@@ -38,9 +42,10 @@ struct ArrivalValidator {
     /// Commits already found valid, with their trees.
     private var validCommits: [ObjectID: ObjectID] = [:]
 
-    init(repository: Repository, maximumDocumentSize: Int64? = nil) {
+    init(repository: Repository, maximumDocumentSize: Int64? = nil, contentsMayBeMissing: Bool = false) {
         self.repository = repository
         self.maximumDocumentSize = maximumDocumentSize
+        self.contentsMayBeMissing = contentsMayBeMissing
     }
 
     /// The first problem found in the commits and trees `head` brings that `trusted` does not
@@ -206,9 +211,11 @@ struct ArrivalValidator {
                     stack.append(Pending(tree: entry.id, reference: reference, path: path))
                     continue
                 }
-                guard let header = try repository.objectHeader(entry.id), header.kind == "blob" else {
+                guard let header = try repository.objectHeader(entry.id) else {
+                    if contentsMayBeMissing { continue }
                     return "'\(display)' is not a file object"
                 }
+                guard header.kind == "blob" else { return "'\(display)' is not a file object" }
                 if let limit = maximumDocumentSize, header.size > limit {
                     let document = DocumentPath.document(containingFile: display).path
                     return "'\(document)' of device '\(device)' is \(header.size) bytes, above docver.maxDocumentSize (\(limit))"

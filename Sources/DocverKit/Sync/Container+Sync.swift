@@ -34,8 +34,15 @@ extension Container {
     /// one must have a supported scheme; both are checked before anything is created.
     ///
     /// `progress` receives the transfer's progress (objects and bytes received) while it runs.
+    ///
+    /// With `onDemand`, the device keeps documents on demand: it receives every version's
+    /// commit and folders but only the contents of each device's newest saves, and fetches an
+    /// older version's contents from the remote when a command needs them (a partial clone,
+    /// with git's `blob:none` filter; docs/ARCHITECTURE.md, "Documents on demand"). git must
+    /// be installed; the remote must allow filters (`uploadpack.allowFilter`, which GitHub and
+    /// GitLab allow, and which docver turns on for a remote on this machine).
     @discardableResult
-    public static func clone(from url: String, to destination: URL, device: Device,
+    public static func clone(from url: String, to destination: URL, device: Device, onDemand: Bool = false,
                              progress: TransferProgressHandler? = nil) throws -> (container: Container, report: SyncReport) {
         let path = destination.standardizedFileURL.path
         // What the sync would find wrong with the remote, found before anything is created.
@@ -63,6 +70,7 @@ extension Container {
         }
         do {
             try container.addRemote("origin", url: url)
+            if onDemand { try container.withWriteLock { try $0.makePromisor("origin") } }
             let report = try container.sync(["origin"], progress: progress)
             // On disk before the name that makes it a container appears.
             AtomicFile.syncFileSystem(containing: temporary)
@@ -198,7 +206,10 @@ extension Container {
             // A bare repository on this machine: its packs are indexed here directly (see
             // Repository+LocalFetch.swift), the transport only when that cannot bring everything.
             let fetchedLocally: Bool
-            if case let .local(path) = RemoteLocation(remote.url, relativeTo: root) {
+            if try repository.promisorRemotes().contains(name) {
+                try fetchOnDemand(remote, named: name, before: before, report: &report, in: repository)
+                fetchedLocally = true
+            } else if case let .local(path) = RemoteLocation(remote.url, relativeTo: root) {
                 fetchedLocally = try repository.fetchLocally(from: path, sourcePrefix: String(RefName.allDeviceBranches.dropLast()),
                                                              destinationPrefix: prefix, message: "docver: fetch", progress: reportProgress)
             } else {
@@ -224,6 +235,29 @@ extension Container {
             try repository.forceReference(RefName.kept(remote: name, device: device, commit: old.hex), to: old,
                                           message: "docver: keep saves from a rewritten branch")
         }
+    }
+
+    /// Fetches from a promisor remote (a device that joined with `clone --on-demand`): every
+    /// device's commits and folders, then the contents of each fetched head, never those of
+    /// older versions (Repository+OnDemand.swift). Each head's contents are compared with
+    /// those of the head this device had from that branch (or with this device's own head),
+    /// which are here already.
+    private func fetchOnDemand(_ remote: Remote, named name: String, before: [String: ObjectID],
+                               report: inout SyncReport, in repository: Repository) throws {
+        let settings = try transferSettings(repository)
+        let local = if case .local = RemoteLocation(remote.url, relativeTo: root) { true } else { false }
+        if try repository.fetchLeavingOutContents(RefName.fetchSpec(name), from: name, local: local, settings: settings) != nil {
+            report.warnings.append("'\(name)' does not leave out old versions' contents (uploadpack.allowFilter is off there): this device received every version")
+        }
+        let head = try headCommit(repository)
+        var missing: [ObjectID] = []
+        var seen = Set<ObjectID>()
+        for (reference, target) in try repository.references(matching: RefName.trackingPrefix(name) + "*") where before[reference] != target {
+            for id in try repository.missingContents(of: target, comparedWith: before[reference] ?? head) where seen.insert(id).inserted {
+                missing.append(id)
+            }
+        }
+        try repository.fetchObjects(missing, from: name, local: local, settings: settings)
     }
 
     /// Fetches from the remotes `names` into a quarantine (Repository+Incoming.swift), checks
@@ -252,7 +286,10 @@ extension Container {
         let trusted = try headCommit(repository)
         let checked = try checkArrivals(trusting: trusted, view: view, report: &report)
         try DocverError.wrapping {
-            if checked.discarded {
+            // A device on demand keeps everything git's fetch checked (transfer.fsckObjects): a
+            // refused head's objects stay, unreferenced, since a pack without the contents it
+            // names cannot be rewritten by libgit2's pack builder.
+            if checked.discarded, try repository.promisorRemotes().isEmpty {
                 let known = try [trusted].compactMap { $0 } + repository.references(matching: RefName.allTrackingBranches).map(\.target)
                     + repository.references(matching: RefName.allKept).map(\.target)
                 try repository.admitIncoming(from: incoming, view: view, heads: Array(checked.admitted), known: known)
@@ -311,7 +348,8 @@ extension Container {
                                report: inout SyncReport) throws -> (accepted: [ObjectID], admitted: Set<ObjectID>, discarded: Bool) {
         let references = try repository.references(matching: RefName.allTrackingBranches)
             + repository.references(matching: RefName.allKept)
-        var validator = ArrivalValidator(repository: repository, maximumDocumentSize: try maximumDocumentSize(repository))
+        var validator = ArrivalValidator(repository: repository, maximumDocumentSize: try maximumDocumentSize(repository),
+                                         contentsMayBeMissing: try !repository.promisorRemotes().isEmpty)
         let policy = try SigningPolicy(repository: repository)
         var accepted: [ObjectID] = [], admitted = Set<ObjectID>(), discarded = false
         for (name, target) in references {

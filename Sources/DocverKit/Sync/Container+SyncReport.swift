@@ -209,7 +209,7 @@ extension Container {
     /// Whether conflict markers remain in a version; a big flat one is searched a piece at a
     /// time (``Repository/pieceByPieceSize``), not held whole.
     private func containsConflictMarkers(_ version: DocumentVersion, in repository: Repository) throws -> Bool {
-        if version.kind == .flat, let blob = version.entryID, version.size >= Repository.pieceByPieceSize {
+        if version.kind == .flat, let blob = version.entryID, version.size ?? .max >= Repository.pieceByPieceSize {
             return try ConflictMarkers.hasRegions { piece in try repository.readBlob(blob, into: piece) }
         }
         return try !ConflictMarkers.locations(in: contents(of: version, in: repository)).isEmpty

@@ -6,19 +6,25 @@ enum Subprocess {
     struct Outcome {
         var status: Int32
         var output: Data
+        /// What it wrote on standard error, when it was collected.
+        var errors = Data()
     }
 
     /// Runs `arguments[0]` found on `PATH` (through `/usr/bin/env`), feeding it `input` and
-    /// collecting its standard output; standard error is discarded.
+    /// collecting its standard output; standard error is discarded, or with
+    /// `collectingErrors` collected too (through a temporary file, so that neither stream's
+    /// pipe can fill while the other is read).
     static func run(_ arguments: [String], input: Data? = nil, directory: URL? = nil,
-                    environment: [String: String] = [:]) throws(SystemError) -> Outcome {
-        try run(executable: "/usr/bin/env", arguments, input: input, directory: directory, environment: environment)
+                    environment: [String: String] = [:], collectingErrors: Bool = false) throws(SystemError) -> Outcome {
+        try run(executable: "/usr/bin/env", arguments, input: input, directory: directory, environment: environment,
+                collectingErrors: collectingErrors)
     }
 
     /// Runs a shell command line with `/bin/sh -c`, as git runs merge drivers.
     static func shell(_ command: String, directory: URL? = nil,
                       environment: [String: String] = [:]) throws(SystemError) -> Outcome {
-        try run(executable: "/bin/sh", ["-c", command], input: nil, directory: directory, environment: environment)
+        try run(executable: "/bin/sh", ["-c", command], input: nil, directory: directory, environment: environment,
+                collectingErrors: false)
     }
 
     /// Runs a shell command line with `/bin/sh -c` on this process's own standard input,
@@ -52,7 +58,7 @@ enum Subprocess {
     }
 
     private static func run(executable: String, _ arguments: [String], input: Data?, directory: URL?,
-                            environment: [String: String]) throws(SystemError) -> Outcome {
+                            environment: [String: String], collectingErrors: Bool) throws(SystemError) -> Outcome {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -64,7 +70,16 @@ enum Subprocess {
         let outputPipe = Pipe()
         process.standardInput = inputChannel?.childEnd ?? FileHandle.nullDevice
         process.standardOutput = outputPipe
-        process.standardError = FileHandle.nullDevice
+        var errorFile: (path: String, handle: FileHandle)?
+        if collectingErrors {
+            var template = Array((NSTemporaryDirectory() + "/docver-errors-XXXXXX").utf8CString)
+            let descriptor = mkstemp(&template)
+            guard descriptor >= 0 else { throw .errno("create a temporary file in", NSTemporaryDirectory()) }
+            let path = String(cString: template)
+            unlink(path)
+            errorFile = (path, FileHandle(fileDescriptor: descriptor, closeOnDealloc: true))
+        }
+        process.standardError = errorFile?.handle ?? FileHandle.nullDevice
         do {
             try process.run()
         } catch {
@@ -77,7 +92,12 @@ enum Subprocess {
         }
         let output = outputPipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, output: output)
+        var errors = Data()
+        if let errorFile {
+            _ = lseek(errorFile.handle.fileDescriptor, 0, SEEK_SET)
+            errors = (try? errorFile.handle.readToEnd()) ?? Data()
+        }
+        return Outcome(status: process.terminationStatus, output: output, errors: errors)
     }
 
     /// Asks git's configured credential helpers for a user name and password, as `git`

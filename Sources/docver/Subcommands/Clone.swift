@@ -12,6 +12,9 @@ extension Docver {
         @Argument(help: "The remote's URL.", completion: .directory) var url: String
         @Argument(help: "Where to create the container.", completion: .directory) var path: String
         @OptionGroup var device: DeviceOptions
+        @Flag(name: .customLong("on-demand"),
+              help: "Keep documents on demand: receive only the newest versions' contents; older ones are fetched when a command needs them (needs git).")
+        var onDemand = false
 
         func validate() throws { try device.validate() }
 
@@ -30,7 +33,8 @@ extension Docver {
                 do {
                     cloned = try Diagnostics.timed("clone") {
                         try Container.clone(from: global.remoteURL(url), to: destination,
-                                            device: device.device(forContainerAt: destination), progress: progress.handler)
+                                            device: device.device(forContainerAt: destination), onDemand: onDemand,
+                                            progress: progress.handler)
                     }
                 } catch let error as DocverError {
                     guard let hint = hint(for: error) else { throw error }

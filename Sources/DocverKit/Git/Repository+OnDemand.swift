@@ -1,0 +1,190 @@
+internal import Clibgit2
+import Foundation
+
+// Documents on demand: a partial clone, as git makes one (docs/ARCHITECTURE.md, "Documents on
+// demand"). libgit2 1.5 has no partial clone: it neither asks a server to leave contents out
+// nor fetches an object it lacks. docver therefore
+// - transfers from a promisor remote (`remote.<name>.promisor`, set by `clone --on-demand`)
+//   with git's own `git fetch --filter=blob:none`, which writes a pack and its `.promisor`
+//   file, the mark `git fsck` and `git gc` read to know that the objects such a pack names
+//   may be missing;
+// - brings the contents of each fetched head with one more `git fetch` of their ids;
+// - fetches any other object libgit2 is asked for and lacks through a last object database
+//   backend (``fetchMissingObjects()``), one `git fetch` per object.
+// Everything else (reading, merging, checking out, pushing) stays libgit2's.
+
+extension Repository {
+    /// The remotes marked `remote.<name>.promisor = true`, in the config's order.
+    func promisorRemotes() throws -> [String] {
+        try configStrings(matching: #"^remote\..+\.promisor$"#).compactMap { entry in
+            guard ["true", "yes", "on", "1"].contains(entry.value.lowercased()) else { return nil }
+            return String(entry.name.dropFirst("remote.".count).dropLast(".promisor".count))
+        }
+    }
+
+    /// Marks `remote` as the remote that keeps the contents this repository leaves out, as
+    /// `git clone --filter=blob:none` does (repository format 1, which git requires of a
+    /// partial clone and libgit2 1.5 opens).
+    func makePromisor(_ remote: String) throws {
+        try setConfig("core.repositoryformatversion", "1")
+        try setConfig("remote.\(remote).promisor", "true")
+        try setConfig("remote.\(remote).partialclonefilter", "blob:none")
+    }
+
+    /// Fetches `refspec` from the remote `remote` with git, leaving out every file's contents
+    /// (trees and commits only), into this repository's quarantine when it has one
+    /// (``receiving(into:)``). Returns git's warning when the server does not filter (it then
+    /// sent everything). `local`: the remote is a repository on this machine, whose
+    /// `git upload-pack` is told to filter whatever its own config says.
+    func fetchLeavingOutContents(_ refspec: String, from remote: String, local: Bool,
+                                 settings: TransferSettings) throws -> String? {
+        var arguments = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--filter=blob:none"]
+        if local { arguments.append("--upload-pack=" + Self.filteringUploadPack) }
+        arguments += [remote, refspec]
+        let errors = try runGit(arguments, input: nil, settings: settings)
+        return errors.split(separator: "\n").first { $0.contains("filtering not recognized by server") }.map(String.init)
+    }
+
+    /// Fetches the objects `ids` (file contents) from the remote `remote` with git, into this
+    /// repository's quarantine when it has one. The server must let a client ask for any
+    /// object (git's protocol version 2 does, as do GitHub and GitLab).
+    func fetchObjects(_ ids: [ObjectID], from remote: String, local: Bool, settings: TransferSettings) throws {
+        guard !ids.isEmpty else { return }
+        var arguments = ["-c", "fetch.negotiationAlgorithm=noop", "fetch", "--quiet", "--no-tags",
+                         "--no-write-fetch-head", "--filter=blob:none", "--stdin"]
+        if local { arguments.append("--upload-pack=" + Self.filteringUploadPack) }
+        arguments.append(remote)
+        _ = try runGit(arguments, input: Data(ids.map { $0.hex + "\n" }.joined().utf8), settings: settings)
+    }
+
+    /// `git upload-pack` with filters and requests for any object allowed, for a remote on
+    /// this machine (git runs it in the remote's folder).
+    private static let filteringUploadPack = "git -c uploadpack.allowFilter=true -c uploadpack.allowAnySHA1InWant=true upload-pack"
+
+    /// The ids of the files in the tree of commit `head` that this repository lacks, reading
+    /// only the folders whose ids differ from those at the same place in `reference`'s tree
+    /// (a commit whose files are all here, or nil).
+    func missingContents(of head: ObjectID, comparedWith reference: ObjectID?) throws -> [ObjectID] {
+        var missing: [ObjectID] = []
+        var seen = Set<ObjectID>()
+        var pending: [(tree: ObjectID, reference: ObjectID?)] = [(try commit(head).treeID, try reference.map { try commit($0).treeID })]
+        while let (treeID, referenceID) = pending.popLast() {
+            guard treeID != referenceID else { continue }
+            let known = try referenceID.map { id in
+                Dictionary(try rawTreeEntries(id).map { ($0.name, $0.id) }, uniquingKeysWith: { first, _ in first })
+            } ?? [:]
+            for entry in try rawTreeEntries(treeID) {
+                let before = known[entry.name]
+                if before == entry.id || entry.rawMode == 0o160000 { continue }
+                if entry.rawMode == 0o040000 {
+                    pending.append((entry.id, before))
+                } else if seen.insert(entry.id).inserted, try !objectExists(entry.id) {
+                    missing.append(entry.id)
+                }
+            }
+        }
+        return missing
+    }
+
+    /// A blob's size when its contents are here; nil when they are not (a device on demand),
+    /// without fetching them.
+    func blobSizeIfHere(_ id: ObjectID) throws -> Int64? {
+        let fetching = fetchesMissingObjects
+        fetchesMissingObjects = false
+        defer { fetchesMissingObjects = fetching }
+        return try objectHeader(id)?.size
+    }
+
+    /// Runs git on this repository (its quarantine in front when it has one) and returns what
+    /// it wrote on standard error; a failure throws its last line, the URL's password hidden.
+    private func runGit(_ arguments: [String], input: Data?, settings: TransferSettings) throws -> String {
+        var environment = [
+            "GIT_DIR": String(gitDirectory.dropLast()),
+            "GIT_TERMINAL_PROMPT": "0",
+            "GIT_ASKPASS": "", "SSH_ASKPASS": "",
+            "LC_ALL": "C",
+        ]
+        if let incomingObjects {
+            environment["GIT_OBJECT_DIRECTORY"] = incomingObjects
+            environment["GIT_ALTERNATE_OBJECT_DIRECTORIES"] = gitDirectory + "objects"
+        }
+        if ProcessInfo.processInfo.environment["GIT_SSH_COMMAND"] == nil {
+            // No prompt, and a server that goes quiet is left, as docver's own transport does.
+            let alive = max(1, Int(settings.stallTimeout / 3))
+            environment["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes -o ConnectTimeout=\(Int(settings.connectTimeout.rounded(.up)))"
+                + " -o ServerAliveInterval=\(alive) -o ServerAliveCountMax=3"
+        }
+        let options = [
+            // Every object is checked as it arrives, as docver's own fetch checks what it reads.
+            "-c", "transfer.fsckObjects=true",
+            // A pack, never loose objects: libgit2 finds a new pack when it looks again
+            // after a miss, and a loose object only in its next read.
+            "-c", "fetch.unpackLimit=1", "-c", "transfer.unpackLimit=1",
+            "-c", "gc.auto=0", "-c", "maintenance.auto=false",
+            "-c", "http.lowSpeedLimit=1", "-c", "http.lowSpeedTime=\(max(1, Int(settings.stallTimeout.rounded(.up))))",
+        ]
+        let outcome: Subprocess.Outcome
+        do {
+            // In the working tree, where git reads a relative remote path from, as libgit2 does.
+            outcome = try Subprocess.run(["git"] + options + arguments, input: input,
+                                         directory: URL(fileURLWithPath: workdir ?? gitDirectory, isDirectory: true),
+                                         environment: environment, collectingErrors: true)
+        } catch {
+            throw GitError(code: .other(-1), message: "cannot run git, which documents on demand need: \(error)", function: "git fetch")
+        }
+        let errors = String(decoding: outcome.errors, as: UTF8.self)
+        guard outcome.status == 0 else {
+            let lines = errors.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            let last = lines.last { $0.hasPrefix("fatal:") || $0.hasPrefix("error:") } ?? lines.last ?? "git exited with status \(outcome.status)"
+            var message = last
+            for prefix in ["fatal: ", "error: "] where message.hasPrefix(prefix) { message = String(message.dropFirst(prefix.count)) }
+            throw GitError(code: .other(-1), message: message, function: "git fetch")
+        }
+        return errors
+    }
+
+    /// Puts a last backend in this repository's object database that fetches, from the
+    /// promisor remotes, an object no other backend has (``fetchMissing(_:)``). Called once,
+    /// when the repository is opened; the backend holds this repository unretained, and the
+    /// object database it belongs to is freed with the repository.
+    func fetchMissingObjects() {
+        var odb: OpaquePointer?
+        guard git_repository_odb(&odb, pointer) == 0 else { return }
+        defer { git_odb_free(odb) }
+        _ = docver_add_promisor_backend(odb, { payload, id in
+            guard let payload, let id else { return 0 }
+            let repository = Unmanaged<Repository>.fromOpaque(payload).takeUnretainedValue()
+            do {
+                try repository.fetchMissing(ObjectID(id.pointee))
+                return 0
+            } catch {
+                git_error_set_str(Int32(GIT_ERROR_ODB.rawValue), "\(error)")
+                return -1
+            }
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Fetches the object `id` that this repository lacks from its promisor remotes, the first
+    /// that has it. Does nothing (the read then fails as "not found") in a repository with no
+    /// promisor remote, in a quarantine view (a fetch's arrivals are checked with what is
+    /// here, never by fetching more), or while ``fetchesMissingObjects`` is off.
+    private func fetchMissing(_ id: ObjectID) throws {
+        guard fetchesMissingObjects, incomingObjects == nil else { return }
+        if promisors == nil { promisors = (try? promisorRemotes()) ?? [] }
+        guard let promisors, !promisors.isEmpty else { return }
+        var failures: [String] = []
+        for name in promisors {
+            guard let url = try configString("remote.\(name).url") else { continue }
+            let location = RemoteLocation(url, relativeTo: URL(fileURLWithPath: workdir ?? gitDirectory))
+            let local = if case .local = location { true } else { false }
+            do {
+                try fetchObjects([id], from: name, local: local, settings: TransferSettings())
+                return
+            } catch let error as GitError {
+                failures.append("'\(name)': " + RemoteLocation.redacting(error.message, of: url))
+            }
+        }
+        throw GitError(code: .notFound, message: "the contents \(id.hex.prefix(12)) are not on this device (it keeps documents on demand)"
+                       + " and could not be fetched from " + failures.joined(separator: "; "), function: "git fetch")
+    }
+}
