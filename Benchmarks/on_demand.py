@@ -66,17 +66,17 @@ def main():
         samples = {key: [] for key in ["full", "onDemand", "git", "gitFiltered", "show"]}
         sizes = {}
         for rep in range(options.reps):
-            for key, arguments in [
-                ("full", [docver, "clone", remote, "full-%d" % rep, "--device", "full%d" % rep]),
-                ("onDemand", [docver, "clone", "--on-demand", remote, "demand-%d" % rep, "--device", "demand%d" % rep]),
-                ("git", ["git", "clone", "-q", "--no-local", "-b", "docver/alice", remote, "git-%d" % rep]),
-                ("gitFiltered", ["git", "-c", "uploadpack.allowFilter=true", "clone", "-q", "--no-local", "--filter=blob:none",
-                                 "-b", "docver/alice", "--upload-pack=git -c uploadpack.allowFilter=true upload-pack",
-                                 remote, "gitf-%d" % rep]),
+            for key, folder, arguments in [
+                ("full", "full-%d" % rep, [docver, "clone", remote, "full-%d" % rep, "--device", "full%d" % rep]),
+                ("onDemand", "demand-%d" % rep,
+                 [docver, "clone", "--on-demand", remote, "demand-%d" % rep, "--device", "demand%d" % rep]),
+                ("git", "git-%d" % rep, ["git", "clone", "-q", "--no-local", "-b", "docver/alice", remote, "git-%d" % rep]),
+                ("gitFiltered", "gitf-%d" % rep,
+                 ["git", "clone", "-q", "--no-local", "--filter=blob:none", "-b", "docver/alice",
+                  "--upload-pack=git -c uploadpack.allowFilter=true upload-pack", remote, "gitf-%d" % rep]),
             ]:
                 samples[key].append(timed(arguments, cwd=work))
-                folder = os.path.join(work, arguments[-2] if key in ("full", "onDemand") else arguments[-1])
-                sizes[key] = size_of(os.path.join(folder, ".git"))
+                sizes[key] = size_of(os.path.join(work, folder, ".git"))
             samples["show"].append(timed([docver, "show", "film.bin", "@-10"], cwd=os.path.join(work, "demand-%d" % rep)))
         median = lambda values: sorted(values)[len(values) // 2]
         print("| job | wall (median of %d) | .git size | × current contents |" % options.reps)
