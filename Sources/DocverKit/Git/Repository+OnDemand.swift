@@ -64,12 +64,21 @@ extension Repository {
     /// The ids of the files in the tree of commit `head` that this repository lacks, reading
     /// only the folders whose ids differ from those at the same place in `reference`'s tree
     /// (a commit whose files are all here, or nil).
-    func missingContents(of head: ObjectID, comparedWith reference: ObjectID?) throws -> [ObjectID] {
+    /// `seen`: the folders and files already looked at (for other heads): not read again.
+    func missingContents(of head: ObjectID, comparedWith reference: ObjectID?, seen: inout Set<ObjectID>) throws -> [ObjectID] {
+        var odb: OpaquePointer?
+        try check(git_repository_odb(&odb, pointer))
+        defer { git_odb_free(odb) }
+        // Without looking for new packs at each miss (libgit2 does by default): nothing
+        // arrives while this runs, and a clone misses every file.
+        func isHere(_ id: ObjectID) -> Bool {
+            var raw = id.raw
+            return git_odb_exists_ext(odb, &raw, UInt32(GIT_ODB_LOOKUP_NO_REFRESH.rawValue)) == 1
+        }
         var missing: [ObjectID] = []
-        var seen = Set<ObjectID>()
         var pending: [(tree: ObjectID, reference: ObjectID?)] = [(try commit(head).treeID, try reference.map { try commit($0).treeID })]
         while let (treeID, referenceID) = pending.popLast() {
-            guard treeID != referenceID else { continue }
+            guard treeID != referenceID, seen.insert(treeID).inserted else { continue }
             let known = try referenceID.map { id in
                 Dictionary(try rawTreeEntries(id).map { ($0.name, $0.id) }, uniquingKeysWith: { first, _ in first })
             } ?? [:]
@@ -78,7 +87,7 @@ extension Repository {
                 if before == entry.id || entry.rawMode == 0o160000 { continue }
                 if entry.rawMode == 0o040000 {
                     pending.append((entry.id, before))
-                } else if seen.insert(entry.id).inserted, try !objectExists(entry.id) {
+                } else if seen.insert(entry.id).inserted, !isHere(entry.id) {
                     missing.append(entry.id)
                 }
             }
