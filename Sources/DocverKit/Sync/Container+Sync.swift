@@ -252,12 +252,25 @@ extension Container {
         let head = try headCommit(repository)
         var missing: [ObjectID] = []
         var seen = Set<ObjectID>()
-        for (reference, target) in try repository.references(matching: RefName.trackingPrefix(name) + "*") where before[reference] != target {
-            for id in try repository.missingContents(of: target, comparedWith: before[reference] ?? head) where seen.insert(id).inserted {
-                missing.append(id)
-            }
+        let after = try repository.references(matching: RefName.trackingPrefix(name) + "*")
+        for (reference, target) in after where before[reference] != target {
+            missing += try repository.missingContents(of: target, comparedWith: before[reference] ?? head, seen: &seen)
         }
-        try repository.fetchObjects(missing, from: name, local: local, settings: settings)
+        do {
+            try repository.fetchObjects(missing, from: name, local: local, settings: settings)
+        } catch {
+            // The heads go back to what they were: a head stays only with its contents, so
+            // the next sync compares with a head whose contents are all here, and fetches
+            // what this one could not.
+            for (reference, target) in after where before[reference] != target {
+                if let old = before[reference] {
+                    try? repository.forceReference(reference, to: old, message: "docver: fetch without contents undone")
+                } else {
+                    try? repository.deleteReference(reference, expected: target)
+                }
+            }
+            throw error
+        }
     }
 
     /// Fetches from the remotes `names` into a quarantine (Repository+Incoming.swift), checks

@@ -166,6 +166,42 @@ import Testing
         try expectFsckClean(carol.root)
     }
 
+    /// A server that sends folders without contents but refuses a request for one file's id
+    /// (protocol version 0 without `uploadpack.allowAnySHA1InWant`): the sync fails in one
+    /// line and the fetched heads go back to where they were, so no head stays without its
+    /// contents; once the server allows it, the next sync brings heads and contents.
+    @Test func aHeadWhoseContentsCannotBeFetchedIsNotKept() throws {
+        let scratch = try Scratch()
+        let daemon = try GitDaemon.servingEmptyRemote(in: scratch)
+        defer { daemon.stop() }
+        let served = scratch.path("served/remote.git")
+        _ = try runGit(["config", "uploadpack.allowFilter", "true"], in: served)
+        let alice = try scratch.device("alice")
+        try alice.addRemote("origin", url: daemon.url("remote.git"))
+        try alice.saveText("first\n", to: "doc.txt")
+        try alice.sync()
+        let bob = try Container.clone(from: daemon.url("remote.git"), to: scratch.path("bob"), device: Device(id: "bob"),
+                                      onDemand: true).container
+        _ = try runGit(["config", "protocol.version", "0"], in: bob.root)
+        _ = try runGit(["config", "uploadpack.allowAnySHA1InWant", "false"], in: served)
+        try alice.saveText("second\n", to: "doc.txt")
+        try alice.sync()
+        let before = try refSnapshot(bob.root)
+        #expect {
+            try bob.sync()
+        } throws: { error in
+            "\(error)".contains("origin") && !"\(error)".contains("\n")
+        }
+        #expect(try refSnapshot(bob.root) == before)
+        #expect(try bob.read("doc.txt") == "first\n")
+        try expectFsckClean(bob.root)
+
+        _ = try runGit(["config", "uploadpack.allowAnySHA1InWant", "true"], in: served)
+        try bob.sync()
+        #expect(try bob.read("doc.txt") == "second\n")
+        try expectFsckClean(bob.root)
+    }
+
     /// The CLI: `clone --on-demand`, and `versions` telling which contents are not here
     /// (`not here`; `null` sizes in `--json`).
     @Test func theCommandLineShowsWhatIsNotHere() throws {
