@@ -70,16 +70,16 @@ enum Subprocess {
         let outputPipe = Pipe()
         process.standardInput = inputChannel?.childEnd ?? FileHandle.nullDevice
         process.standardOutput = outputPipe
-        var errorFile: (path: String, handle: FileHandle)?
+        // An unlinked temporary file: nothing to clean up, whatever happens.
+        var errorFile: FileHandle?
         if collectingErrors {
             var template = Array((NSTemporaryDirectory() + "/docver-errors-XXXXXX").utf8CString)
             let descriptor = mkstemp(&template)
             guard descriptor >= 0 else { throw .errno("create a temporary file in", NSTemporaryDirectory()) }
-            let path = String(cString: template)
-            unlink(path)
-            errorFile = (path, FileHandle(fileDescriptor: descriptor, closeOnDealloc: true))
+            unlink(template)
+            errorFile = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         }
-        process.standardError = errorFile?.handle ?? FileHandle.nullDevice
+        process.standardError = errorFile ?? FileHandle.nullDevice
         do {
             try process.run()
         } catch {
@@ -94,8 +94,8 @@ enum Subprocess {
         process.waitUntilExit()
         var errors = Data()
         if let errorFile {
-            _ = lseek(errorFile.handle.fileDescriptor, 0, SEEK_SET)
-            errors = (try? errorFile.handle.readToEnd()) ?? Data()
+            _ = lseek(errorFile.fileDescriptor, 0, SEEK_SET)
+            errors = (try? errorFile.readToEnd()) ?? Data()
         }
         return Outcome(status: process.terminationStatus, output: output, errors: errors)
     }
