@@ -36,11 +36,14 @@ import Testing
     /// would hold one of the cooperative pool's two threads that the async tests need (their
     /// live queries timed out under the full suite). A failed expectation on this thread is
     /// reported as an issue of an unknown test: it still fails the run.
-    @Test func killedCommandsNeverLoseASaveNorSaveATornFile() async throws {
+    /// The harness, with alice a device that keeps documents on demand (`clone --on-demand`):
+    /// kills land in git's fetches and in the fetch of an older version's contents too.
+    @Test(arguments: [false, true])
+    func killedCommandsNeverLoseASaveNorSaveATornFile(onDemand: Bool) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let thread = Thread {
                 do {
-                    try self.runHarness()
+                    try self.runHarness(onDemand: onDemand)
                     continuation.resume()
                 } catch {
                     continuation.resume(throwing: error)
@@ -51,19 +54,23 @@ import Testing
         }
     }
 
-    private func runHarness() throws {
+    private func runHarness(onDemand: Bool) throws {
         let scratch = try Scratch()
         let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", remote: remote)
         let bob = try scratch.device("bob", remote: remote)
         var random = SeededRandom(seed: Self.seed)
         let oracle = Oracle()
         let documents = ["a.txt", "b.txt", "notes/c.txt", "notes/d.txt"]
+        // On demand, bob saves the first versions, and alice joins with their contents only.
+        let first = onDemand ? bob : try scratch.device("alice", remote: remote)
         for document in documents {
-            try alice.write(String(decoding: oracle.make("alice", random: &random), as: UTF8.self), to: document)
+            try first.write(String(decoding: oracle.make(first.device.id, random: &random), as: UTF8.self), to: document)
         }
-        _ = try alice.save()
-        try alice.sync()
+        _ = try first.save()
+        try first.sync()
+        let alice = onDemand
+            ? try Container.clone(from: remote.path, to: scratch.path("alice"), device: Device(id: "alice"), onDemand: true).container
+            : first
         try bob.sync()
 
         var killed = 0
@@ -89,7 +96,7 @@ import Testing
             } else if !targeted {
                 duration[operation] = elapsed
             }
-            try check(alice, before: before, oracle: oracle, context: "round \(round) (\(operation), killed \(delay) s after \(targeted ? "the intent appeared" : "it started"), seed \(Self.seed))")
+            try check(alice, before: before, oracle: oracle, context: "round \(round)\(onDemand ? " on demand" : "") (\(operation), killed \(delay) s after \(targeted ? "the intent appeared" : "it started"), seed \(Self.seed))")
         }
         print("crash harness: \(killed) of \(Self.kills) commands killed while running (seed \(Self.seed))")
         for operation in Operation.allCases {
