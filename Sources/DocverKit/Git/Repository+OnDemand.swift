@@ -41,7 +41,7 @@ extension Repository {
         var arguments = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--filter=blob:none"]
         if local { arguments.append("--upload-pack=" + Self.filteringUploadPack) }
         arguments += [remote, refspec]
-        let errors = try runGit(arguments, input: nil, settings: settings)
+        let errors = try runGit(arguments, input: nil, settings: settings).errors
         return errors.split(separator: "\n").first { $0.contains("filtering not recognized by server") }.map(String.init)
     }
 
@@ -95,6 +95,28 @@ extension Repository {
         return missing
     }
 
+    /// The files (blobs) under the entry `id` that this repository lacks: `id` itself for a
+    /// file, every file in it for a folder (whose folders are all here). `seen`: entries
+    /// already looked at, not looked at again.
+    func missingFiles(under id: ObjectID, isFolder: Bool, seen: inout Set<ObjectID>) throws -> [ObjectID] {
+        guard seen.insert(id).inserted else { return [] }
+        guard isFolder else { return try objectExists(id) ? [] : [id] }
+        var missing: [ObjectID] = []
+        for entry in try rawTreeEntries(id) where entry.rawMode != 0o160000 {
+            missing += try missingFiles(under: entry.id, isFolder: entry.rawMode == 0o040000, seen: &seen)
+        }
+        return missing
+    }
+
+    /// Every file (blob) that a commit or folder here names and this repository lacks, as
+    /// git lists them (`git rev-list --objects --all --missing=print`, which fetches nothing).
+    func allMissingFiles() throws -> [ObjectID] {
+        let listing = try runGit(["rev-list", "--objects", "--all", "--missing=print"], input: nil, settings: TransferSettings()).output
+        return String(decoding: listing, as: UTF8.self).split(separator: "\n").compactMap { line in
+            line.first == "?" ? ObjectID(hex: String(line.dropFirst())) : nil
+        }
+    }
+
     /// A blob's size when its contents are here; nil when they are not (a device on demand),
     /// without fetching them.
     func blobSizeIfHere(_ id: ObjectID) throws -> Int64? {
@@ -106,7 +128,7 @@ extension Repository {
 
     /// Runs git on this repository (its quarantine in front when it has one) and returns what
     /// it wrote on standard error; a failure throws its last line, the URL's password hidden.
-    private func runGit(_ arguments: [String], input: Data?, settings: TransferSettings) throws -> String {
+    private func runGit(_ arguments: [String], input: Data?, settings: TransferSettings) throws -> (output: Data, errors: String) {
         var environment = [
             "GIT_DIR": String(gitDirectory.dropLast()),
             "GIT_TERMINAL_PROMPT": "0",
@@ -149,7 +171,7 @@ extension Repository {
             for prefix in ["fatal: ", "error: "] where message.hasPrefix(prefix) { message = String(message.dropFirst(prefix.count)) }
             throw GitError(code: .other(-1), message: message, function: "git fetch")
         }
-        return errors
+        return (outcome.output, errors)
     }
 
     /// Puts a last backend in this repository's object database that fetches, from the

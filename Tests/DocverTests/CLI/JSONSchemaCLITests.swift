@@ -139,6 +139,11 @@ import Testing
         #expect(try Self.validator("kv-watch").problems(in: JSONValue.parse(Data(kvLine.utf8))) == [], "\(kvLine)")
         used.insert("kv-watch")
 
+        // On a device with every version's contents, download fetches nothing (OnDemandTests
+        // checks a device on demand against the schema too).
+        let download = try validated(["download", "note.txt"], in: here, schema: "download", used: &used)
+        #expect(download["onDemand"] == .bool(false) && download["fetchedFiles"] == .integer(0))
+
         // A failure under --json (docs/CLI.md, "Errors under --json").
         try validated(["versions", "nosuch.txt"], in: here, schema: "error", used: &used, status: 1)
 

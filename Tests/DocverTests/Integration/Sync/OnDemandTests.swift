@@ -202,6 +202,61 @@ import Testing
         try expectFsckClean(bob.root)
     }
 
+    /// `download` brings every version's contents of the documents named, or of all, in one
+    /// fetch, so they can be read offline; unreachable, it fails in one line and keeps nothing.
+    @Test func downloadBringsEveryVersionForUseOffline() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        for round in 0..<4 {
+            try alice.saveText("report \(round)\n", to: "report.txt")
+            try alice.write("a \(round)\n", to: "trip.imagenotes/a.txt")
+            try alice.write("b \(round % 2)\n", to: "trip.imagenotes/b.txt")
+            _ = try alice.save([DocumentPath("trip.imagenotes")], message: nil)
+            try alice.saveText("other \(round)\n", to: "other.txt")
+        }
+        try alice.sync()
+        let bob = try Container.clone(from: remote.path, to: scratch.path("bob"), device: Device(id: "bob"), onDemand: true).container
+        let missing = try Self.missingObjects(bob)
+        // 3 older reports, 3 older others, and the package's 3 older a.txt and 1 older b.txt.
+        #expect(missing.count == 10, "\(missing)")
+
+        // Unreachable: one line, nothing kept.
+        try FileManager.default.moveItem(at: remote, to: scratch.path("moved.git"))
+        #expect {
+            _ = try bob.download([DocumentPath("report.txt")])
+        } throws: { error in
+            guard case let .remote(name, message)? = error as? DocverError else { return false }
+            return name == "origin" && !message.contains("\n")
+        }
+        #expect(try Self.missingObjects(bob) == missing)
+        try FileManager.default.moveItem(at: scratch.path("moved.git"), to: remote)
+
+        let some = try bob.download([DocumentPath("report.txt"), DocumentPath("trip.imagenotes")])
+        #expect(some.fetchedFiles == 7 && some.onDemand)
+        #expect(try Self.missingObjects(bob).count == 3)
+        #expect(try bob.versions(of: DocumentPath("trip.imagenotes")).history.allSatisfy { $0.size != nil })
+        // Offline, every version of those two reads; of the other, only the newest.
+        try FileManager.default.moveItem(at: remote, to: scratch.path("moved.git"))
+        for document in ["report.txt", "trip.imagenotes"] {
+            let versions = try bob.versions(of: DocumentPath(document))
+            for version in [versions.current] + versions.history {
+                #expect(try bob.contents(of: version) == alice.contents(of: version), "\(document) \(version.shortID)")
+            }
+        }
+        #expect(throws: (any Error).self) { _ = try bob.contents(of: try bob.versions(of: DocumentPath("other.txt")).history[0]) }
+        try FileManager.default.moveItem(at: scratch.path("moved.git"), to: remote)
+
+        let rest = try docver("download", "--all", "--json", in: bob.root)
+        #expect(rest.status == 0, "\(rest.stderr)")
+        #expect(try JSONSchemaCLITests.validator("download").problems(in: JSONValue.parse(rest.stdoutData)) == [])
+        #expect(rest.stdout.contains("\"fetchedFiles\" : 3") && rest.stdout.contains("\"documents\" : null"), "\(rest.stdout)")
+        #expect(try Self.missingObjects(bob).isEmpty)
+        let again = try docver("download", "report.txt", in: bob.root)
+        #expect(again.stdout == "every version of report.txt is here already\n", "\(again.stdout)")
+        try expectFsckClean(bob.root)
+    }
+
     /// The CLI: `clone --on-demand`, and `versions` telling which contents are not here
     /// (`not here`; `null` sizes in `--json`).
     @Test func theCommandLineShowsWhatIsNotHere() throws {
