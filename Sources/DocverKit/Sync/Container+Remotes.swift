@@ -12,12 +12,18 @@ extension Container {
     ///
     /// - Returns: whether a bare repository was created.
     @discardableResult
-    public func addRemote(_ name: String, location: RemoteLocation, creatingRepository: Bool) throws -> Bool {
+    ///
+    /// With `onDemand`, the remote keeps the contents this device leaves out: every fetch from
+    /// it brings only the contents of each device's newest save, and an older version's
+    /// contents come from it when a command reads them, as on a device made with
+    /// `clone --on-demand`. What this device has already stays.
+    public func addRemote(_ name: String, location: RemoteLocation, creatingRepository: Bool, onDemand: Bool = false) throws -> Bool {
         guard Remote.isValidName(name) else { throw DocverError.invalidRemoteName(name) }
         return try withWriteLock { repository in
             guard try Remote.lookup(name, in: repository) == nil else { throw DocverError.remoteExists(name) }
             let created = try prepare(location, creating: creatingRepository)
             _ = try Remote.create(name, url: location.url, fetchSpec: RefName.fetchSpec(name), in: repository)
+            if onDemand { try repository.makePromisor(name) }
             return created
         }
     }

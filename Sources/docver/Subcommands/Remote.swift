@@ -30,11 +30,14 @@ extension Docver {
             @Argument(help: "The remote's name.") var name: String
             @Argument(help: "The remote's URL.", completion: .directory) var url: String
             @Flag(help: "Create an empty bare repository at a local path that has none.") var create = false
+            @Flag(name: .customLong("on-demand"),
+                  help: "Fetch from it only the newest versions' contents; older ones come from it when a command needs them (needs git).")
+            var onDemand = false
 
             func run(in container: Container) async throws {
                 let location = RemoteLocation(url, relativeTo: global.url)
                 let created = try RemoteCommand.advising("add", name, create: create, container, global) {
-                    try container.addRemote(name, location: location, creatingRepository: create)
+                    try container.addRemote(name, location: location, creatingRepository: create, onDemand: onDemand)
                 }
                 RemoteCommand.warnIfInClearText(name, location)
                 if output.json { return try Terminal.printJSON(RemoteChangeOutput(name: name, location: location, created: created)) }

@@ -257,6 +257,33 @@ import Testing
         try expectFsckClean(bob.root)
     }
 
+    /// An existing device keeps documents on demand from a remote added with
+    /// `remote add --on-demand`; a rename of that remote keeps it so.
+    @Test func aRemoteAddedOnDemandLeavesOutOlderContents() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        for round in 0..<3 { try alice.saveText("version \(round)\n", to: "doc.txt") }
+        try alice.sync()
+        let carol = try scratch.device("carol")
+        let added = try docver("remote", "add", "origin", remote.path, "--on-demand", in: carol.root)
+        #expect(added.status == 0, "\(added.stderr)")
+        try carol.sync()
+        #expect(try carol.read("doc.txt") == "version 2\n")
+        #expect(try Self.missingObjects(carol).count == 2)
+        let renamed = try docver("remote", "rename", "origin", "home", in: carol.root)
+        #expect(renamed.status == 0, "\(renamed.stderr)")
+        let oldest = try #require(try carol.versions(of: DocumentPath("doc.txt")).history.last)
+        #expect(try carol.contents(of: oldest) == .flat(Data("version 0\n".utf8)))
+        try alice.saveText("version 3\n", to: "doc.txt")
+        try alice.sync()
+        try carol.sync()
+        #expect(try carol.read("doc.txt") == "version 3\n")
+        // Version 0 was read, version 2 was the newest: only version 1 is not here.
+        #expect(try Self.missingObjects(carol).count == 1)
+        try expectFsckClean(carol.root)
+    }
+
     /// The CLI: `clone --on-demand`, and `versions` telling which contents are not here
     /// (`not here`; `null` sizes in `--json`).
     @Test func theCommandLineShowsWhatIsNotHere() throws {
