@@ -55,6 +55,8 @@ struct AgentEventOutput: Codable {
     var integrated: Bool?
     var pushed: [String]?
     var syncChanges: [SyncChange]?
+    /// `synced`: the documents a device with no saves received, counted, not listed.
+    var received: Int?
     var document: String?
     var versions: [String]?
     var yoursLost: Bool?
@@ -83,6 +85,7 @@ struct AgentEventOutput: Codable {
             integrated = report.integrated
             pushed = report.pushed
             syncChanges = report.documentChanges.map { SyncChange(document: $0.document.path, kind: $0.kind.rawValue) }
+            received = report.receivedDocuments
         case let .conflict(document, versions, yoursLost):
             self.event = "conflict"
             self.document = document.path
@@ -115,8 +118,10 @@ struct AgentEventOutput: Codable {
             text = "saved \(names.prefix(5).joined(separator: ", "))\(names.count > 5 ? " and \(names.count - 5) more" : "") as \(Terminal.shortID(version ?? ""))"
         case "synced":
             let changed = syncChanges?.count ?? 0
+            let counts = [received.flatMap { $0 == 0 ? nil : "received " + Terminal.count($0, "document") },
+                          changed == 0 ? nil : Terminal.count(changed, "document") + " changed here"].compactMap { $0 }
             text = "synced\(pushed.map { $0.isEmpty ? "" : " with \($0.joined(separator: ", "))" } ?? ""): "
-                + (changed == 0 ? "nothing new here" : Terminal.count(changed, "document") + " changed here")
+                + (counts.isEmpty ? "nothing new here" : counts.joined(separator: ", "))
         case "conflict":
             text = "conflict: \(document ?? "") has a new conflict version" + (yoursLost == true ? " (yours)" : "")
         case "offline":

@@ -56,6 +56,8 @@ import Testing
         for agent in agents { #expect(agent.terminate() == 0) }
         #expect(agents[0].events("saved").count >= 2)
         #expect(agents[1].events("synced").count >= 1)
+        // Bob had no saves when the note arrived: it was received, counted, not listed.
+        #expect(agents[1].events("synced").contains { ($0["received"] as? Int ?? 0) >= 1 }, "\(agents[1].events("synced"))")
         try await waitFor("both devices to agree") { try alice.headID() == bob.headID() }
         try bob.remove("notes/.hello.txt.swp") // the editor closes; the swap file was never a document
         try expectConverged([alice, bob])
