@@ -201,6 +201,28 @@ extension Repository {
     /// here, never by fetching more), or while ``fetchesMissingObjects`` is off.
     private func fetchMissing(_ id: ObjectID) throws {
         guard fetchesMissingObjects, incomingObjects == nil else { return }
+        try fetchFromPromisors([id])
+    }
+
+    /// Brings the files under the entry `id` (a file, or a folder's files) that this
+    /// repository lacks from its promisor remotes, in one fetch, before a caller writes the
+    /// entry into a tree: libgit2 checks that a tree's objects exist without reading them, so
+    /// without this a restore of a version whose contents are not here would fail as "invalid
+    /// object specified". Nothing to do on a device that has every version's contents.
+    func fetchMissingContents(under id: ObjectID, isFolder: Bool) throws {
+        guard incomingObjects == nil else { return }
+        if promisors == nil { promisors = (try? promisorRemotes()) ?? [] }
+        guard promisors?.isEmpty == false else { return }
+        var seen = Set<ObjectID>()
+        let missing = try missingFiles(under: id, isFolder: isFolder, seen: &seen)
+        guard !missing.isEmpty else { return }
+        try fetchFromPromisors(missing)
+        refreshObjects()
+    }
+
+    /// Fetches `ids` from the first promisor remote that has them; throws one line naming
+    /// each remote tried when none could.
+    private func fetchFromPromisors(_ ids: [ObjectID]) throws {
         if promisors == nil { promisors = (try? promisorRemotes()) ?? [] }
         guard let promisors, !promisors.isEmpty else { return }
         var failures: [String] = []
@@ -209,13 +231,14 @@ extension Repository {
             let location = RemoteLocation(url, relativeTo: URL(fileURLWithPath: workdir ?? gitDirectory))
             let local = if case .local = location { true } else { false }
             do {
-                try fetchObjects([id], from: name, local: local, settings: TransferSettings())
+                try fetchObjects(ids, from: name, local: local, settings: TransferSettings())
                 return
             } catch let error as GitError {
                 failures.append("'\(name)': " + RemoteLocation.redacting(error.message, of: url))
             }
         }
-        throw GitError(code: .notFound, message: "the contents \(id.hex.prefix(12)) are not on this device (it keeps documents on demand)"
+        let what = ids.count == 1 ? "the contents \(ids[0].hex.prefix(12)) are" : "the contents of \(ids.count) files are"
+        throw GitError(code: .notFound, message: "\(what) not on this device (it keeps documents on demand)"
                        + " and could not be fetched from " + failures.joined(separator: "; "), function: "git fetch")
     }
 }

@@ -26,7 +26,11 @@ extension Container {
     /// in the working tree. Unsaved edits of the document are saved first.
     func writeDocumentState(_ state: EntryState?, of document: DocumentPath, subject: String,
                             records: [(key: String, value: String)], in repository: Repository) throws -> SaveResult {
-        if state != nil { try refuseEditsInTheWay(of: document, changes: unsavedChanges(around: document, in: repository)) }
+        if let state {
+            try refuseEditsInTheWay(of: document, changes: unsavedChanges(around: document, in: repository))
+            // A device on demand brings the state's contents first, or fails in one line here.
+            try repository.fetchMissingContents(under: state.id, isFolder: state.mode.isTree)
+        }
         do {
             _ = try save([document], message: nil, in: repository)
         } catch DocverError.noSuchDocument {

@@ -284,6 +284,44 @@ import Testing
         try expectFsckClean(carol.root)
     }
 
+    /// Restoring or choosing a version whose contents are not here brings them first; offline,
+    /// it fails in one line that says why, and nothing changes.
+    @Test func restoringAVersionNotHereFetchesItOrFailsInOneLine() async throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        for round in 0..<3 { try alice.saveText("version \(round)\n", to: "doc.txt") }
+        try alice.write("a 0\n", to: "trip.imagenotes/a.txt")
+        _ = try alice.save([DocumentPath("trip.imagenotes")], message: nil)
+        try alice.write("a 1\n", to: "trip.imagenotes/a.txt")
+        _ = try alice.save([DocumentPath("trip.imagenotes")], message: nil)
+        try alice.sync()
+        let bob = try Container.clone(from: remote.path, to: scratch.path("bob"), device: Device(id: "bob"), onDemand: true).container
+        let oldest = try #require(try bob.versions(of: DocumentPath("doc.txt")).history.last)
+        let package = try #require(try bob.versions(of: DocumentPath("trip.imagenotes")).history.first)
+
+        try FileManager.default.moveItem(at: remote, to: scratch.path("moved.git"))
+        let before = try refSnapshot(bob.root)
+        let cli = try docver("restore", "doc.txt", oldest.id, in: bob.root)
+        #expect(cli.status == 1)
+        #expect(cli.stderr.hasPrefix("docver: error: the contents ") && cli.stderr.contains("not on this device")
+                && cli.stderr.split(separator: "\n").count == 1, "\(cli.stderr)")
+        #expect(throws: (any Error).self) { _ = try bob.restore(DocumentPath("trip.imagenotes"), to: package.id) }
+        #expect(try refSnapshot(bob.root) == before)
+        #expect(try bob.read("doc.txt") == "version 2\n")
+        #expect(try bob.status().changed.isEmpty)
+        try FileManager.default.moveItem(at: scratch.path("moved.git"), to: remote)
+
+        _ = try bob.restore(DocumentPath("doc.txt"), to: oldest.id)
+        #expect(try bob.read("doc.txt") == "version 0\n")
+        _ = try bob.restore(DocumentPath("trip.imagenotes"), to: package.id)
+        #expect(try bob.read("trip.imagenotes/a.txt") == "a 0\n")
+        try expectFsckClean(bob.root)
+        try bob.sync()
+        try alice.sync()
+        #expect(try alice.read("doc.txt") == "version 0\n")
+    }
+
     /// The CLI: `clone --on-demand`, and `versions` telling which contents are not here
     /// (`not here`; `null` sizes in `--json`).
     @Test func theCommandLineShowsWhatIsNotHere() throws {
