@@ -266,8 +266,10 @@ extension Container {
         }
         // Versions recorded and resolved at once, as far as this device saw: set aside by a
         // merge made with plain git, or recorded by another device's integration and resolved
-        // there before this device synced.
-        for record in after.resolved.subtracting(before.resolved) where !openBefore.contains(record) {
+        // there before this device synced. Not for a device with no head: it had no version
+        // of anything, so a conflict settled before it joined is history, not news (it is
+        // told of the documents that arrived in conflict, above, and holding markers, below).
+        for record in after.resolved.subtracting(before.resolved) where old != nil && !openBefore.contains(record) {
             let document = DocumentPath(trusted: record.path)
             guard after.conflicts.contains(where: { $0.versionRecord == record }),
                   !before.conflicts.contains(where: { $0.versionRecord == record }),

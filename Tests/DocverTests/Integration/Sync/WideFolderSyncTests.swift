@@ -113,5 +113,13 @@ extension WideFolderSyncTests {
         let object = try #require(try JSONSerialization.jsonObject(with: json.stdoutData) as? [String: Any])
         #expect(object["received"] as? Int == 4)
         #expect((object["changes"] as? [[String: Any]])?.compactMap { $0["kind"] as? String } == ["conflictVersionKept", "updated"])
+
+        // Once the conflict is settled on another device, a device joining later hears
+        // nothing of it: it never had a version of c.txt ("resolved on another device" was
+        // history to it, not news).
+        _ = try alice.markResolved(DocumentPath("c.txt"))
+        try alice.sync()
+        let frank = try Container.clone(from: remote.path, to: scratch.path("frank"), device: Device(id: "frank")).report
+        #expect(frank.documentChanges.map(\.document.path) == ["marked.txt"], "\(frank.documentChanges)")
     }
 }
