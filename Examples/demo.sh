@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A first job with docver: create a container, save twice, list versions, show one,
-# then let a second device join through a bare git remote and sync.
+# then let a second device join through a bare git remote and sync, and a third join on
+# demand (only the newest contents; an older version is fetched when it is read).
 set -euo pipefail
 DOCVER="${DOCVER:-docver}"
 case "$DOCVER" in */*) DOCVER="$(cd "$(dirname "$DOCVER")" && pwd)/$(basename "$DOCVER")" ;; esac
@@ -40,3 +41,9 @@ cat phone/list.txt
 echo
 echo "# Plain git sees every device's branch and every version:"
 git -C notes log --all --oneline --graph
+echo
+echo "# A tablet joins on demand: it receives the newest contents only, and an older"
+echo "# version's contents when a command reads them"
+run clone --on-demand "$WORK/remote.git" tablet --device alice-tablet --device-name "Alice's Tablet"
+run -C tablet versions list.txt
+run -C tablet show list.txt @-1
