@@ -8,7 +8,9 @@ extension Container {
     ///
     /// Cost: one read of every reachable object (to size it), plus, per reachable commit, a
     /// comparison with its first parent that descends only into changed folders: proportional
-    /// to the history, never to documents × commits. Reads only; takes no lock.
+    /// to the history, never to documents × commits. Reads only; takes no lock. On a device
+    /// that keeps documents on demand, contents not on this device cost nothing here: they
+    /// count 0 bytes and are not fetched (neither by ``collectGarbage(dryRun:)``).
     public func storageReport() throws -> StorageReport {
         try withRepository { repository in try storageReport(in: repository) }
     }
@@ -26,6 +28,8 @@ extension Container {
     @discardableResult
     public func collectGarbage(dryRun: Bool = false) throws -> GarbageCollection {
         try withWriteLock { repository in
+            // What is here is what costs space here: a device on demand fetches nothing to size it.
+            repository.fetchesMissingObjects = false
             let database = try ObjectDatabase(repository)
             let roots = try repository.referenceRoots()
             let (commits, reachable) = try repository.reachableObjects(from: roots, in: database)
@@ -102,6 +106,8 @@ extension Container {
     }
 
     private func storageReport(in repository: Repository) throws -> StorageReport {
+        // What is here is what costs space here: a device on demand fetches nothing to size it.
+        repository.fetchesMissingObjects = false
         let database = try ObjectDatabase(repository)
         let (commits, reachable) = try repository.reachableObjects(from: repository.referenceRoots(), in: database)
         return try storageReport(commits: commits, reachable: reachable, database: database, in: repository)

@@ -322,6 +322,29 @@ import Testing
         #expect(try alice.read("doc.txt") == "version 0\n")
     }
 
+    /// `du` and `gc` size what is here: they fetch nothing, and gc keeps the device a
+    /// partial clone that `git fsck --strict` accepts.
+    @Test func duAndGcFetchNothing() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        for round in 0..<4 { try alice.saveText("version \(round) " + String(repeating: "x", count: 5000) + "\n", to: "doc.txt") }
+        try alice.sync()
+        let bob = try Container.clone(from: remote.path, to: scratch.path("bob"), device: Device(id: "bob"), onDemand: true).container
+        let missing = try Self.missingObjects(bob)
+        #expect(missing.count == 3)
+        let report = try bob.storageReport()
+        #expect(try Self.missingObjects(bob) == missing)
+        let document = try #require(report.documents.first { $0.name == "doc.txt" })
+        #expect(document.bytes < 4 * 5000, "only the newest contents are here: \(document)")
+        _ = try bob.collectGarbage(dryRun: true)
+        _ = try bob.collectGarbage()
+        #expect(try Self.missingObjects(bob) == missing)
+        try expectFsckClean(bob.root)
+        let oldest = try #require(try bob.versions(of: DocumentPath("doc.txt")).history.last)
+        #expect(try bob.contents(of: oldest) == alice.contents(of: oldest))
+    }
+
     /// The CLI: `clone --on-demand`, and `versions` telling which contents are not here
     /// (`not here`; `null` sizes in `--json`).
     @Test func theCommandLineShowsWhatIsNotHere() throws {
