@@ -228,8 +228,7 @@ extension Repository {
         var failures: [String] = []
         for name in promisors {
             guard let url = try configString("remote.\(name).url") else { continue }
-            let location = RemoteLocation(url, relativeTo: URL(fileURLWithPath: workdir ?? gitDirectory))
-            let local = if case .local = location { true } else { false }
+            let local = RemoteLocation(url, relativeTo: URL(fileURLWithPath: workdir ?? gitDirectory)).isLocal
             do {
                 try fetchObjects(ids, from: name, local: local, settings: TransferSettings())
                 return

@@ -37,6 +37,9 @@ public enum RemoteLocation: Sendable, Hashable {
 
     /// Whether a sync can go through this location: any local path, an scp-style address, or
     /// a URL whose scheme libgit2 has a transport for (not `ftp://`, say).
+    /// Whether this is a repository on this machine.
+    public var isLocal: Bool { if case .local = self { true } else { false } }
+
     public var isSupported: Bool {
         guard case let .network(url) = self, let separator = url.range(of: "://") else { return true }
         return Self.networkSchemes.contains(url[..<separator.lowerBound].lowercased())

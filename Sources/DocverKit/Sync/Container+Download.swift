@@ -41,7 +41,7 @@ extension Container {
             var failure: DocverError?
             for name in promisors where !wanted.isEmpty {
                 guard let remote = try Remote.lookup(name, in: repository) else { continue }
-                let local = if case .local = RemoteLocation(remote.url, relativeTo: root) { true } else { false }
+                let local = RemoteLocation(remote.url, relativeTo: root).isLocal
                 do {
                     try repository.fetchObjects(wanted, from: name, local: local, settings: transferSettings(repository))
                     failure = nil

@@ -245,7 +245,7 @@ extension Container {
     private func fetchOnDemand(_ remote: Remote, named name: String, before: [String: ObjectID],
                                report: inout SyncReport, in repository: Repository) throws {
         let settings = try transferSettings(repository)
-        let local = if case .local = RemoteLocation(remote.url, relativeTo: root) { true } else { false }
+        let local = RemoteLocation(remote.url, relativeTo: root).isLocal
         if try repository.fetchLeavingOutContents(RefName.fetchSpec(name), from: name, local: local, settings: settings) != nil {
             report.warnings.append("'\(name)' does not leave out old versions' contents (uploadpack.allowFilter is off there): this device received every version")
         }
