@@ -83,7 +83,9 @@ struct Integrator {
                     from: candidates[index])
             }
         }
-        var tree = try merger.mergeFolder(base: baseTree, sides: sideTrees, prefix: "") ?? ObjectID.emptyTree
+        // An empty result is written like any tree: git counts the empty tree as missing
+        // unless it is stored (a device on demand may never have received it).
+        var tree = try merger.mergeFolder(base: baseTree, sides: sideTrees, prefix: "") ?? repository.writeTree(entries: [])
         // An edit follows a rename onto its new name, unless the merged tree has something in
         // the way there (a folder of that name, or a file where one of its folders would be):
         // then it stays at its old name, or, if that is taken too, it is kept as a conflict

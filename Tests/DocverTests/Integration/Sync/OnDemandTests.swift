@@ -131,6 +131,30 @@ import Testing
         try expectFsckClean(remote)
     }
 
+    /// Two devices delete the container's last documents at once: the integration's result is
+    /// the empty tree, which is stored like any tree (git counts it missing otherwise, and a
+    /// device on demand never receives it).
+    @Test func anIntegrationThatEmptiesTheContainerStoresTheEmptyTree() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        try alice.saveText("a\n", to: "a.txt")
+        try alice.saveText("b\n", to: "b.txt")
+        try alice.sync()
+        let bob = try Container.clone(from: remote.path, to: scratch.path("bob"), device: Device(id: "bob"), onDemand: true).container
+        try alice.remove("a.txt")
+        _ = try alice.save([DocumentPath("a.txt")])
+        try alice.sync()
+        try bob.remove("b.txt")
+        _ = try bob.save([DocumentPath("b.txt")])
+        try bob.sync()
+        try alice.sync()
+        #expect(try bob.documents().isEmpty && alice.documents().isEmpty)
+        try expectFsckClean(bob.root)
+        try expectFsckClean(alice.root)
+        try expectFsckClean(remote)
+    }
+
     /// Through `git daemon`: a server that filters gives a device on demand; one that does not
     /// (`uploadpack.allowFilter` off) sends everything, and the clone says so.
     @Test func aDeviceJoinsOnDemandThroughGitDaemon() throws {
