@@ -20,7 +20,7 @@ struct Docver: AsyncParsableCommand {
             Init.self, Save.self, Status.self, List.self, Log.self, Versions.self, Show.self, Restore.self,
             RemoteCommand.self, Clone.self, Sync.self, Conflicts.self, Resolve.self, Replace.self, MarkResolved.self,
             RemoveOtherVersions.self, Diff.self, Watch.self, Integrate.self, KeyValue.self, AgentCommand.self,
-            DiskUsage.self, GarbageCollect.self, Serve.self, Download.self,
+            DiskUsage.self, GarbageCollect.self, Serve.self, Download.self, Evict.self,
         ]
     )
 

@@ -68,6 +68,8 @@ struct QueryOptions: ParsableArguments {
     @Option(help: "Only documents saved at or after this date (2026-11-01: local midnight; 2026-11-01T09:30, local; 2026-11-01T09:30:00Z).")
     var modifiedSince: String?
     @Option(help: "Only documents whose current version was saved by this device id.") var savedBy: String?
+    @Option(help: "Only documents in this download status: notDownloaded (evicted), downloaded or current.")
+    var downloadStatus: DownloadStatus?
     @Option(help: "Sort by path, name, modified, size or type.") var sort: DocumentQuery.SortKey = .path
     @Flag(help: "Sort in descending order.") var reverse = false
 
@@ -77,7 +79,8 @@ struct QueryOptions: ParsableArguments {
 
     func query() throws -> DocumentQuery {
         DocumentQuery(glob: glob, types: Set(types), hasUnresolvedConflicts: inConflict ? true : nil,
-                      modifiedSince: try modifiedSinceDate(), savedBy: savedBy, sortKey: sort, descending: reverse)
+                      modifiedSince: try modifiedSinceDate(), savedBy: savedBy, downloadStatus: downloadStatus,
+                      sortKey: sort, descending: reverse)
     }
 
     private func modifiedSinceDate() throws -> Date? {
@@ -90,3 +93,4 @@ struct QueryOptions: ParsableArguments {
 }
 
 extension DocumentQuery.SortKey: ExpressibleByArgument {}
+extension DownloadStatus: ExpressibleByArgument {}

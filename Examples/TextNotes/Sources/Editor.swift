@@ -32,7 +32,7 @@ func runEditor(containerPath: String, noteName: String) async throws {
                 switch event {
                 case let .reloaded(version): print("reloaded version \(version.prefix(12)) saved elsewhere")
                 case let .editsSavedIntoConflict(version): print("unsaved edits saved as version \(version.prefix(12)); they compete with a newer version")
-                case .saved: break
+                case .saved, .downloading: break
                 }
             }
         },

@@ -53,6 +53,9 @@ public enum DocumentEvent: Sendable, Hashable {
     case saved(version: String)
     /// Unsaved edits met a newer version: they were saved and now compete under the conflict rules.
     case editsSavedIntoConflict(version: String)
+    /// ``ManagedDocument/open()`` is bringing back an evicted document: `percent` (0 to 100)
+    /// of its contents have arrived.
+    case downloading(percent: Double)
 }
 
 /// Built-in models for the common cases.

@@ -142,6 +142,7 @@ public actor ManagedDocument<Model: DocumentModel> {
     /// Loads the document's current version.
     public func open() async throws {
         do {
+            try downloadIfEvicted()
             try load()
             startWatching()
         } catch { throw report(error) }
@@ -322,6 +323,20 @@ public actor ManagedDocument<Model: DocumentModel> {
     }
 
     // MARK: Plumbing
+
+    /// Brings an evicted document back (``Container/download(_:progress:)``) before it is
+    /// loaded, announcing ``DocumentEvent/downloading(percent:)`` as its contents arrive.
+    private func downloadIfEvicted() throws {
+        guard container.isEvicted(path) else { return }
+        let listeners = Array(eventContinuations.values)
+        listeners.forEach { $0.yield(.downloading(percent: 0)) }
+        _ = try container.download([path]) { progress in
+            guard progress.totalObjects > 0 else { return }
+            let percent = (Double(progress.objects) / Double(progress.totalObjects) * 1000).rounded() / 10
+            listeners.forEach { $0.yield(.downloading(percent: percent)) }
+        }
+        listeners.forEach { $0.yield(.downloading(percent: 100)) }
+    }
 
     private func load(keepingState: Bool = false) throws {
         let head = try container.headID()

@@ -33,6 +33,10 @@ struct MetadataFiles: Sendable {
     var versionIndex: String { directory + "/version-index" }
     /// The devices a sync named for a clock ahead of this one, one id per line.
     var clockAhead: String { directory + "/clock-ahead" }
+    /// The documents evicted from this device's working tree, one path a line (``EvictedFile``).
+    var evicted: String { directory + "/evicted" }
+    /// A running `download`'s progress (``DownloadProgressFile``).
+    var downloading: String { directory + "/downloading" }
     /// The running agent's process id; the agent holds an flock on it while it runs.
     var agentPID: String { directory + "/agent.pid" }
     /// The running agent's Unix socket (mode 0600).

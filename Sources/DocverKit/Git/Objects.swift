@@ -191,6 +191,18 @@ final class Index {
         }
     }
 
+    /// The paths whose entry holds one of `ids` (one pass over the entries).
+    func paths(holding ids: Set<ObjectID>) -> [(path: String, id: ObjectID)] {
+        guard !ids.isEmpty else { return [] }
+        var result: [(path: String, id: ObjectID)] = []
+        for position in 0..<git_index_entrycount(pointer) {
+            guard let entry = git_index_get_byindex(pointer, position) else { continue }
+            let id = ObjectID(entry.pointee.id)
+            if ids.contains(id), let path = entry.pointee.path { result.append((String(cString: path), id)) }
+        }
+        return result
+    }
+
     func remove(path: String) throws {
         let result = git_index_remove_bypath(pointer, path)
         if result == GIT_ENOTFOUND.rawValue { return }

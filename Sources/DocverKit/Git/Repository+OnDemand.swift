@@ -128,7 +128,9 @@ extension Repository {
 
     /// Runs git on this repository (its quarantine in front when it has one) and returns what
     /// it wrote on standard error; a failure throws its last line, the URL's password hidden.
-    private func runGit(_ arguments: [String], input: Data?, settings: TransferSettings) throws -> (output: Data, errors: String) {
+    /// `function`: the git command, named in the error.
+    func runGit(_ arguments: [String], input: Data?, settings: TransferSettings,
+                function: String = "git fetch") throws -> (output: Data, errors: String) {
         var environment = [
             "GIT_DIR": String(gitDirectory.dropLast()),
             "GIT_TERMINAL_PROMPT": "0",
@@ -161,7 +163,7 @@ extension Repository {
                                          directory: URL(fileURLWithPath: workdir ?? gitDirectory, isDirectory: true),
                                          environment: environment, collectingErrors: true)
         } catch {
-            throw GitError(code: .other(-1), message: "cannot run git, which documents on demand need: \(error)", function: "git fetch")
+            throw GitError(code: .other(-1), message: "cannot run git, which documents on demand need: \(error)", function: function)
         }
         let errors = String(decoding: outcome.errors, as: UTF8.self)
         guard outcome.status == 0 else {
@@ -169,7 +171,7 @@ extension Repository {
             let last = lines.last { $0.hasPrefix("fatal:") || $0.hasPrefix("error:") } ?? lines.last ?? "git exited with status \(outcome.status)"
             var message = last
             for prefix in ["fatal: ", "error: "] where message.hasPrefix(prefix) { message = String(message.dropFirst(prefix.count)) }
-            throw GitError(code: .other(-1), message: message, function: "git fetch")
+            throw GitError(code: .other(-1), message: message, function: function)
         }
         return (outcome.output, errors)
     }

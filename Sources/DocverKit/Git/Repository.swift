@@ -137,6 +137,11 @@ struct FileMode: Equatable, Sendable {
     var isExecutable: Bool { raw == GIT_FILEMODE_BLOB_EXECUTABLE }
 }
 
+extension FileMode {
+    /// The mode a raw tree entry records (``RawTreeEntry/rawMode``).
+    init(rawMode: UInt32) { self.init(raw: git_filemode_t(rawValue: rawMode)) }
+}
+
 /// A `git_signature`, freed when done.
 final class Signature {
     let pointer: UnsafeMutablePointer<git_signature>

@@ -65,6 +65,8 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Writing `document` would need the place of an unsaved edit (`blocking`: a file where
     /// one of its folders goes, or files in a folder where it goes). Nothing was changed.
     case editsInTheWay(document: String, blocking: String)
+    /// `evict` refused a document, and changed nothing.
+    case cannotEvict(document: String, reason: String)
     /// A document still holds conflict markers, so marking its conflict resolved was refused.
     /// `lines` says where, one entry per file: `lines 3-9` (a package: `text.txt lines 3-9`).
     case conflictMarkersRemain(document: String, lines: [String])
@@ -152,6 +154,8 @@ public enum DocverError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .noOtherVersions(document): "\(document) has no other versions to remove"
         case let .editsInTheWay(document, blocking):
             "cannot write \(DocumentPath.quoted(document)): \(DocumentPath.quoted(blocking)) has unsaved changes where it goes; nothing was changed"
+        case let .cannotEvict(document, reason):
+            "cannot evict \(DocumentPath.quoted(document)): \(reason); nothing was changed"
         case let .conflictMarkersRemain(document, lines):
             "\(document) still contains conflict markers (\(lines.joined(separator: "; ")))"
         case let .branchKeptChanging(attempts):

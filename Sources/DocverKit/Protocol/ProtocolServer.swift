@@ -307,9 +307,15 @@ public final class ProtocolServer: Sendable {
             since = date
         }
         let inConflict = try params.bool("inConflict")
+        let downloadStatus = try params.optionalString("downloadStatus").map { text in
+            guard let status = DownloadStatus(rawValue: text) else {
+                throw ProtocolError(.invalidParams, "ls: \"downloadStatus\" must be notDownloaded, downloaded or current")
+            }
+            return status
+        }
         return DocumentQuery(glob: try params.optionalString("glob"), types: Set(try params.strings("types")),
                              hasUnresolvedConflicts: inConflict ? true : nil, modifiedSince: since,
-                             savedBy: try params.optionalString("savedBy"),
+                             savedBy: try params.optionalString("savedBy"), downloadStatus: downloadStatus,
                              sortKey: DocumentQuery.SortKey(rawValue: sort) ?? .path, descending: try params.bool("reverse"))
     }
 

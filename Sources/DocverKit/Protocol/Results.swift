@@ -93,6 +93,10 @@ public struct ItemOutput: Encodable, Equatable, Sendable {
     public let hasUnresolvedConflicts: Bool
     public let uploaded: Bool
     public let hasRemoteChanges: Bool
+    /// `notDownloaded` (evicted), `downloaded` (here, a newer save fetched) or `current`.
+    public let downloadStatus: String
+    public let isDownloading: Bool
+    public let percentDownloaded: Double
 
     public init(_ item: MetadataItem) {
         document = item.path.path
@@ -109,6 +113,9 @@ public struct ItemOutput: Encodable, Equatable, Sendable {
         hasUnresolvedConflicts = item.hasUnresolvedConflicts
         uploaded = item.syncStatus.isUploaded
         hasRemoteChanges = item.syncStatus.hasRemoteChanges
+        downloadStatus = item.downloadStatus.rawValue
+        isDownloading = item.isDownloading
+        percentDownloaded = item.percentDownloaded
     }
 }
 

@@ -8,9 +8,31 @@ extension Container {
     /// references as they are now, it answers; otherwise the query reads the repository.
     public func query(_ query: DocumentQuery = DocumentQuery()) throws -> [MetadataItem] {
         if let served = Agent.servedDocuments(of: self) {
-            return served.filter(query.matches).sorted(by: query.areInOrder)
+            return withDownloadStatus(served).filter(query.matches).sorted(by: query.areInOrder)
         }
         return try computeQuery(query)
+    }
+
+    /// `items` with what the working tree says of their contents: evicted, or being
+    /// downloaded (a running `download`'s progress file). Read at each query, never cached:
+    /// an eviction moves no reference.
+    func withDownloadStatus(_ items: [MetadataItem]) -> [MetadataItem] {
+        let evicted = listedEvictions().isEmpty ? [:] : evictedDocuments()
+        let downloading = DownloadProgressFile.read(files.downloading)
+        guard !evicted.isEmpty || !downloading.isEmpty else { return items }
+        return items.map { item in
+            var item = item
+            let key = ByteString(item.document.path)
+            if evicted[key] != nil {
+                item.isEvicted = true
+                item.percentDownloaded = 0
+            }
+            if let percent = downloading[key] {
+                item.isDownloading = true
+                item.percentDownloaded = percent
+            }
+            return item
+        }
     }
 
     /// Runs a query on the repository (never asks the agent). The unfiltered listing is cached
@@ -30,7 +52,7 @@ extension Container {
                                             known: cache.facts(), in: repository)
                 cache.store(items, key: key)
             }
-            return items.filter(query.matches).sorted(by: query.areInOrder)
+            return withDownloadStatus(items).filter(query.matches).sorted(by: query.areInOrder)
         }
     }
 
@@ -148,7 +170,11 @@ extension Container {
         try withRepository { repository in
             let references = try repository.references(matching: RefName.allDeviceBranches)
                 + repository.references(matching: RefName.allTrackingBranches)
-            return references.map { "\($0.name) \($0.target.hex)" }.sorted().joined(separator: "\n")
+            // An eviction or a download moves no reference: their files' stat data count too.
+            let local = [files.evicted, files.downloading].map { path in
+                FileStat(path: path).map { "\($0.inode) \($0.size) \($0.mtimeSeconds).\($0.mtimeNanoseconds)" } ?? "-"
+            }
+            return (references.map { "\($0.name) \($0.target.hex)" }.sorted() + local).joined(separator: "\n")
         }
     }
 

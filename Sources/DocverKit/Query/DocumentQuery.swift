@@ -17,6 +17,8 @@ public struct DocumentQuery: Sendable, Hashable {
     public var modifiedSince: Date?
     /// Only documents whose current version was saved by this device id.
     public var savedBy: String?
+    /// Only documents in this download status (documents on demand).
+    public var downloadStatus: DownloadStatus?
     /// The sort key (ties are broken by path).
     public var sortKey: SortKey
     /// Sort from the largest or latest down.
@@ -24,12 +26,13 @@ public struct DocumentQuery: Sendable, Hashable {
 
     /// A query; every filter left nil or empty matches everything.
     public init(glob: String? = nil, types: Set<String> = [], hasUnresolvedConflicts: Bool? = nil, modifiedSince: Date? = nil,
-                savedBy: String? = nil, sortKey: SortKey = .path, descending: Bool = false) {
+                savedBy: String? = nil, downloadStatus: DownloadStatus? = nil, sortKey: SortKey = .path, descending: Bool = false) {
         self.glob = glob
         self.types = Set(types.map { $0.lowercased() })
         self.hasUnresolvedConflicts = hasUnresolvedConflicts
         self.modifiedSince = modifiedSince
         self.savedBy = savedBy
+        self.downloadStatus = downloadStatus
         self.sortKey = sortKey
         self.descending = descending
     }
@@ -40,6 +43,7 @@ public struct DocumentQuery: Sendable, Hashable {
         if let hasUnresolvedConflicts, item.hasUnresolvedConflicts != hasUnresolvedConflicts { return false }
         if let modifiedSince, item.contentChanged < modifiedSince { return false }
         if let savedBy, item.device.id != savedBy { return false }
+        if let downloadStatus, item.downloadStatus != downloadStatus { return false }
         return true
     }
 
@@ -96,6 +100,18 @@ public struct MetadataItem: Sendable, Hashable {
     public let hasUnresolvedConflicts: Bool
     /// Whether the current version has travelled, and whether more is waiting.
     public let syncStatus: SyncStatus
+    /// True when the document was evicted from this device (``Container/evict(_:force:)``): a
+    /// placeholder stands in its place.
+    public internal(set) var isEvicted = false
+    /// True while a `download` of the document runs.
+    public internal(set) var isDownloading = false
+    /// How much of a running download has arrived, 0 to 100; 100 for a document that is
+    /// here, 0 for an evicted one.
+    public internal(set) var percentDownloaded: Double = 100
+    /// Whether the document's contents are here, as iCloud's downloading status tells it.
+    public var downloadStatus: DownloadStatus {
+        isEvicted ? .notDownloaded : syncStatus.hasRemoteChanges ? .downloaded : .current
+    }
 }
 
 /// A document as ``Container/documents()`` lists it.

@@ -23,6 +23,12 @@ extension Container {
         try checkInsideContainer(document)
         let owner = DocumentPath.document(containingFile: document.path)
         if owner != document { return [owner] }
+        // An evicted document's absence is no deletion, and its placeholder is no document.
+        let listed = listedEvictions()
+        if !listed.isEmpty {
+            if evictedDocuments()[ByteString(document.path)] != nil { return [] }
+            if let evicted = Placeholder.document(of: document.path), listed[ByteString(evicted.path)] != nil { return [] }
+        }
         let fullPath = root.path + "/" + document.path
         if let stat = FileStat(path: fullPath), stat.isDirectory, !DocumentPath.isPackageName(document.name) {
             return try changedDocuments(since: headTree, in: repository, under: document.path).map(\.document)
@@ -164,6 +170,10 @@ extension Container {
         let fileChanges = try repository.changesFromTreeToWorkdir(tree, paths: folder.map { [$0 + "/"] } ?? paths,
                                                                   refreshIndex: refreshIndex)
         var byDocument: [DocumentPath: Set<Repository.WorkdirChange.Kind>] = [:]
+        // An evicted document's absence is no deletion, and a listed document's placeholder
+        // is no document (one failed open when nothing is evicted).
+        let listed = listedEvictions()
+        let evicted = listed.isEmpty ? [:] : evictedDocuments()
         for change in fileChanges {
             // A name that is not UTF-8 cannot be a document name; a save names it, escaped,
             // instead of listing it and then finding nothing to save.
@@ -172,6 +182,10 @@ extension Container {
             }
             let document = DocumentPath.document(containingFile: change.path)
             if document.path.split(separator: "/").first == Substring(DocumentPath.reservedArea) { continue }
+            if !listed.isEmpty {
+                if evicted[ByteString(document.path)] != nil { continue }
+                if change.kind == .added, let owner = Placeholder.document(of: change.path), listed[ByteString(owner.path)] != nil { continue }
+            }
             byDocument[document, default: []].insert(change.kind)
         }
         let baseTree = try tree.map { try repository.tree($0) }

@@ -56,6 +56,8 @@ extension Container {
         let results = try intent.operation.writesFiles ? applyToWorkingTree(intent.files, in: repository) : [:]
         try bringIndexInLine(intent.files, written: results, in: repository)
         removeTemporaryFiles(near: intent.files)
+        // An evicted document that arrived deleted (or renamed) leaves its placeholder.
+        try forgetFinishedEvictions(in: repository)
         try FileSystem.remove(files.intent)
     }
 

@@ -26,6 +26,8 @@ extension Container {
     /// in the working tree. Unsaved edits of the document are saved first.
     func writeDocumentState(_ state: EntryState?, of document: DocumentPath, subject: String,
                             records: [(key: String, value: String)], in repository: Repository) throws -> SaveResult {
+        // An evicted document comes back first: the write replaces a file, as anywhere else.
+        try bringBack([document], in: repository)
         if let state {
             try refuseEditsInTheWay(of: document, changes: unsavedChanges(around: document, in: repository))
             // A device on demand brings the state's contents first, or fails in one line here.

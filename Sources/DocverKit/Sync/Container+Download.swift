@@ -9,6 +9,8 @@ public struct DownloadReport: Sendable, Equatable {
     /// Whether this device keeps documents on demand; without, every version's contents are
     /// here already and nothing is fetched.
     public var onDemand: Bool
+    /// The evicted documents whose files were written back into the working tree.
+    public var broughtBack: [DocumentPath] = []
 }
 
 extension Container {
@@ -16,43 +18,81 @@ extension Container {
     /// when nil) onto this device, from the remote that keeps them, in one fetch: for a device
     /// that keeps documents on demand (``clone(from:to:device:onDemand:progress:)``), before
     /// going offline. Nothing is fetched on a device that has every version's contents.
+    /// An evicted document among them (``evict(_:force:)``) comes back: its current version's
+    /// file replaces its placeholder.
     ///
     /// Throws ``DocverError/noSuchDocument(_:)`` for a document never saved, and
-    /// ``DocverError/remote(name:message:)`` when the remote cannot be reached (nothing is
-    /// kept of a fetch that failed).
-    public func download(_ documents: [DocumentPath]?) throws -> DownloadReport {
+    /// ``DocverError/remote(name:message:)`` when the remote cannot be reached (what arrived
+    /// before stays: every object is checked as it arrives).
+    ///
+    /// The contents come in up to ten fetches, so that `progress` (files fetched of all, and
+    /// their bytes) and the documents' ``MetadataItem/percentDownloaded``, which other
+    /// processes read, move as they arrive.
+    public func download(_ documents: [DocumentPath]?, progress: TransferProgressHandler? = nil) throws -> DownloadReport {
         try withWriteLock { repository in
             let promisors = try repository.promisorRemotes()
             var wanted: [ObjectID] = []
             var seen = Set<ObjectID>()
+            // Per document asked for, the files it waits for (for its percentage).
+            var waiting: [(document: DocumentPath, files: [ObjectID])] = []
             if let documents {
                 for document in documents {
                     let versions = try self.versions(of: document, includingResolved: true)
+                    var files: [ObjectID] = []
                     for version in [versions.current] + versions.unresolvedConflicts + versions.resolvedConflicts
                         + versions.history + versions.merged {
                         guard let entry = version.entryID else { continue }
-                        wanted += try repository.missingFiles(under: entry, isFolder: version.kind == .package, seen: &seen)
+                        files += try repository.missingFiles(under: entry, isFolder: version.kind == .package, seen: &seen)
                     }
+                    wanted += files
+                    waiting.append((document, files))
                 }
             } else if !promisors.isEmpty {
                 wanted = try repository.allMissingFiles()
+                waiting = evictedDocuments().values.sorted().map { ($0, wanted) }
             }
             guard !promisors.isEmpty else { return DownloadReport(documents: documents, fetchedFiles: 0, onDemand: false) }
-            var failure: DocverError?
-            for name in promisors where !wanted.isEmpty {
-                guard let remote = try Remote.lookup(name, in: repository) else { continue }
-                let local = RemoteLocation(remote.url, relativeTo: root).isLocal
-                do {
-                    try repository.fetchObjects(wanted, from: name, local: local, settings: transferSettings(repository))
-                    failure = nil
-                    break
-                } catch let error as GitError {
-                    failure = .remote(name: name, message: RemoteLocation.redacting(error.message, of: remote.url))
-                }
+            defer { try? FileSystem.remove(files.downloading) }
+            var arrived = Set<ObjectID>()
+            var bytes = 0
+            func report(remote: String) {
+                DownloadProgressFile.write(waiting.map { entry in
+                    let done = entry.files.isEmpty ? 1 : Double(entry.files.count { arrived.contains($0) }) / Double(entry.files.count)
+                    return (entry.document, (done * 1000).rounded() / 10)
+                }, to: files.downloading)
+                progress?(TransferProgress(remote: remote, direction: .fetch, objects: arrived.count, totalObjects: wanted.count,
+                                           indexedObjects: arrived.count, bytes: bytes))
             }
-            if let failure { throw failure }
-            repository.refreshObjects()
-            return DownloadReport(documents: documents, fetchedFiles: wanted.count, onDemand: true)
+            if !wanted.isEmpty { report(remote: promisors[0]) }
+            let step = max(1, (wanted.count + 9) / 10)
+            var candidates = promisors
+            for start in stride(from: 0, to: wanted.count, by: step) {
+                let batch = Array(wanted[start..<min(wanted.count, start + step)])
+                var failure: DocverError?
+                while let name = candidates.first {
+                    guard let remote = try Remote.lookup(name, in: repository) else {
+                        candidates.removeFirst()
+                        continue
+                    }
+                    let local = RemoteLocation(remote.url, relativeTo: root).isLocal
+                    do {
+                        try repository.fetchObjects(batch, from: name, local: local, settings: transferSettings(repository))
+                        failure = nil
+                        break
+                    } catch let error as GitError {
+                        failure = .remote(name: name, message: RemoteLocation.redacting(error.message, of: remote.url))
+                        candidates.removeFirst()
+                    }
+                }
+                if let failure { throw failure }
+                guard !candidates.isEmpty else { throw DocverError.noRemotes }
+                repository.refreshObjects()
+                arrived.formUnion(batch)
+                for id in batch { bytes += Int(try repository.blobSizeIfHere(id) ?? 0) }
+                report(remote: candidates.first ?? promisors[0])
+            }
+            let broughtBack = try bringBack(documents, in: repository)
+            return DownloadReport(documents: documents, fetchedFiles: wanted.count, onDemand: true, broughtBack: broughtBack)
         }
     }
 }

@@ -4,12 +4,13 @@ import DocverKit
 extension Docver {
     struct Download: ContainerCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Bring every version's contents of documents onto this device (a device that keeps documents on demand).",
+            abstract: "Bring documents' contents, every version's, onto this device (a device that keeps documents on demand).",
             discussion: """
             A device made with 'clone --on-demand' fetches an older version's contents when a command \
             reads it. Download fetches the contents of every version of the documents named (of every \
-            document with --all) at once, for use offline. On a device that keeps every version's \
-            contents it does nothing.
+            document with --all) at once, for use offline, showing its progress on a terminal. An \
+            evicted document among them ('docver evict') comes back: its file replaces its \
+            placeholder. On a device that keeps every version's contents it does nothing.
             """)
 
         @OptionGroup var global: GlobalOptions
@@ -25,7 +26,10 @@ extension Docver {
         func run(in container: Container) async throws {
             let arguments = DocumentArguments(container, global)
             let paths = all ? nil : try documents.map { try arguments.path($0) }
-            let report = try container.download(paths)
+            let progress = ProgressRenderer()
+            defer { progress.finish() }
+            let report = try container.download(paths, progress: progress.handler)
+            progress.finish()
             if output.json { return try Terminal.printJSON(DownloadOutput(report)) }
             let which = paths.map { $0.count == 1 ? $0[0].path : Terminal.count($0.count, "document") } ?? "every document"
             guard report.onDemand else {
@@ -37,6 +41,9 @@ extension Docver {
             } else {
                 print("downloaded \(Terminal.count(report.fetchedFiles, "file")) (every version of \(which))")
             }
+            for document in report.broughtBack {
+                print("brought back \(DocumentPath.quoted(document.path))")
+            }
         }
     }
 }
@@ -47,11 +54,13 @@ struct DownloadOutput: Encodable {
     let documents: [String]?
     let fetchedFiles: Int
     let onDemand: Bool
+    let broughtBack: [String]
 
     init(_ report: DownloadReport) {
         documents = report.documents?.map(\.path)
         fetchedFiles = report.fetchedFiles
         onDemand = report.onDemand
+        broughtBack = report.broughtBack.map(\.path)
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -59,7 +68,8 @@ struct DownloadOutput: Encodable {
         try container.encode(documents, forKey: .documents)
         try container.encode(fetchedFiles, forKey: .fetchedFiles)
         try container.encode(onDemand, forKey: .onDemand)
+        try container.encode(broughtBack, forKey: .broughtBack)
     }
 
-    private enum CodingKeys: String, CodingKey { case documents, fetchedFiles, onDemand }
+    private enum CodingKeys: String, CodingKey { case documents, fetchedFiles, onDemand, broughtBack }
 }

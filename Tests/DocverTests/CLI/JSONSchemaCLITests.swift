@@ -144,6 +144,14 @@ import Testing
         let download = try validated(["download", "note.txt"], in: here, schema: "download", used: &used)
         #expect(download["onDemand"] == .bool(false) && download["fetchedFiles"] == .integer(0))
 
+        // evict needs a device on demand: one joins from the same remote (EvictTests checks
+        // its outcomes; here, its shape). The note is in conflict there too: --force.
+        let remoteURL = try runGit(["config", "remote.origin.url"], in: here).trimmingCharacters(in: .whitespacesAndNewlines)
+        let carol = try Container.clone(from: URL(fileURLWithPath: remoteURL, relativeTo: here).path, to: scratch.path("on-demand"),
+                                        device: Device(id: "dana"), onDemand: true).container
+        let evicted = try validated(["evict", "--force", "note.txt"], in: carol.root, schema: "evict", used: &used)
+        #expect(evicted["documents"] == .array([.string("note.txt")]))
+
         // A failure under --json (docs/CLI.md, "Errors under --json").
         try validated(["versions", "nosuch.txt"], in: here, schema: "error", used: &used, status: 1)
 
@@ -265,8 +273,16 @@ extension JSONSchemaCLITests {
     }
 
     @Test func reportsKeywordsItDoesNotCheck() throws {
-        let schema = try JSONValue.parse(Data(#"{"type": "integer", "minimum": 3}"#.utf8))
-        #expect(JSONSchemaValidator(schema: schema).problems(in: .integer(1)).contains { $0.contains("'minimum'") })
+        let schema = try JSONValue.parse(Data(#"{"type": "integer", "multipleOf": 3}"#.utf8))
+        #expect(JSONSchemaValidator(schema: schema).problems(in: .integer(1)).contains { $0.contains("'multipleOf'") })
+    }
+
+    @Test func checksMinimumAndMaximum() throws {
+        let schema = try JSONValue.parse(Data(#"{"type": "number", "minimum": 0, "maximum": 100}"#.utf8))
+        let validator = JSONSchemaValidator(schema: schema)
+        #expect(validator.problems(in: .integer(0)).isEmpty && validator.problems(in: .number(99.5)).isEmpty)
+        #expect(validator.problems(in: .integer(-1)).contains { $0.contains("below") })
+        #expect(validator.problems(in: .number(100.5)).contains { $0.contains("above") })
     }
 
     @Test func everyShippedSchemaUsesOnlyTheCheckedSubset() throws {

@@ -130,8 +130,17 @@ struct JSONSchemaValidator {
 
     static let keywords: Set<String> = [
         "$schema", "$id", "$defs", "title", "description", "type", "properties", "required",
-        "additionalProperties", "items", "enum", "const", "anyOf", "pattern", "format", "$ref",
+        "additionalProperties", "items", "enum", "const", "anyOf", "pattern", "format", "$ref", "minimum", "maximum",
     ]
+
+    /// A number's value, for `minimum` and `maximum`.
+    private static func numeric(_ value: JSONValue?) -> Double? {
+        switch value {
+        case let .integer(number)?: Double(number)
+        case let .number(number)?: number
+        default: nil
+        }
+    }
 
     /// Every way `value` breaks the schema, as `path: problem` (empty when it conforms).
     func problems(in value: JSONValue) -> [String] {
@@ -183,6 +192,10 @@ struct JSONSchemaValidator {
                 return inner.isEmpty
             }
             if !matches { found.append("\(path): \(value) matches none of anyOf") }
+        }
+        if let number = Self.numeric(value) {
+            if let minimum = Self.numeric(schema["minimum"]), number < minimum { found.append("\(path): \(number) is below \(minimum)") }
+            if let maximum = Self.numeric(schema["maximum"]), number > maximum { found.append("\(path): \(number) is above \(maximum)") }
         }
         if case let .string(text) = value {
             if case let .string(pattern)? = schema["pattern"], text.range(of: pattern, options: .regularExpression) == nil {

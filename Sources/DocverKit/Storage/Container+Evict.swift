@@ -1,0 +1,275 @@
+import Foundation
+
+// Evicting documents from a device on demand, and bringing them back (docs/ARCHITECTURE.md,
+// "Evicting a document"). The working tree is the user's view of it, as in iCloud: an evicted
+// document's file is replaced by a placeholder (``Placeholder``); the document is listed in
+// `.git/docver/evicted` (``EvictedFile``), and while its file is absent and its placeholder
+// there, its absence is no deletion.
+
+/// What ``Container/evict(_:force:)`` did.
+public struct EvictionReport: Sendable, Equatable {
+    /// The documents evicted (or already evicted), in the order given.
+    public var documents: [DocumentPath]
+    /// The bytes the object database shrank by.
+    public var freedBytes: Int64
+    /// The documents whose unsaved changes were discarded (`force`).
+    public var discardedEdits: [DocumentPath]
+    /// Versions of these documents whose contents stay here because they are not on a remote
+    /// yet (saves not synced).
+    public var keptUnsyncedVersions: Int
+}
+
+/// Whether a document's contents are on this device, as iCloud's
+/// `NSMetadataUbiquitousItemDownloadingStatusKey` tells it.
+public enum DownloadStatus: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Evicted: a placeholder stands in its place (`docver download` brings it back).
+    case notDownloaded
+    /// Here, but a fetched device branch holds a newer save of it, not yet integrated.
+    case downloaded
+    /// Here, and nothing newer is known.
+    case current
+}
+
+extension Container {
+    /// Frees the local contents of `documents` on a device that keeps documents on demand:
+    /// each document's file is replaced by a placeholder that says how to bring it back
+    /// (`<name>.evicted.txt`), and the contents of its versions that a promisor remote keeps
+    /// leave the object database. Saves, syncs and resolutions go on as before; the document is
+    /// listed with ``DownloadStatus/notDownloaded`` until ``download(_:)`` brings it back.
+    ///
+    /// Refuses (throws ``DocverError/cannotEvict(document:reason:)``, changing nothing) a
+    /// document with unsaved changes or unresolved conflict versions unless `force` (its
+    /// unsaved changes are then discarded, and said so), one whose current version is not on
+    /// the remote yet (sync first), a symbolic link, and any document on a device that keeps
+    /// every version's contents.
+    public func evict(_ documents: [DocumentPath], force: Bool = false) throws -> EvictionReport {
+        try withWriteLock { repository in
+            guard let remote = try repository.promisorRemotes().first else {
+                throw DocverError.cannotEvict(document: documents.first?.path ?? "",
+                                              reason: "this device keeps every version's contents; only a device made with 'docver clone --on-demand' (or 'docver remote add --on-demand') can evict")
+            }
+            guard let head = try headCommit(repository) else { throw DocverError.noSuchDocument(documents.first?.path ?? "") }
+            let headTree = try repository.tree(repository.commit(head).treeID)
+            var tips: [ObjectID] = []
+            for name in try repository.promisorRemotes() {
+                tips += try repository.references(matching: RefName.trackingPrefix(name) + "*").map(\.target)
+            }
+            var onRemote: [ObjectID: Bool] = [:]
+            func isOnRemote(_ commit: ObjectID) throws -> Bool {
+                if let known = onRemote[commit] { return known }
+                let answer = try tips.contains { try repository.isAncestorOrSame(commit, of: $0) }
+                onRemote[commit] = answer
+                return answer
+            }
+            let headOnRemote = try isOnRemote(head)
+            let conflicted = try conflictState(in: repository).unresolvedByDocument()
+            let alreadyEvicted = evictedDocuments()
+            var unique: [DocumentPath] = []
+            for document in documents where !unique.contains(where: { $0.path.bytesEqual(document.path) }) { unique.append(document) }
+
+            // Every check first: nothing changes unless every document can be evicted.
+            var discarded: [DocumentPath] = []
+            for document in unique {
+                try checkInsideContainer(document)
+                guard let entry = try headTree.documentEntry(atPath: document.path) else {
+                    throw DocverError.noSuchDocument(document.path)
+                }
+                guard DocumentPath.document(containingFile: document.path).path.bytesEqual(document.path) else {
+                    throw DocverError.cannotEvict(document: document.path, reason: "it is a file inside a package; evict the package")
+                }
+                if entry.mode == .link {
+                    throw DocverError.cannotEvict(document: document.path, reason: "it is a symbolic link, whose contents are its target's name")
+                }
+                let evicted = alreadyEvicted[ByteString(document.path)] != nil
+                if !evicted {
+                    let placeholder = Placeholder.path(of: document)
+                    let saved = try headTree.entry(atPath: placeholder) != nil
+                    if saved || FileStat(path: root.path + "/" + placeholder) != nil {
+                        throw DocverError.cannotEvict(document: document.path, reason: "'\(placeholder)', where its placeholder goes, is taken")
+                    }
+                    let edited = try unsavedChanges(around: document, in: repository).contains { $0.document.path.bytesEqual(document.path) }
+                    if edited {
+                        guard force else {
+                            throw DocverError.cannotEvict(document: document.path, reason: "it has unsaved changes; save them (or pass --force to discard them)")
+                        }
+                        discarded.append(document)
+                    }
+                }
+                if conflicted[document] != nil, !force {
+                    throw DocverError.cannotEvict(document: document.path, reason: "it has unresolved conflict versions; resolve them (or pass --force)")
+                }
+                if !headOnRemote {
+                    let current = try currentVersion(of: document, in: repository)
+                    if let current, try !isOnRemote(current.commitID) {
+                        throw DocverError.cannotEvict(document: document.path, reason: "its current version is not on '\(remote)' yet; run 'docver sync' first")
+                    }
+                }
+            }
+
+            // What leaves: the contents of every version here that a remote keeps, unless a
+            // document still here holds the same contents; and the folders that name them,
+            // which a promisor pack must hold before the contents go.
+            var contents = Set<ObjectID>()
+            var namingTrees = Set<ObjectID>()
+            var keptUnsynced = 0
+            for document in unique {
+                let versions = try self.versions(of: document, includingResolved: true)
+                let all = [versions.current] + versions.unresolvedConflicts + versions.resolvedConflicts + versions.history + versions.merged
+                for version in all {
+                    guard let entryID = version.entryID else { continue }
+                    guard try isOnRemote(version.commitID) else {
+                        keptUnsynced += 1
+                        continue
+                    }
+                    if version.kind == .package {
+                        let (files, folders) = try presentContents(under: entryID, in: repository)
+                        guard !files.isEmpty else { continue }
+                        contents.formUnion(files)
+                        namingTrees.formUnion(folders)
+                    } else if try repository.objectExists(entryID) {
+                        contents.insert(entryID)
+                        let tree = try repository.tree(repository.commit(version.commitID).treeID)
+                        let folder = document.path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(document.path[..<$0]) }
+                        if let folder {
+                            if let id = try tree.entry(atPath: folder)?.id { namingTrees.insert(id) }
+                        } else {
+                            namingTrees.insert(try repository.commit(version.commitID).treeID)
+                        }
+                    }
+                }
+            }
+            let leaving = Set(unique.map { ByteString($0.path) }).union(alreadyEvicted.keys)
+            for (path, id) in try repository.index().paths(holding: contents) {
+                let owner = ByteString(DocumentPath.document(containingFile: path).path)
+                if !leaving.contains(owner) { contents.remove(id) }
+            }
+
+            // Then, in an order a kill at any point leaves safe: promised, listed, placeholder
+            // written, file removed, contents dropped (a listed document whose file is still
+            // there is simply here; evicting it again finishes the job).
+            try repository.promise(trees: Array(namingTrees))
+            try EvictedFile.write(Array(alreadyEvicted.values) + unique, to: files.evicted)
+            for document in unique where alreadyEvicted[ByteString(document.path)] == nil {
+                try DocverError.wrapping {
+                    try AtomicFile.write(Data(Placeholder.text(of: document).utf8),
+                                         to: root.path + "/" + Placeholder.path(of: document), flush: false)
+                    try FileSystem.remove(root.path + "/" + document.path)
+                }
+            }
+            AtomicFile.syncFileSystem(containing: root.path)
+            let freed = try repository.dropContents(contents)
+            return EvictionReport(documents: unique, freedBytes: freed, discardedEdits: discarded, keptUnsyncedVersions: keptUnsynced)
+        }
+    }
+
+    /// The files (blobs) under the folder `id` whose contents are here, and the folders that
+    /// name them.
+    private func presentContents(under id: ObjectID, in repository: Repository) throws -> (files: Set<ObjectID>, folders: Set<ObjectID>) {
+        var files = Set<ObjectID>(), folders = Set<ObjectID>()
+        var pending = [id]
+        while let folder = pending.popLast() {
+            guard try repository.objectExists(folder) else { continue }
+            for entry in try repository.rawTreeEntries(folder) where entry.rawMode != 0o160000 {
+                if entry.rawMode == 0o040000 {
+                    pending.append(entry.id)
+                } else if try repository.objectExists(entry.id) {
+                    files.insert(entry.id)
+                    folders.insert(folder)
+                }
+            }
+        }
+        return (files, folders)
+    }
+
+    /// True when `document` is evicted from this device: a placeholder stands in its place
+    /// (``evict(_:force:)``), and ``download(_:progress:)`` brings it back.
+    public func isEvicted(_ document: DocumentPath) -> Bool {
+        evictedDocuments()[ByteString(document.path)] != nil
+    }
+
+    /// The documents evicted now, by their path's bytes: listed in `.git/docver/evicted`, their
+    /// file absent and their placeholder there. Cheap when nothing is evicted (one failed open).
+    func evictedDocuments() -> [ByteString: DocumentPath] {
+        var result: [ByteString: DocumentPath] = [:]
+        for document in EvictedFile.read(files.evicted) {
+            let fullPath = root.path + "/" + document.path
+            guard FileStat(path: fullPath) == nil, FileStat.failure(path: fullPath) == ENOENT,
+                  FileStat(path: root.path + "/" + Placeholder.path(of: document))?.isRegularFile == true else { continue }
+            result[ByteString(document.path)] = document
+        }
+        return result
+    }
+
+    /// The documents listed as evicted, whether or not they still are.
+    func listedEvictions() -> [ByteString: DocumentPath] {
+        Dictionary(EvictedFile.read(files.evicted).map { (ByteString($0.path), $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Forgets the listed documents that are no longer evicted: a file at the name (written by
+    /// the user, or brought back) is the document again, and its placeholder goes; with
+    /// neither file nor placeholder, the document was deleted; a document that left the tree
+    /// (deleted or renamed on another device) leaves its placeholder. Under the writer lock.
+    func forgetFinishedEvictions(in repository: Repository) throws {
+        let listed = listedEvictions()
+        guard !listed.isEmpty else { return }
+        let evicted = evictedDocuments()
+        let head = try headCommit(repository).map { try repository.tree(repository.commit($0).treeID) }
+        var kept: [DocumentPath] = []
+        for (key, document) in listed {
+            let saved = try head?.documentEntry(atPath: document.path) != nil
+            if saved, evicted[key] != nil {
+                kept.append(document)
+                continue
+            }
+            let placeholder = Placeholder.path(of: document)
+            // (A placeholder that was saved as a document is one now, and stays.)
+            if FileStat(path: root.path + "/" + document.path) != nil || !saved, try head?.entry(atPath: placeholder) == nil {
+                try DocverError.wrapping { try FileSystem.remove(root.path + "/" + placeholder) }
+            }
+        }
+        if kept.count < listed.count { try EvictedFile.write(kept, to: files.evicted) }
+    }
+
+    /// Writes the current version of each evicted document among `documents` (every evicted
+    /// document when nil) into the working tree, fetching its contents, then removes its
+    /// placeholder and forgets the eviction. Returns the documents brought back.
+    @discardableResult
+    func bringBack(_ documents: [DocumentPath]?, in repository: Repository) throws -> [DocumentPath] {
+        let evicted = evictedDocuments()
+        guard !evicted.isEmpty, let head = try headCommit(repository) else { return [] }
+        let wanted = documents.map { $0.compactMap { evicted[ByteString($0.path)] } } ?? evicted.values.sorted()
+        guard !wanted.isEmpty else { return [] }
+        let tree = try repository.tree(repository.commit(head).treeID)
+        var snapshots: [DocumentSnapshot] = []
+        let staging = StagingFolder(files.staging, sameFileSystemAs: root.path)
+        for document in wanted {
+            guard let entry = try tree.documentEntry(atPath: document.path) else { continue }
+            try repository.fetchMissingContents(under: entry.id, isFolder: entry.mode.isTree)
+            var written: [SnapshotFile] = []
+            func write(_ id: ObjectID, mode: FileMode, at path: String) throws {
+                let fullPath = root.path + "/" + path
+                if mode.isTree {
+                    try FileSystem.createDirectory(fullPath)
+                    for child in try repository.rawTreeEntries(id) where child.rawMode != 0o160000 {
+                        try write(child.id, mode: FileMode(rawMode: child.rawMode), at: path + "/" + String(decoding: child.name, as: UTF8.self))
+                    }
+                    return
+                }
+                if mode == .link {
+                    try AtomicFile.writeLink(String(decoding: repository.blob(id).data, as: UTF8.self), to: fullPath, flush: false, staging: staging)
+                } else {
+                    try AtomicFile.write(to: fullPath, executable: mode == .executable, flush: false, staging: staging) { append in
+                        try repository.readBlob(id, into: append)
+                    }
+                }
+                if let stat = FileStat(path: fullPath) { written.append(SnapshotFile(path: path, state: EntryState(id, mode), stat: stat)) }
+            }
+            try write(entry.id, mode: entry.mode, at: document.path)
+            snapshots.append(DocumentSnapshot(document: document, state: EntryState(entry), files: written))
+        }
+        AtomicFile.syncFileSystem(containing: root.path)
+        try recordInIndex(snapshots, in: repository)
+        try forgetFinishedEvictions(in: repository)
+        return wanted
+    }
+}
