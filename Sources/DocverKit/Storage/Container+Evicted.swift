@@ -1,0 +1,102 @@
+import Foundation
+
+// What an eviction leaves in the working tree (docs/ARCHITECTURE.md, "Evicting a document"),
+// and bringing documents back. The working tree is the user's view of it, as in iCloud: an
+// evicted document's file is replaced by a placeholder (``Placeholder``); the document is
+// listed in `.git/docver/evicted` (``EvictedFile``), and while its file is absent and its
+// placeholder there, its absence is no deletion. The eviction itself is
+// Sync/Container+Evict.swift.
+
+extension Container {
+    /// True when `document` is evicted from this device: a placeholder stands in its place
+    /// (``evict(_:force:)``), and ``download(_:progress:)`` brings it back.
+    public func isEvicted(_ document: DocumentPath) -> Bool {
+        evictedDocuments()[ByteString(document.path)] != nil
+    }
+
+    /// The documents evicted now, by their path's bytes: listed in `.git/docver/evicted`, their
+    /// file absent and their placeholder there. Cheap when nothing is evicted (one failed open).
+    func evictedDocuments() -> [ByteString: DocumentPath] {
+        var result: [ByteString: DocumentPath] = [:]
+        for document in EvictedFile.read(files.evicted) {
+            let fullPath = root.path + "/" + document.path
+            guard FileStat(path: fullPath) == nil, FileStat.failure(path: fullPath) == ENOENT,
+                  FileStat(path: root.path + "/" + Placeholder.path(of: document))?.isRegularFile == true else { continue }
+            result[ByteString(document.path)] = document
+        }
+        return result
+    }
+
+    /// The documents listed as evicted, whether or not they still are.
+    func listedEvictions() -> [ByteString: DocumentPath] {
+        Dictionary(EvictedFile.read(files.evicted).map { (ByteString($0.path), $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Forgets the listed documents that are no longer evicted: a file at the name (written by
+    /// the user, or brought back) is the document again, and its placeholder goes; with
+    /// neither file nor placeholder, the document was deleted; a document that left the tree
+    /// (deleted or renamed on another device) leaves its placeholder. Under the writer lock.
+    func forgetFinishedEvictions(in repository: Repository) throws {
+        let listed = listedEvictions()
+        guard !listed.isEmpty else { return }
+        let evicted = evictedDocuments()
+        let head = try headCommit(repository).map { try repository.tree(repository.commit($0).treeID) }
+        var kept: [DocumentPath] = []
+        for (key, document) in listed {
+            let saved = try head?.documentEntry(atPath: document.path) != nil
+            if saved, evicted[key] != nil {
+                kept.append(document)
+                continue
+            }
+            let placeholder = Placeholder.path(of: document)
+            // (A placeholder that was saved as a document is one now, and stays.)
+            if FileStat(path: root.path + "/" + document.path) != nil || !saved, try head?.entry(atPath: placeholder) == nil {
+                try DocverError.wrapping { try FileSystem.remove(root.path + "/" + placeholder) }
+            }
+        }
+        if kept.count < listed.count { try EvictedFile.write(kept, to: files.evicted) }
+    }
+
+    /// Writes the current version of each evicted document among `documents` (every evicted
+    /// document when nil) into the working tree, fetching its contents, then removes its
+    /// placeholder and forgets the eviction. Returns the documents brought back.
+    @discardableResult
+    func bringBack(_ documents: [DocumentPath]?, in repository: Repository) throws -> [DocumentPath] {
+        let evicted = evictedDocuments()
+        guard !evicted.isEmpty, let head = try headCommit(repository) else { return [] }
+        let wanted = documents.map { $0.compactMap { evicted[ByteString($0.path)] } } ?? evicted.values.sorted()
+        guard !wanted.isEmpty else { return [] }
+        let tree = try repository.tree(repository.commit(head).treeID)
+        var snapshots: [DocumentSnapshot] = []
+        let staging = StagingFolder(files.staging, sameFileSystemAs: root.path)
+        for document in wanted {
+            guard let entry = try tree.documentEntry(atPath: document.path) else { continue }
+            try repository.fetchMissingContents(under: entry.id, isFolder: entry.mode.isTree)
+            var written: [SnapshotFile] = []
+            func write(_ id: ObjectID, mode: FileMode, at path: String) throws {
+                let fullPath = root.path + "/" + path
+                if mode.isTree {
+                    try FileSystem.createDirectory(fullPath)
+                    for child in try repository.rawTreeEntries(id) where child.rawMode != 0o160000 {
+                        try write(child.id, mode: FileMode(rawMode: child.rawMode), at: path + "/" + String(decoding: child.name, as: UTF8.self))
+                    }
+                    return
+                }
+                if mode == .link {
+                    try AtomicFile.writeLink(String(decoding: repository.blob(id).data, as: UTF8.self), to: fullPath, flush: false, staging: staging)
+                } else {
+                    try AtomicFile.write(to: fullPath, executable: mode == .executable, flush: false, staging: staging) { append in
+                        try repository.readBlob(id, into: append)
+                    }
+                }
+                if let stat = FileStat(path: fullPath) { written.append(SnapshotFile(path: path, state: EntryState(id, mode), stat: stat)) }
+            }
+            try write(entry.id, mode: entry.mode, at: document.path)
+            snapshots.append(DocumentSnapshot(document: document, state: EntryState(entry), files: written))
+        }
+        AtomicFile.syncFileSystem(containing: root.path)
+        try recordInIndex(snapshots, in: repository)
+        try forgetFinishedEvictions(in: repository)
+        return wanted
+    }
+}
