@@ -10,13 +10,13 @@ extension Container {
     /// (``RemoteLocation/isSupported``) and is stored without contacting it. Nothing is created
     /// or changed when this throws.
     ///
-    /// - Returns: whether a bare repository was created.
-    @discardableResult
-    ///
     /// With `onDemand`, the remote keeps the contents this device leaves out: every fetch from
     /// it brings only the contents of each device's newest save, and an older version's
     /// contents come from it when a command reads them, as on a device made with
     /// `clone --on-demand`. What this device has already stays.
+    ///
+    /// - Returns: whether a bare repository was created.
+    @discardableResult
     public func addRemote(_ name: String, location: RemoteLocation, creatingRepository: Bool, onDemand: Bool = false) throws -> Bool {
         guard Remote.isValidName(name) else { throw DocverError.invalidRemoteName(name) }
         return try withWriteLock { repository in
@@ -39,6 +39,21 @@ extension Container {
             let created = try prepare(location, creating: creatingRepository)
             try Remote.setURL(name, to: location.url, in: repository)
             return created
+        }
+    }
+
+    /// Makes an existing remote keep the contents this device leaves out, as
+    /// ``addRemote(_:location:creatingRepository:onDemand:)`` does for a new one: later fetches
+    /// from it bring only the contents of each device's newest save, and ``evict(_:force:)``
+    /// can free what is here (needs git). Returns false when the remote already did.
+    @discardableResult
+    public func keepDocumentsOnDemand(from name: String) throws -> Bool {
+        try withWriteLock { repository in
+            guard try Remote.lookup(name, in: repository) != nil else { throw DocverError.noSuchRemote(name) }
+            guard try !repository.promisorRemotes().contains(name) else { return false }
+            try repository.makePromisor(name)
+            repository.promisors = nil
+            return true
         }
     }
 

@@ -9,7 +9,7 @@ extension Docver {
             discussion: "Without a subcommand: list the remotes.",
             // No default subcommand: `remote` lists by itself, so an unknown word
             // (`remote bogus`) is reported against `remote`, not against `remote list`.
-            subcommands: [Add.self, Remove.self, Rename.self, SetURL.self, ListRemotes.self])
+            subcommands: [Add.self, Remove.self, Rename.self, SetURL.self, OnDemand.self, ListRemotes.self])
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
@@ -75,6 +75,27 @@ extension Docver {
                 try container.renameRemote(name, to: newName)
                 if output.json { return try Terminal.printJSON(RenamedRemoteOutput(name: newName, previousName: name)) }
                 print("renamed remote '\(name)' to '\(newName)'")
+            }
+        }
+
+        struct OnDemand: ContainerCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "on-demand",
+                abstract: "Keep documents on demand from an existing remote (as 'remote add --on-demand'; needs git).",
+                discussion: """
+                Later syncs fetch from the remote only the newest versions' contents; older ones come \
+                from it when a command needs them, and 'docver evict' can free what this device has. \
+                What is here stays until evicted.
+                """)
+            @OptionGroup var global: GlobalOptions
+            @Argument(help: "The remote's name.", completion: .custom(Completions.remotes)) var name: String
+
+            func run(in container: Container) async throws {
+                if try container.keepDocumentsOnDemand(from: name) {
+                    print("remote '\(name)' now keeps documents on demand: older versions' contents come from it when needed, and 'docver evict' frees what is here")
+                } else {
+                    print("remote '\(name)' already keeps documents on demand")
+                }
             }
         }
 

@@ -404,6 +404,60 @@ import Testing
         #expect(killed >= rounds / 4, "only \(killed) of \(rounds) commands were still running when killed")
     }
 
+    /// A full device made to keep documents on demand from its existing remote
+    /// (`docver remote on-demand origin`) can evict: what it had is promised from then on.
+    @Test func aFullDeviceTurnedOnDemandEvictsToo() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        for round in 0..<3 { try alice.saveText("film round \(round)\n" + String(repeating: "x", count: 50_000 + round), to: "film.txt") }
+        try alice.sync()
+        let refused = try docver("evict", "film.txt", in: alice.root)
+        #expect(refused.status == 1 && refused.stderr.contains("keeps every version's contents"), "\(refused.stderr)")
+        let turned = try docver("remote", "on-demand", "origin", in: alice.root)
+        #expect(turned.status == 0 && turned.stdout.contains("now keeps documents on demand"), "\(turned.stdout) \(turned.stderr)")
+        #expect(try docver("remote", "on-demand", "origin", in: alice.root).stdout.contains("already"))
+        #expect(try docver("remote", "on-demand", "nosuch", in: alice.root).status == 1)
+        let evicted = try alice.evict([DocumentPath("film.txt")])
+        #expect(evicted.freedBytes > 0)
+        #expect(try OnDemandTests.missingObjects(alice).count == 3)
+        try expectFsckClean(alice.root)
+        _ = try alice.collectGarbage()
+        try expectFsckClean(alice.root)
+        try alice.saveText("more\n", to: "other.txt")
+        try alice.sync()
+        _ = try alice.download(nil)
+        #expect(try alice.read("film.txt").hasPrefix("film round 2"))
+        #expect(try OnDemandTests.missingObjects(alice).isEmpty)
+        try expectFsckClean(alice.root)
+    }
+
+    /// A file package is evicted whole: its folder becomes one placeholder, every component's
+    /// contents leave, and download writes the folder back.
+    @Test func aPackageIsEvictedWhole() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        try alice.write("one\n", to: "trip.imagenotes/a.txt")
+        try alice.write("two\n", to: "trip.imagenotes/photos/b.txt")
+        _ = try alice.save()
+        try alice.write("two, edited\n", to: "trip.imagenotes/photos/b.txt")
+        _ = try alice.save()
+        try alice.sync()
+        let bob = try Container.clone(from: remote.path, to: scratch.path("bob"), device: Device(id: "bob"), onDemand: true).container
+        #expect(throws: DocverError.self) { _ = try bob.evict([DocumentPath("trip.imagenotes/a.txt")]) }
+        _ = try bob.evict([DocumentPath("trip.imagenotes")])
+        #expect(!FileManager.default.fileExists(atPath: bob.root.appendingPathComponent("trip.imagenotes").path))
+        #expect(try bob.status().changed.isEmpty)
+        #expect(try OnDemandTests.missingObjects(bob).count == 3)
+        try expectFsckClean(bob.root)
+        let back = try bob.download([DocumentPath("trip.imagenotes")])
+        #expect(try back.broughtBack == [DocumentPath("trip.imagenotes")])
+        #expect(try bob.read("trip.imagenotes/photos/b.txt") == "two, edited\n" && bob.read("trip.imagenotes/a.txt") == "one\n")
+        #expect(try bob.status().changed.isEmpty)
+        try expectFsckClean(bob.root)
+    }
+
     /// An editor opening an evicted document brings it back first, and says how far it got.
     @Test func anEditorOpeningAnEvictedDocumentDownloadsItFirst() async throws {
         let scratch = try Scratch()
