@@ -18,7 +18,8 @@ public final class ProtocolServer: Sendable {
     /// The methods, as `initialize` lists them.
     public static let methods = [
         "initialize", "shutdown", "status", "ls", "conflicts", "versions", "show", "diff", "save", "sync", "resolve",
-        "replace", "markResolved", "removeOtherVersions", "restore", "kv.get", "kv.set", "kv.remove", "kv.list",
+        "replace", "markResolved", "removeOtherVersions", "restore", "download", "evict", "kv.get", "kv.set", "kv.remove",
+        "kv.list",
     ]
 
     /// The notifications the server sends.
@@ -153,6 +154,18 @@ public final class ProtocolServer: Sendable {
                 let result = restoring ? try container.restore(document, to: version.id) : try container.replace(document, with: version.id)
                 return DocumentSaveOutput(document, result)
             }
+        case "download":
+            let documents = try params.strings("documents").map(DocumentPath.init)
+            let all = try params.bool("all")
+            guard all != !documents.isEmpty else {
+                throw ProtocolError(.invalidParams, "download: name \"documents\" or pass \"all\": true, not both")
+            }
+            return try await offCooperativePool { DownloadOutput(try container.download(all ? nil : documents)) }
+        case "evict":
+            let documents = try params.strings("documents").map(DocumentPath.init)
+            guard !documents.isEmpty else { throw ProtocolError(.invalidParams, "evict: \"documents\" names none") }
+            let force = try params.bool("force")
+            return try await offCooperativePool { EvictOutput(try container.evict(documents, force: force)) }
         case "markResolved":
             let document = try params.document()
             let versions = try params.strings("versions")

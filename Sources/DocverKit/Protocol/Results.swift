@@ -303,6 +303,47 @@ public struct DocumentSaveOutput: Encodable, Sendable {
     }
 }
 
+/// `download`: docs/schemas/download.schema.json.
+public struct DownloadOutput: Encodable, Sendable {
+    /// The documents asked for; null with `--all`.
+    public let documents: [String]?
+    public let fetchedFiles: Int
+    public let onDemand: Bool
+    public let broughtBack: [String]
+
+    public init(_ report: DownloadReport) {
+        documents = report.documents?.map(\.path)
+        fetchedFiles = report.fetchedFiles
+        onDemand = report.onDemand
+        broughtBack = report.broughtBack.map(\.path)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(documents, forKey: .documents) // null, not absent, with --all
+        try container.encode(fetchedFiles, forKey: .fetchedFiles)
+        try container.encode(onDemand, forKey: .onDemand)
+        try container.encode(broughtBack, forKey: .broughtBack)
+    }
+
+    private enum CodingKeys: String, CodingKey { case documents, fetchedFiles, onDemand, broughtBack }
+}
+
+/// `evict`: docs/schemas/evict.schema.json.
+public struct EvictOutput: Encodable, Sendable {
+    public let documents: [String]
+    public let freedBytes: Int64
+    public let discardedEdits: [String]
+    public let keptUnsyncedVersions: Int
+
+    public init(_ report: EvictionReport) {
+        documents = report.documents.map(\.path)
+        freedBytes = report.freedBytes
+        discardedEdits = report.discardedEdits.map(\.path)
+        keptUnsyncedVersions = report.keptUnsyncedVersions
+    }
+}
+
 /// `resolve`: one document's outcome (a list of them on the CLI, one per document).
 public struct ResolveOutput: Encodable, Sendable {
     public let document: String

@@ -47,29 +47,3 @@ extension Docver {
         }
     }
 }
-
-/// `download --json`: docs/schemas/download.schema.json.
-struct DownloadOutput: Encodable {
-    /// The documents asked for; null with `--all`.
-    let documents: [String]?
-    let fetchedFiles: Int
-    let onDemand: Bool
-    let broughtBack: [String]
-
-    init(_ report: DownloadReport) {
-        documents = report.documents?.map(\.path)
-        fetchedFiles = report.fetchedFiles
-        onDemand = report.onDemand
-        broughtBack = report.broughtBack.map(\.path)
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(documents, forKey: .documents)
-        try container.encode(fetchedFiles, forKey: .fetchedFiles)
-        try container.encode(onDemand, forKey: .onDemand)
-        try container.encode(broughtBack, forKey: .broughtBack)
-    }
-
-    private enum CodingKeys: String, CodingKey { case documents, fetchedFiles, onDemand, broughtBack }
-}

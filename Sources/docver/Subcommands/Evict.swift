@@ -38,18 +38,3 @@ extension Docver {
         }
     }
 }
-
-/// `evict --json`: docs/schemas/evict.schema.json.
-struct EvictOutput: Encodable {
-    let documents: [String]
-    let freedBytes: Int64
-    let discardedEdits: [String]
-    let keptUnsyncedVersions: Int
-
-    init(_ report: EvictionReport) {
-        documents = report.documents.map(\.path)
-        freedBytes = report.freedBytes
-        discardedEdits = report.discardedEdits.map(\.path)
-        keptUnsyncedVersions = report.keptUnsyncedVersions
-    }
-}

@@ -263,6 +263,18 @@ import Testing
         try server.call("kv.list")
         try server.call("kv.remove", ["key": "blob"])
         #expect(try server.response("versions", ["document": "nosuch.txt"])["error"] != nil)
+        // download and evict: on this full device download has nothing to do and evict is
+        // refused; once origin keeps documents on demand and everything is synced, it evicts.
+        let nothing = try server.call("download", ["documents": ["notes.txt"]])
+        #expect(nothing["onDemand"] == .bool(false))
+        #expect(try server.response("evict", ["documents": ["notes.txt"]])["error"] != nil)
+        #expect(try alice.keepDocumentsOnDemand(from: "origin"))
+        try server.call("sync", ["remotes": ["origin"]])
+        let evicted = try server.call("evict", ["documents": ["notes.txt"]])
+        #expect(evicted["documents"] == .array([.string("notes.txt")]))
+        try server.call("ls", ["downloadStatus": "notDownloaded"])
+        let back = try server.call("download", ["all": true])
+        #expect(back["broughtBack"] == .array([.string("notes.txt")]))
         #expect(try server.shutdown() == 0)
 
         let shipped = try FileManager.default.contentsOfDirectory(atPath: ServeProcess.schemas.path)
