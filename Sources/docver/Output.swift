@@ -9,8 +9,8 @@ import Foundation
 extension ItemOutput {
     /// The document's line in the text listing; '!' marks unresolved conflicts.
     var line: String {
-        Self.line(conflicted: hasUnresolvedConflicts, kind: kind, size: size, modified: Terminal.date(modified),
-                  deviceName: deviceName, document: document)
+        Self.line(conflicted: hasUnresolvedConflicts, kind: kind, size: size, evicted: downloadStatus == DownloadStatus.notDownloaded.rawValue,
+                  modified: Terminal.date(modified), deviceName: deviceName, document: document)
     }
 
     /// The text listing of `items`, one line each, as ``line`` writes them, without the JSON
@@ -22,17 +22,19 @@ extension ItemOutput {
             let modified = item.contentChanged
             let date = dates[modified] ?? Terminal.date(modified)
             dates[modified] = date
-            text += line(conflicted: item.hasUnresolvedConflicts, kind: item.kind.rawValue, size: item.size, modified: date,
-                         deviceName: item.device.name, document: item.path.path)
+            text += line(conflicted: item.hasUnresolvedConflicts, kind: item.kind.rawValue, size: item.size, evicted: item.isEvicted,
+                         modified: date, deviceName: item.device.name, document: item.path.path)
             text += "\n"
         }
         return text
     }
 
-    private static func line(conflicted: Bool, kind: String, size: Int64?, modified: String,
+    /// An evicted document's size column says so (its file is a placeholder).
+    private static func line(conflicted: Bool, kind: String, size: Int64?, evicted: Bool, modified: String,
                              deviceName: String, document: String) -> String {
         let flag = conflicted ? Terminal.style.apply(.conflictMarker, "!") : " "
-        return "\(flag) \(kind.padded(to: 7)) \(Terminal.size(size).padded(to: 10)) \(modified)  \(deviceName)  \(document)"
+        let sizeText = evicted ? "evicted" : Terminal.size(size)
+        return "\(flag) \(kind.padded(to: 7)) \(sizeText.padded(to: 10)) \(modified)  \(deviceName)  \(document)"
     }
 }
 
