@@ -6,7 +6,10 @@ A container holds one document saved VERSIONS times (MIB MiB of random bytes eac
 compresses or deltifies), synced to a bare remote. Then, each REPS times:
 - `docver clone` (full) and `docver clone --on-demand`: wall time and the size of `.git`;
 - `git clone --no-local` and `git clone --no-local --filter=blob:none` of the same remote;
-- on the device on demand, `docver show DOC @-10` (one older version fetched) and its time.
+- on the device on demand, `docver show DOC @-10` (one older version fetched) and its time;
+- the full device turned on demand (`docver remote on-demand origin`): `docver evict DOC`
+  (every version's contents leave) and `docver download DOC` (every version back), with the
+  size of `.git` after each.
 The goal: the device on demand holds at most 1.5x the current contents.
 
     python3 Benchmarks/on_demand.py --docver .build/release/docver [--versions 20] [--mib 4] [--reps 3]
@@ -63,7 +66,7 @@ def main():
         run([docver, "remote", "add", "origin", remote], cwd=source)
         run([docver, "sync"], cwd=source)
         current = options.mib << 20
-        samples = {key: [] for key in ["full", "onDemand", "git", "gitFiltered", "show"]}
+        samples = {key: [] for key in ["full", "onDemand", "git", "gitFiltered", "show", "evict", "download"]}
         sizes = {}
         for rep in range(options.reps):
             for key, folder, arguments in [
@@ -78,6 +81,13 @@ def main():
                 samples[key].append(timed(arguments, cwd=work))
                 sizes[key] = size_of(os.path.join(work, folder, ".git"))
             samples["show"].append(timed([docver, "show", "film.bin", "@-10"], cwd=os.path.join(work, "demand-%d" % rep)))
+            # The full device frees every version: origin keeps them from now on.
+            full = os.path.join(work, "full-%d" % rep)
+            run([docver, "remote", "on-demand", "origin"], cwd=full)
+            samples["evict"].append(timed([docver, "evict", "film.bin"], cwd=full))
+            sizes["evicted"] = size_of(os.path.join(full, ".git"))
+            samples["download"].append(timed([docver, "download", "film.bin"], cwd=full))
+            sizes["downloaded"] = size_of(os.path.join(full, ".git"))
         median = lambda values: sorted(values)[len(values) // 2]
         print("| job | wall (median of %d) | .git size | × current contents |" % options.reps)
         print("|---|---:|---:|---:|")
@@ -85,6 +95,10 @@ def main():
                            ("git", "`git clone --no-local`"), ("gitFiltered", "`git clone --filter=blob:none`")]:
             print("| %s | %.2f s | %.1f MiB | %.2f× |" % (label, median(samples[key]), sizes[key] / 2**20, sizes[key] / current))
         print("| `docver show film.bin @-10` on demand (fetches one version) | %.2f s | | |" % median(samples["show"]))
+        print("| `docver evict film.bin` on the full device (after `remote on-demand origin`) | %.2f s | %.1f MiB | %.2f× |"
+              % (median(samples["evict"]), sizes["evicted"] / 2**20, sizes["evicted"] / current))
+        print("| `docver download film.bin` (every version back) | %.2f s | %.1f MiB | %.2f× |"
+              % (median(samples["download"]), sizes["downloaded"] / 2**20, sizes["downloaded"] / current))
         ratio = sizes["onDemand"] / current
         print("\n%d versions of a %d MiB document: the device on demand holds %.2f× the current contents (goal ≤ 1.5×): %s"
               % (options.versions, options.mib, ratio, "met" if ratio <= 1.5 else "NOT met"))

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A first job with docver: create a container, save twice, list versions, show one,
 # then let a second device join through a bare git remote and sync, and a third join on
-# demand (only the newest contents; an older version is fetched when it is read).
+# demand (only the newest contents; an older version is fetched when it is read), evict a
+# document and bring it back.
 set -euo pipefail
 DOCVER="${DOCVER:-docver}"
 case "$DOCVER" in */*) DOCVER="$(cd "$(dirname "$DOCVER")" && pwd)/$(basename "$DOCVER")" ;; esac
@@ -47,3 +48,10 @@ echo "# version's contents when a command reads them"
 run clone --on-demand "$WORK/remote.git" tablet --device alice-tablet --device-name "Alice's Tablet"
 run -C tablet versions list.txt
 run -C tablet show list.txt @-1
+echo "# The tablet frees the list's contents: a placeholder stands in its place"
+run -C tablet evict list.txt
+ls tablet
+echo
+run -C tablet ls
+run -C tablet download list.txt
+cat tablet/list.txt
