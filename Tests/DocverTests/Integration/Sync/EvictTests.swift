@@ -88,6 +88,19 @@ import Testing
         #expect(try alice.read("notes.txt") == "keep me\n")
         #expect(try Data(contentsOf: alice.root.appendingPathComponent("film.bin")) == films.last)
 
+        // Offline, download fails in one line and the document stays evicted, unchanged.
+        try FileManager.default.moveItem(at: remote, to: scratch.path("moved.git"))
+        let offline = try Self.snapshot(bob)
+        #expect {
+            _ = try bob.download([DocumentPath("film.bin")])
+        } throws: { error in
+            "\(error)".contains("origin") && !"\(error)".contains("\n")
+        }
+        #expect(try Self.snapshot(bob) == offline)
+        #expect(try bob.isEvicted(DocumentPath("film.bin")))
+        // (Offline, evicting needs no remote: it is local work.)
+        try FileManager.default.moveItem(at: scratch.path("moved.git"), to: remote)
+
         // Download brings the file back, every version with it.
         let progress = Mutex<[Int]>([])
         let back = try bob.download([DocumentPath("film.bin")]) { report in

@@ -181,6 +181,13 @@ import Testing
         try alice.sync()
         #expect(try alice.read("doc.txt") == "bob's version\n")
         try expectFsckClean(bob.root)
+        // Evicted and brought back through the daemon.
+        _ = try bob.evict([DocumentPath("doc.txt")])
+        #expect(try Self.missingObjects(bob).count == 4)
+        #expect(try bob.download([DocumentPath("doc.txt")]).broughtBack == [DocumentPath("doc.txt")])
+        #expect(try bob.read("doc.txt") == "bob's version\n")
+        #expect(try Self.missingObjects(bob).isEmpty)
+        try expectFsckClean(bob.root)
 
         _ = try runGit(["config", "uploadpack.allowFilter", "false"], in: served)
         let (carol, unfiltered) = try Container.clone(from: daemon.url("remote.git"), to: scratch.path("carol"),
