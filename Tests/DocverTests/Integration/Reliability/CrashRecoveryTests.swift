@@ -89,7 +89,7 @@ import Testing
             let delay = targeted ? Double.random(in: 0...0.005, using: &random)
                                  : Double.random(in: 0...(duration[operation] ?? 0.3), using: &random)
             let trigger = targeted ? alice.root.path + "/.git/docver/intent" : nil
-            let (wasRunning, elapsed) = try runAndKill(arguments, in: alice.root, after: delay, startingWhenExists: trigger)
+            let (wasRunning, elapsed) = try Self.runAndKill(arguments, in: alice.root, after: delay, startingWhenExists: trigger)
             if wasRunning {
                 killed += 1
                 landings[operation, default: Landings()].record(alice.root, targeted: targeted)
@@ -174,8 +174,8 @@ import Testing
 
     /// Runs docver and SIGKILLs it `delay` seconds after it started, or (with `trigger`) after
     /// the file `trigger` appeared. Returns whether it was still running, and how long it ran.
-    private func runAndKill(_ arguments: [String], in directory: URL, after delay: Double,
-                            startingWhenExists trigger: String? = nil) throws -> (Bool, Double) {
+    static func runAndKill(_ arguments: [String], in directory: URL, after delay: Double,
+                           startingWhenExists trigger: String? = nil) throws -> (Bool, Double) {
         let process = Process()
         // DOCVER_CRASH_BINARY runs the harness against another build (to compare versions).
         process.executableURL = URL(fileURLWithPath: ProcessInfo.processInfo.environment["DOCVER_CRASH_BINARY"] ?? docverExecutable)
