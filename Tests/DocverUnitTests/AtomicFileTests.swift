@@ -144,4 +144,25 @@ import Testing
         #expect(StagingFolder(folder.path("staging"), sameFileSystemAs: folder.url.path) == nil)
         #expect(StagingFolder(folder.path("real"), sameFileSystemAs: folder.url.path)?.path == folder.path("real"))
     }
+
+    /// A folder is removed at once: renamed out of the way first, so a kill leaves it whole or
+    /// gone from its place (and what is left in the staging folder is a temporary entry that
+    /// recovery removes, folder or not).
+    @Test func aFolderIsRemovedAtOnce() throws {
+        let folder = try Folder()
+        let staging = try #require(StagingFolder(folder.path("staging"), sameFileSystemAs: folder.url.path))
+        try FileManager.default.createDirectory(atPath: folder.path("pkg/sub"), withIntermediateDirectories: true)
+        try Data("a".utf8).write(to: URL(fileURLWithPath: folder.path("pkg/sub/a")))
+        try AtomicFile.remove(folder.path("pkg"), staging: staging)
+        #expect(folder.names == ["staging"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("staging")).isEmpty)
+        try AtomicFile.remove(folder.path("pkg"), staging: staging) // nothing there: nothing to do
+
+        // What a kill between the rename and the deletion leaves.
+        let left = staging.temporaryPath()
+        try FileManager.default.createDirectory(atPath: left + "/sub", withIntermediateDirectories: true)
+        try Data("a".utf8).write(to: URL(fileURLWithPath: left + "/sub/a"))
+        AtomicFile.removeTemporaryFiles(in: folder.path("staging"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("staging")).isEmpty)
+    }
 }

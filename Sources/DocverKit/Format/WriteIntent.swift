@@ -20,6 +20,8 @@ struct WriteIntent: Equatable {
         case integrate
         /// resolve, restore, replace: one document's new state is written to the working tree.
         case writeDocument = "write-document"
+        /// download: evicted documents' files are written back (the branch does not move).
+        case download
 
         /// True when the operation writes the planned files into the working tree.
         var writesFiles: Bool { self != .save }

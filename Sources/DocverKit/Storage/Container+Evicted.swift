@@ -15,7 +15,8 @@ extension Container {
     }
 
     /// The documents evicted now, by their path's bytes: listed in `.git/docver/evicted`, their
-    /// file absent and their placeholder there. Cheap when nothing is evicted (one failed open).
+    /// file absent and their placeholder there (docs/MODEL.md: R32). Cheap when nothing is
+    /// evicted (one failed open).
     func evictedDocuments() -> [ByteString: DocumentPath] {
         var result: [ByteString: DocumentPath] = [:]
         for document in EvictedFile.read(files.evicted) {
@@ -35,7 +36,8 @@ extension Container {
     /// Forgets the listed documents that are no longer evicted: a file at the name (written by
     /// the user, or brought back) is the document again, and its placeholder goes; with
     /// neither file nor placeholder, the document was deleted; a document that left the tree
-    /// (deleted or renamed on another device) leaves its placeholder. Under the writer lock.
+    /// (deleted or renamed on another device) leaves its placeholder (docs/MODEL.md: R33).
+    /// Under the writer lock.
     func forgetFinishedEvictions(in repository: Repository) throws {
         let listed = listedEvictions()
         guard !listed.isEmpty else { return }
@@ -60,6 +62,10 @@ extension Container {
     /// Writes the current version of each evicted document among `documents` (every evicted
     /// document when nil) into the working tree, fetching its contents, then removes its
     /// placeholder and forgets the eviction. Returns the documents brought back.
+    ///
+    /// Every content is fetched first, then the files are written under a write intent, as an
+    /// integration writes them: a kill while a package is half written is finished by the
+    /// next command (without the remote), never read as the package's other files deleted.
     @discardableResult
     func bringBack(_ documents: [DocumentPath]?, in repository: Repository) throws -> [DocumentPath] {
         let evicted = evictedDocuments()
@@ -67,36 +73,21 @@ extension Container {
         let wanted = documents.map { $0.compactMap { evicted[ByteString($0.path)] } } ?? evicted.values.sorted()
         guard !wanted.isEmpty else { return [] }
         let tree = try repository.tree(repository.commit(head).treeID)
-        var snapshots: [DocumentSnapshot] = []
-        let staging = StagingFolder(files.staging, sameFileSystemAs: root.path)
+        var files: [WriteIntent.File] = []
         for document in wanted {
             guard let entry = try tree.documentEntry(atPath: document.path) else { continue }
             try repository.fetchMissingContents(under: entry.id, isFolder: entry.mode.isTree)
-            var written: [SnapshotFile] = []
-            func write(_ id: ObjectID, mode: FileMode, at path: String) throws {
-                let fullPath = root.path + "/" + path
-                if mode.isTree {
-                    try FileSystem.createDirectory(fullPath)
-                    for child in try repository.rawTreeEntries(id) where child.rawMode != 0o160000 {
-                        try write(child.id, mode: FileMode(rawMode: child.rawMode), at: path + "/" + String(decoding: child.name, as: UTF8.self))
-                    }
-                    return
+            if entry.mode.isTree {
+                files += try plannedFiles(from: nil, to: entry.id, in: repository).map { file in
+                    WriteIntent.File(path: document.path + "/" + file.path, old: nil, new: file.new)
                 }
-                if mode == .link {
-                    try AtomicFile.writeLink(String(decoding: repository.blob(id).data, as: UTF8.self), to: fullPath, flush: false, staging: staging)
-                } else {
-                    try AtomicFile.write(to: fullPath, executable: mode == .executable, flush: false, staging: staging) { append in
-                        try repository.readBlob(id, into: append)
-                    }
-                }
-                if let stat = FileStat(path: fullPath) { written.append(SnapshotFile(path: path, state: EntryState(id, mode), stat: stat)) }
+            } else {
+                files.append(WriteIntent.File(path: document.path, old: nil, new: EntryState(entry)))
             }
-            try write(entry.id, mode: entry.mode, at: document.path)
-            snapshots.append(DocumentSnapshot(document: document, state: EntryState(entry), files: written))
         }
-        AtomicFile.syncFileSystem(containing: root.path)
-        try recordInIndex(snapshots, in: repository)
-        try forgetFinishedEvictions(in: repository)
+        let intent = WriteIntent(operation: .download, from: head, to: head, files: files)
+        try writeIntent(intent)
+        try carryOut(intent, in: repository)
         return wanted
     }
 }

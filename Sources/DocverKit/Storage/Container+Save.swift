@@ -15,9 +15,6 @@ extension Container {
 
     func save(_ documents: [DocumentPath]?, message: String?, in repository: Repository,
               records: [(key: String, value: String)] = []) throws -> SaveResult? {
-        // A file written where an evicted document was is the document again; an evicted
-        // document whose placeholder was deleted is deleted (saved below as any deletion).
-        try forgetFinishedEvictions(in: repository)
         let head = try repository.referenceTarget(device.branch)
         let headTree = try head.map { try repository.commit($0).treeID }
         let targets: [DocumentPath]

@@ -129,6 +129,9 @@ public struct Container: Sendable {
             try? Self.installCommitHook(in: repository.gitDirectory)
             try repairEmptyIndex(repository)
             if let repair = try finishInterruptedWrite(repository) { onRepair?(repair) }
+            // Evictions the working tree no longer shows (a file back at the name, a deleted
+            // placeholder, what a killed evict left) are forgotten before anything reads it.
+            try forgetFinishedEvictions(in: repository)
             let result = try body(repository)
             packLooseObjectsIfNeeded(repository)
             return result

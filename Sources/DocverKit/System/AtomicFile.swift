@@ -159,11 +159,22 @@ enum AtomicFile {
         folder + "/" + temporaryPrefix + "\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
     }
 
-    /// Removes the temporary files a killed write left in `folder`.
+    /// Removes the temporary files (and folders, see ``remove(_:staging:)``) a killed write
+    /// left in `folder`.
     static func removeTemporaryFiles(in folder: String) {
         for name in (try? FileSystem.contentsOfDirectory(folder)) ?? [] where name.hasPrefix(temporaryPrefix) {
-            unlink(folder + "/" + name)
+            try? FileSystem.remove(folder + "/" + name)
         }
+    }
+
+    /// Removes the file or folder at `path` at once: renamed out of the way (into `staging`,
+    /// or beside it under a temporary name), then deleted. A folder deleted in place goes file
+    /// by file, and a kill in between would leave part of it, which reads as an edit.
+    static func remove(_ path: String, staging: StagingFolder?) throws(SystemError) {
+        guard FileStat(path: path) != nil else { return }
+        let away = staging?.temporaryPath() ?? temporaryPath(beside: path)
+        guard rename(path, away) == 0 else { throw .errno("remove", path) }
+        try FileSystem.remove(away)
     }
 
     /// Replaces `path` with a symbolic link to `target`, atomically (link beside it, rename).
