@@ -34,6 +34,9 @@ enum Placeholder {
     /// The placeholder's path (relative to the container) for `document`.
     static func path(of document: DocumentPath) -> String { document.path + suffix }
 
+    /// Whether the placeholder's name fits in a file name (255 bytes on Linux's file systems).
+    static func fits(_ document: DocumentPath) -> Bool { document.name.utf8.count + suffix.utf8.count <= 255 }
+
     /// The document a placeholder path stands for, when it is named like one.
     static func document(of path: String) -> DocumentPath? {
         guard path.utf8.count > suffix.utf8.count, path.hasSuffix(suffix) else { return nil }

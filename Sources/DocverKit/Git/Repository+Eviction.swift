@@ -10,10 +10,22 @@ extension Repository {
     /// Writes `trees` into a new pack marked as coming from a promisor remote (`.promisor`), so
     /// that every file they name may be missing. The caller has checked that a promisor remote
     /// holds each tree (they are in commits on it).
+    /// (docs/MODEL.md: R34.)
     func promise(trees: [ObjectID]) throws {
         guard !trees.isEmpty else { return }
         let name = try writePack(of: trees)
         try Data().write(to: URL(fileURLWithPath: gitDirectory + "objects/pack/pack-\(name).promisor"))
+    }
+
+    /// The folder (tree) whose entries hold `path` in `commit`: its root folder for a name at
+    /// the top.
+    func folder(holding path: String, in commit: ObjectID) throws -> ObjectID {
+        let root = try self.commit(commit).treeID
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return root }
+        guard let entry = try tree(root).entry(atPath: String(path[..<slash])), entry.mode.isTree else {
+            throw GitError(code: .notFound, message: "no folder holds \(path) in \(commit.hex.prefix(12))", function: "tree lookup")
+        }
+        return entry.id
     }
 
     /// Removes the objects `ids` (file contents) from the object database: a loose one is

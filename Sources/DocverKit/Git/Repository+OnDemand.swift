@@ -95,17 +95,25 @@ extension Repository {
         return missing
     }
 
-    /// The files (blobs) under the entry `id` that this repository lacks: `id` itself for a
-    /// file, every file in it for a folder (whose folders are all here). `seen`: entries
-    /// already looked at, not looked at again.
-    func missingFiles(under id: ObjectID, isFolder: Bool, seen: inout Set<ObjectID>) throws -> [ObjectID] {
-        guard seen.insert(id).inserted else { return [] }
-        guard isFolder else { return try objectExists(id) ? [] : [id] }
-        var missing: [ObjectID] = []
-        for entry in try rawTreeEntries(id) where entry.rawMode != 0o160000 {
-            missing += try missingFiles(under: entry.id, isFolder: entry.rawMode == 0o040000, seen: &seen)
+    /// The files (blobs) under the entry `id`, `id` itself for a file, every file in it for a
+    /// folder (whose folders are all here), split by whether their contents are here; each one
+    /// here with the folder that names it (nil for `id` itself). `seen`: entries already looked
+    /// at, not looked at again. Fetches nothing.
+    func contents(under id: ObjectID, isFolder: Bool,
+                  seen: inout Set<ObjectID>) throws -> (here: [(file: ObjectID, folder: ObjectID?)], missing: [ObjectID]) {
+        var here: [(file: ObjectID, folder: ObjectID?)] = [], missing: [ObjectID] = []
+        func visit(_ id: ObjectID, isFolder: Bool, in folder: ObjectID?) throws {
+            guard seen.insert(id).inserted else { return }
+            guard isFolder else {
+                if try objectExists(id) { here.append((id, folder)) } else { missing.append(id) }
+                return
+            }
+            for entry in try rawTreeEntries(id) where entry.rawMode != 0o160000 {
+                try visit(entry.id, isFolder: entry.rawMode == 0o040000, in: id)
+            }
         }
-        return missing
+        try visit(id, isFolder: isFolder, in: nil)
+        return (here, missing)
     }
 
     /// Every file (blob) that a commit or folder here names and this repository lacks, as
@@ -216,7 +224,7 @@ extension Repository {
         if promisors == nil { promisors = (try? promisorRemotes()) ?? [] }
         guard promisors?.isEmpty == false else { return }
         var seen = Set<ObjectID>()
-        let missing = try missingFiles(under: id, isFolder: isFolder, seen: &seen)
+        let missing = try contents(under: id, isFolder: isFolder, seen: &seen).missing
         guard !missing.isEmpty else { return }
         try fetchFromPromisors(missing)
         refreshObjects()
@@ -225,21 +233,36 @@ extension Repository {
     /// Fetches `ids` from the first promisor remote that has them; throws one line naming
     /// each remote tried when none could.
     private func fetchFromPromisors(_ ids: [ObjectID]) throws {
+        let fetch = try fetchFromPromisors(ids, settings: TransferSettings())
+        guard fetch.remote == nil, !fetch.failures.isEmpty else { return }
+        let what = ids.count == 1 ? "the contents \(ids[0].hex.prefix(12)) are" : "the contents of \(ids.count) files are"
+        throw GitError(code: .notFound, message: "\(what) not on this device (it keeps documents on demand)"
+                       + " and could not be fetched from " + fetch.failures.map { "'\($0.remote)': \($0.reason)" }.joined(separator: "; "),
+                       function: "git fetch")
+    }
+
+    /// What ``fetchFromPromisors(_:settings:)`` did: the remote that sent the objects (nil when
+    /// none did), and why each remote tried before it could not (its URL's password hidden).
+    struct PromisorFetch {
+        var remote: String?
+        var failures: [(remote: String, reason: String)] = []
+    }
+
+    /// Fetches `ids` from the promisor remotes in the config's order, until one has sent them.
+    func fetchFromPromisors(_ ids: [ObjectID], settings: TransferSettings) throws -> PromisorFetch {
         if promisors == nil { promisors = (try? promisorRemotes()) ?? [] }
-        guard let promisors, !promisors.isEmpty else { return }
-        var failures: [String] = []
-        for name in promisors {
+        var fetch = PromisorFetch()
+        for name in promisors ?? [] {
             guard let url = try configString("remote.\(name).url") else { continue }
             let local = RemoteLocation(url, relativeTo: URL(fileURLWithPath: workdir ?? gitDirectory)).isLocal
             do {
-                try fetchObjects(ids, from: name, local: local, settings: TransferSettings())
-                return
+                try fetchObjects(ids, from: name, local: local, settings: settings)
+                fetch.remote = name
+                return fetch
             } catch let error as GitError {
-                failures.append("'\(name)': " + RemoteLocation.redacting(error.message, of: url))
+                fetch.failures.append((name, RemoteLocation.redacting(error.message, of: url)))
             }
         }
-        let what = ids.count == 1 ? "the contents \(ids[0].hex.prefix(12)) are" : "the contents of \(ids.count) files are"
-        throw GitError(code: .notFound, message: "\(what) not on this device (it keeps documents on demand)"
-                       + " and could not be fetched from " + failures.joined(separator: "; "), function: "git fetch")
+        return fetch
     }
 }

@@ -35,11 +35,11 @@ public enum RemoteLocation: Sendable, Hashable {
     /// The schemes of network URLs libgit2 syncs through (`file://` is a local path).
     static let networkSchemes: Set<String> = ["ssh", "git", "http", "https", "ssh+git", "git+ssh"]
 
-    /// Whether a sync can go through this location: any local path, an scp-style address, or
-    /// a URL whose scheme libgit2 has a transport for (not `ftp://`, say).
     /// Whether this is a repository on this machine.
     public var isLocal: Bool { if case .local = self { true } else { false } }
 
+    /// Whether a sync can go through this location: any local path, an scp-style address, or
+    /// a URL whose scheme libgit2 has a transport for (not `ftp://`, say).
     public var isSupported: Bool {
         guard case let .network(url) = self, let separator = url.range(of: "://") else { return true }
         return Self.networkSchemes.contains(url[..<separator.lowerBound].lowercased())

@@ -42,7 +42,7 @@ extension Container {
                     for version in [versions.current] + versions.unresolvedConflicts + versions.resolvedConflicts
                         + versions.history + versions.merged {
                         guard let entry = version.entryID else { continue }
-                        files += try repository.missingFiles(under: entry, isFolder: version.kind == .package, seen: &seen)
+                        files += try repository.contents(under: entry, isFolder: version.kind == .package, seen: &seen).missing
                     }
                     wanted += files
                     waiting.append((document, files))
@@ -65,31 +65,16 @@ extension Container {
             }
             if !wanted.isEmpty { report(remote: promisors[0]) }
             let step = max(1, (wanted.count + 9) / 10)
-            var candidates = promisors
             for start in stride(from: 0, to: wanted.count, by: step) {
                 let batch = Array(wanted[start..<min(wanted.count, start + step)])
-                var failure: DocverError?
-                while let name = candidates.first {
-                    guard let remote = try Remote.lookup(name, in: repository) else {
-                        candidates.removeFirst()
-                        continue
-                    }
-                    let local = RemoteLocation(remote.url, relativeTo: root).isLocal
-                    do {
-                        try repository.fetchObjects(batch, from: name, local: local, settings: transferSettings(repository))
-                        failure = nil
-                        break
-                    } catch let error as GitError {
-                        failure = .remote(name: name, message: RemoteLocation.redacting(error.message, of: remote.url))
-                        candidates.removeFirst()
-                    }
+                let fetch = try repository.fetchFromPromisors(batch, settings: transferSettings(repository))
+                guard let remote = fetch.remote else {
+                    throw fetch.failures.last.map { DocverError.remote(name: $0.remote, message: $0.reason) } ?? DocverError.noRemotes
                 }
-                if let failure { throw failure }
-                guard !candidates.isEmpty else { throw DocverError.noRemotes }
                 repository.refreshObjects()
                 arrived.formUnion(batch)
                 for id in batch { bytes += Int(try repository.blobSizeIfHere(id) ?? 0) }
-                report(remote: candidates.first ?? promisors[0])
+                report(remote: remote)
             }
             let broughtBack = try bringBack(documents, in: repository)
             return DownloadReport(documents: documents, fetchedFiles: wanted.count, onDemand: true, broughtBack: broughtBack)

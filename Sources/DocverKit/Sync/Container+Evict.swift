@@ -29,6 +29,7 @@ extension Container {
     /// unsaved changes are then discarded, and said so), one whose current version is not on
     /// the remote yet (sync first), a symbolic link, and any document on a device that keeps
     /// every version's contents.
+    /// (docs/MODEL.md: R34.)
     public func evict(_ documents: [DocumentPath], force: Bool = false) throws -> EvictionReport {
         try withWriteLock { repository in
             guard let remote = try repository.promisorRemotes().first else {
@@ -69,6 +70,9 @@ extension Container {
                 }
                 let evicted = alreadyEvicted[ByteString(document.path)] != nil
                 if !evicted {
+                    guard Placeholder.fits(document) else {
+                        throw DocverError.cannotEvict(document: document.path, reason: "its name is too long to take the placeholder's suffix '\(Placeholder.suffix)'")
+                    }
                     let placeholder = Placeholder.path(of: document)
                     let saved = try headTree.entry(atPath: placeholder) != nil
                     if saved || FileStat(path: root.path + "/" + placeholder) != nil {
@@ -95,10 +99,11 @@ extension Container {
 
             // What leaves: the contents of every version here that a remote keeps, unless a
             // document still here holds the same contents; and the folders that name them,
-            // which a promisor pack must hold before the contents go.
+            // which a promisor pack must hold before the contents go (docs/MODEL.md: R34).
             var contents = Set<ObjectID>()
             var namingTrees = Set<ObjectID>()
             var keptUnsynced = 0
+            var seen = Set<ObjectID>()
             for document in unique {
                 let versions = try self.versions(of: document, includingResolved: true)
                 let all = [versions.current] + versions.unresolvedConflicts + versions.resolvedConflicts + versions.history + versions.merged
@@ -108,20 +113,11 @@ extension Container {
                         keptUnsynced += 1
                         continue
                     }
-                    if version.kind == .package {
-                        let (files, folders) = try presentContents(under: entryID, in: repository)
-                        guard !files.isEmpty else { continue }
-                        contents.formUnion(files)
-                        namingTrees.formUnion(folders)
-                    } else if try repository.objectExists(entryID) {
-                        contents.insert(entryID)
-                        let tree = try repository.tree(repository.commit(version.commitID).treeID)
-                        let folder = document.path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(document.path[..<$0]) }
-                        if let folder {
-                            if let id = try tree.entry(atPath: folder)?.id { namingTrees.insert(id) }
-                        } else {
-                            namingTrees.insert(try repository.commit(version.commitID).treeID)
-                        }
+                    // A package's files are named by its own folders; a flat document by the
+                    // folder it sits in, in the commit of that version.
+                    for (file, folder) in try repository.contents(under: entryID, isFolder: version.kind == .package, seen: &seen).here {
+                        contents.insert(file)
+                        namingTrees.insert(try folder ?? repository.folder(holding: document.path, in: version.commitID))
                     }
                 }
             }
@@ -135,36 +131,19 @@ extension Container {
             // written, file removed, contents dropped (a listed document whose file is still
             // there is simply here; evicting it again finishes the job).
             try repository.promise(trees: Array(namingTrees))
-            try EvictedFile.write(Array(alreadyEvicted.values) + unique, to: files.evicted)
+            try EvictedFile.write(Array(listedEvictions().values) + unique, to: files.evicted)
+            let staging = StagingFolder(files.staging, sameFileSystemAs: root.path)
             for document in unique where alreadyEvicted[ByteString(document.path)] == nil {
                 try DocverError.wrapping {
                     try AtomicFile.write(Data(Placeholder.text(of: document).utf8),
                                          to: root.path + "/" + Placeholder.path(of: document), flush: false)
-                    try FileSystem.remove(root.path + "/" + document.path)
+                    // A package goes at once (renamed away, then deleted): never half of it.
+                    try AtomicFile.remove(root.path + "/" + document.path, staging: staging)
                 }
             }
             AtomicFile.syncFileSystem(containing: root.path)
             let freed = try repository.dropContents(contents)
             return EvictionReport(documents: unique, freedBytes: freed, discardedEdits: discarded, keptUnsyncedVersions: keptUnsynced)
         }
-    }
-
-    /// The files (blobs) under the folder `id` whose contents are here, and the folders that
-    /// name them.
-    private func presentContents(under id: ObjectID, in repository: Repository) throws -> (files: Set<ObjectID>, folders: Set<ObjectID>) {
-        var files = Set<ObjectID>(), folders = Set<ObjectID>()
-        var pending = [id]
-        while let folder = pending.popLast() {
-            guard try repository.objectExists(folder) else { continue }
-            for entry in try repository.rawTreeEntries(folder) where entry.rawMode != 0o160000 {
-                if entry.rawMode == 0o040000 {
-                    pending.append(entry.id)
-                } else if try repository.objectExists(entry.id) {
-                    files.insert(entry.id)
-                    folders.insert(folder)
-                }
-            }
-        }
-        return (files, folders)
     }
 }

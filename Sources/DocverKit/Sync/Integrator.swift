@@ -23,7 +23,7 @@ struct Integrator {
     /// newest parent's date, a tree and message computed from the heads alone. Every device
     /// that integrates the same heads therefore writes the very same commit, which is what
     /// makes devices converge.
-    /// (docs/MODEL.md: R6, R24, R30.)
+    /// (docs/MODEL.md: R6, R24, R30, R31.)
     func integrate(_ heads: [ObjectID], into ours: ObjectID?) throws -> Integration {
         var graph = VersionGraph(repository: repository, index: index)
         var candidates = Array(Set(heads + (ours.map { [$0] } ?? [])))
@@ -83,8 +83,7 @@ struct Integrator {
                     from: candidates[index])
             }
         }
-        // An empty result is written like any tree: git counts the empty tree as missing
-        // unless it is stored (a device on demand may never have received it).
+        // An empty result is written like any tree (docs/MODEL.md: R31).
         var tree = try merger.mergeFolder(base: baseTree, sides: sideTrees, prefix: "") ?? repository.writeTree(entries: [])
         // An edit follows a rename onto its new name, unless the merged tree has something in
         // the way there (a folder of that name, or a file where one of its folders would be):

@@ -30,20 +30,31 @@ import Testing
         Data((0..<size).map { _ in UInt8.random(in: 0...255, using: &random) })
     }
 
+    /// Alice, a full device, saves what `setUp` writes and syncs; bob joins on demand.
+    static func aliceAndBobOnDemand(_ scratch: Scratch,
+                                    setUp: (Container) throws -> Void) throws -> (remote: URL, alice: Container, bob: Container) {
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        try setUp(alice)
+        try alice.sync()
+        let bob = try Container.clone(from: remote.path, to: scratch.path("bob"), device: Device(id: "bob"), onDemand: true).container
+        return (remote, alice, bob)
+    }
+
+    /// A document evicted is a placeholder and no change; download brings every version back.
+    /// (docs/MODEL.md: R32.)
     @Test func evictFreesTheContentsAndDownloadBringsThemBack() throws {
         var random = SeededRandom(seed: 3301)
         let scratch = try Scratch()
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", remote: remote)
         var films: [Data] = []
-        for _ in 0..<5 {
-            films.append(Self.noise(200_000, &random))
-            try films.last!.write(to: alice.root.appendingPathComponent("film.bin"))
-            _ = try alice.save([DocumentPath("film.bin")])
+        let (remote, alice, bob) = try Self.aliceAndBobOnDemand(scratch) { alice in
+            for _ in 0..<5 {
+                films.append(Self.noise(200_000, &random))
+                try films.last!.write(to: alice.root.appendingPathComponent("film.bin"))
+                _ = try alice.save([DocumentPath("film.bin")])
+            }
+            try alice.saveText("keep me\n", to: "notes.txt")
         }
-        try alice.saveText("keep me\n", to: "notes.txt")
-        try alice.sync()
-        let bob = try Container.clone(from: remote.path, to: scratch.path("bob"), device: Device(id: "bob"), onDemand: true).container
         _ = try bob.download([DocumentPath("film.bin")])
         #expect(try OnDemandTests.missingObjects(bob).isEmpty)
         let before = try bob.storageReport()
@@ -122,17 +133,18 @@ import Testing
         try expectFsckClean(bob.root)
     }
 
+    /// (docs/MODEL.md: R34.)
     @Test func evictRefusesWhatItWouldLoseAndChangesNothing() async throws {
         let scratch = try Scratch()
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", remote: remote)
-        for name in ["edited.txt", "unsynced.txt", "contested.txt", "taken.txt", "forced.txt"] {
-            try alice.saveText("\(name) from alice\n", to: name)
+        // (A name of 250 bytes leaves no room for the placeholder's suffix within 255.)
+        let long = String(repeating: "l", count: 246) + ".txt"
+        let (_, alice, bob) = try Self.aliceAndBobOnDemand(scratch) { alice in
+            for name in ["edited.txt", "unsynced.txt", "contested.txt", "taken.txt", "forced.txt", long] {
+                try alice.saveText("\(name) from alice\n", to: name)
+            }
+            try FileManager.default.createSymbolicLink(atPath: alice.root.appendingPathComponent("link").path, withDestinationPath: "taken.txt")
+            _ = try alice.save([DocumentPath("link")])
         }
-        try FileManager.default.createSymbolicLink(atPath: alice.root.appendingPathComponent("link").path, withDestinationPath: "taken.txt")
-        _ = try alice.save([DocumentPath("link")])
-        try alice.sync()
-        let bob = try Container.clone(from: remote.path, to: scratch.path("bob"), device: Device(id: "bob"), onDemand: true).container
 
         // A full device cannot evict.
         let full = try Self.snapshot(alice)
@@ -151,7 +163,7 @@ import Testing
         let before = try Self.snapshot(bob)
         let refusals: [(String, String)] = [
             ("edited.txt", "unsaved changes"), ("unsynced.txt", "not on 'origin' yet"), ("contested.txt", "unresolved conflict"),
-            ("taken.txt", "is taken"), ("link", "symbolic link"),
+            ("taken.txt", "is taken"), ("link", "symbolic link"), (long, "too long"),
         ]
         for (document, reason) in refusals {
             #expect(throws: DocverError.self) { _ = try bob.evict([DocumentPath(document)]) }
@@ -189,13 +201,12 @@ import Testing
     /// its newer versions without being downloaded, leaves with its deletion elsewhere, is
     /// deleted by deleting its placeholder, and comes back when a file is written in its place
     /// or a version restored.
+    /// (docs/MODEL.md: R33.)
     @Test func anEvictedDocumentKeepsSyncingAndItsPlaceholderIsTheUsersHandle() throws {
         let scratch = try Scratch()
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", remote: remote)
-        for name in ["a.txt", "b.txt", "c.txt", "folder/d.txt", "e.txt"] { try alice.saveText("\(name) 1\n", to: name) }
-        try alice.sync()
-        let bob = try Container.clone(from: remote.path, to: scratch.path("bob"), device: Device(id: "bob"), onDemand: true).container
+        let (_, alice, bob) = try Self.aliceAndBobOnDemand(scratch) { alice in
+            for name in ["a.txt", "b.txt", "c.txt", "folder/d.txt", "e.txt"] { try alice.saveText("\(name) 1\n", to: name) }
+        }
         _ = try bob.evict(["a.txt", "b.txt", "c.txt", "folder/d.txt", "e.txt"].map { try DocumentPath($0) })
         #expect(try bob.status().changed.isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: bob.root.appendingPathComponent("folder").path) == ["d.txt.evicted.txt"])
@@ -246,16 +257,15 @@ import Testing
     /// `git fsck --strict` is clean throughout.
     /// (3326: an integration that emptied the container named the empty tree without storing
     /// it, which a device on demand never received: `git fsck` found it missing.)
+    /// (docs/MODEL.md: R32.)
     @Test(arguments: [3311, 3312, 3313, 3326])
     func randomSessionsWithEvictionsLoseNothing(seed: UInt64) async throws {
         var random = SeededRandom(seed: seed)
         let scratch = try Scratch()
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", remote: remote)
         let documents = ["a.txt", "b.bin", "folder/c.txt", "d.txt"]
-        for document in documents { try alice.saveText("\(document) base\n", to: document) }
-        try alice.sync()
-        let bob = try Container.clone(from: remote.path, to: scratch.path("bob"), device: Device(id: "bob"), onDemand: true).container
+        let (remote, alice, bob) = try Self.aliceAndBobOnDemand(scratch) { alice in
+            for document in documents { try alice.saveText("\(document) base\n", to: document) }
+        }
         var evictions = 0, refusals = 0
         var bobDeleted = Set<String>()
         for step in 0..<40 {
@@ -341,24 +351,26 @@ import Testing
     /// `evict` and `download` killed at random moments: the next command works, nothing is
     /// lost or shown as changed, `git fsck --strict` stays clean, and the document comes back
     /// byte for byte. (`DOCVER_CRASH_KILLS` sets the rounds, as for the crash harness.)
+    /// (docs/MODEL.md: R34.)
     @Test func killedEvictionsAndDownloadsLoseNothing() throws {
         var random = SeededRandom(seed: CrashRecoveryTests.seed)
         let scratch = try Scratch()
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", remote: remote)
-        let documents = ["film.bin", "notes/clip.bin"]
-        var contents: [String: Data] = [:]
-        for document in documents {
+        // A flat document, one in a folder, and a package of six components: a package is
+        // written and removed file by file, so a kill can land between two of them.
+        let documents = ["film.bin", "notes/clip.bin", "reel.pkgdoc"]
+        let (_, alice, bob) = try Self.aliceAndBobOnDemand(scratch) { alice in
             for _ in 0..<3 {
-                contents[document] = Self.noise(300_000, &random)
-                let file = alice.root.appendingPathComponent(document)
-                try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try contents[document]!.write(to: file)
+                for document in documents {
+                    let files = document.hasSuffix(".pkgdoc") ? (0..<6).map { "\(document)/part\($0).bin" } : [document]
+                    for file in files {
+                        let url = alice.root.appendingPathComponent(file)
+                        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                        try Self.noise(200_000, &random).write(to: url)
+                    }
+                }
                 _ = try alice.save()
             }
         }
-        try alice.sync()
-        let bob = try Container.clone(from: remote.path, to: scratch.path("bob"), device: Device(id: "bob"), onDemand: true).container
         let commits = try runGit(["rev-list", "--all"], in: bob.root)
 
         var duration: [String: Double] = [:]
@@ -368,34 +380,35 @@ import Testing
             // Each document in turn: evict, then download.
             let document = documents[(round / 2) % documents.count]
             let command = round % 2 == 0 ? "evict" : "download"
-            // Every other eviction of a document still here is killed within a few
-            // milliseconds of its placeholder appearing: between the list and the dropped
-            // contents, where a kill could leave a deletion nobody made.
+            // Every other pair of rounds is killed within a few milliseconds of the moment
+            // the command starts to change the working tree: an eviction once the
+            // placeholder appears (between the list and the dropped contents), a download
+            // once the document's file or folder appears (while it is written).
             let placeholder = bob.root.path + "/" + document + ".evicted.txt"
-            let targeted = command == "evict" && (round / 4) % 2 == 1 && !FileManager.default.fileExists(atPath: placeholder)
+            let target = command == "evict" ? placeholder : bob.root.path + "/" + document
+            let targeted = (round / (2 * documents.count)) % 2 == 1 && !FileManager.default.fileExists(atPath: target)
             let delay = targeted ? Double.random(in: 0...0.005, using: &random)
                                  : Double.random(in: 0...(duration[command] ?? 0.2), using: &random)
             let (wasKilled, elapsed) = try CrashRecoveryTests.runAndKill([command, document], in: bob.root, after: delay,
-                                                                         startingWhenExists: targeted ? placeholder : nil)
+                                                                         startingWhenExists: targeted ? target : nil)
             if wasKilled { killed += 1 } else if !targeted { duration[command] = elapsed }
-            let context = "round \(round): \(command) \(document) killed \(wasKilled ? "after \(delay) s" : "never") (seed \(CrashRecoveryTests.seed))"
+            let context = "round \(round): \(command) \(document) killed \(wasKilled ? "after \(delay) s" : "never")\(targeted ? " (targeted)" : "") (seed \(CrashRecoveryTests.seed))"
             let status = try docver("status", "--json", in: bob.root)
             #expect(status.status == 0 && !status.stdout.contains("\"kind\""), "\(context): \(status.stdout) \(status.stderr)")
             let changed = try bob.status().changed
             #expect(changed.isEmpty, "\(context): \(changed)")
             try expectFsckClean(bob.root)
             #expect(try runGit(["rev-list", "--all"], in: bob.root) == commits, "\(context)")
-            // Whatever state it was left in, the file is either whole or a placeholder.
-            let file = bob.root.appendingPathComponent(document)
-            if let data = FileManager.default.contents(atPath: file.path) {
-                #expect(data == contents[document], "\(context): a torn file")
+            // Whatever state it was left in, the document is either whole or a placeholder.
+            if FileManager.default.fileExists(atPath: bob.root.appendingPathComponent(document).path) {
+                #expect(try Self.files(of: document, in: bob) == Self.files(of: document, in: alice), "\(context): a torn document")
             } else {
-                #expect(bob.isEvicted(try DocumentPath(document)), "\(context): neither file nor placeholder")
+                #expect(bob.isEvicted(try DocumentPath(document)), "\(context): neither document nor placeholder")
             }
         }
         _ = try bob.download(nil)
         for document in documents {
-            #expect(try Data(contentsOf: bob.root.appendingPathComponent(document)) == contents[document])
+            #expect(try Self.files(of: document, in: bob) == Self.files(of: document, in: alice))
             #expect(!FileManager.default.fileExists(atPath: bob.root.appendingPathComponent(document + ".evicted.txt").path))
         }
         try bob.sync()
@@ -404,8 +417,24 @@ import Testing
         #expect(killed >= rounds / 4, "only \(killed) of \(rounds) commands were still running when killed")
     }
 
+    /// A document's files in a device's working tree, by path below it ("" for a flat one).
+    static func files(of document: String, in device: Container) throws -> [String: Data] {
+        let root = device.root.appendingPathComponent(document).path
+        guard let walker = FileManager.default.enumerator(atPath: root) else {
+            return ["": try Data(contentsOf: URL(fileURLWithPath: root))]
+        }
+        var result: [String: Data] = [:]
+        while let name = walker.nextObject() as? String {
+            if let data = FileManager.default.contents(atPath: root + "/" + name), (walker.fileAttributes?[.type] as? FileAttributeType) == .typeRegular {
+                result[name] = data
+            }
+        }
+        return result.isEmpty ? ["": try Data(contentsOf: URL(fileURLWithPath: root))] : result
+    }
+
     /// A full device made to keep documents on demand from its existing remote
     /// (`docver remote on-demand origin`) can evict: what it had is promised from then on.
+    /// (docs/MODEL.md: R34.)
     @Test func aFullDeviceTurnedOnDemandEvictsToo() throws {
         let scratch = try Scratch()
         let remote = try scratch.bareRemote()
@@ -436,15 +465,13 @@ import Testing
     /// contents leave, and download writes the folder back.
     @Test func aPackageIsEvictedWhole() throws {
         let scratch = try Scratch()
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", remote: remote)
-        try alice.write("one\n", to: "trip.imagenotes/a.txt")
-        try alice.write("two\n", to: "trip.imagenotes/photos/b.txt")
-        _ = try alice.save()
-        try alice.write("two, edited\n", to: "trip.imagenotes/photos/b.txt")
-        _ = try alice.save()
-        try alice.sync()
-        let bob = try Container.clone(from: remote.path, to: scratch.path("bob"), device: Device(id: "bob"), onDemand: true).container
+        let (_, _, bob) = try Self.aliceAndBobOnDemand(scratch) { alice in
+            try alice.write("one\n", to: "trip.imagenotes/a.txt")
+            try alice.write("two\n", to: "trip.imagenotes/photos/b.txt")
+            _ = try alice.save()
+            try alice.write("two, edited\n", to: "trip.imagenotes/photos/b.txt")
+            _ = try alice.save()
+        }
         #expect(throws: DocverError.self) { _ = try bob.evict([DocumentPath("trip.imagenotes/a.txt")]) }
         _ = try bob.evict([DocumentPath("trip.imagenotes")])
         #expect(!FileManager.default.fileExists(atPath: bob.root.appendingPathComponent("trip.imagenotes").path))
@@ -462,14 +489,13 @@ import Testing
     /// are microseconds): listed with its placeholder written but its file still there, the
     /// document is simply here, and the next save tidies the rest away; listed with its file
     /// gone but its contents still here, it is evicted, and evicting again frees them.
+    /// (docs/MODEL.md: R33.)
     @Test func theStatesAKilledEvictionLeavesAreSafe() throws {
         let scratch = try Scratch()
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", remote: remote)
-        try alice.saveText("the text\n", to: "note.txt")
-        try alice.saveText("other\n", to: "other.txt")
-        try alice.sync()
-        let bob = try Container.clone(from: remote.path, to: scratch.path("bob"), device: Device(id: "bob"), onDemand: true).container
+        let (_, alice, bob) = try Self.aliceAndBobOnDemand(scratch) { alice in
+            try alice.saveText("the text\n", to: "note.txt")
+            try alice.saveText("other\n", to: "other.txt")
+        }
         let list = bob.root.appendingPathComponent(".git/docver/evicted")
 
         try Data("note.txt\n".utf8).write(to: list)
@@ -499,11 +525,9 @@ import Testing
     /// An editor opening an evicted document brings it back first, and says how far it got.
     @Test func anEditorOpeningAnEvictedDocumentDownloadsItFirst() async throws {
         let scratch = try Scratch()
-        let remote = try scratch.bareRemote()
-        let alice = try scratch.device("alice", remote: remote)
-        try alice.saveText("the text\n", to: "note.txt")
-        try alice.sync()
-        let bob = try Container.clone(from: remote.path, to: scratch.path("bob"), device: Device(id: "bob"), onDemand: true).container
+        let (_, _, bob) = try Self.aliceAndBobOnDemand(scratch) { alice in
+            try alice.saveText("the text\n", to: "note.txt")
+        }
         _ = try bob.evict([DocumentPath("note.txt")])
         let document = ManagedDocument<TextModel>(container: bob, path: try DocumentPath("note.txt"))
         let events = await document.events()

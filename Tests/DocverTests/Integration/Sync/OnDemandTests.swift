@@ -134,6 +134,7 @@ import Testing
     /// Two devices delete the container's last documents at once: the integration's result is
     /// the empty tree, which is stored like any tree (git counts it missing otherwise, and a
     /// device on demand never receives it).
+    /// (docs/MODEL.md: R31.)
     @Test func anIntegrationThatEmptiesTheContainerStoresTheEmptyTree() throws {
         let scratch = try Scratch()
         let remote = try scratch.bareRemote()
