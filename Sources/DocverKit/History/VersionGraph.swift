@@ -540,7 +540,9 @@ struct VersionGraph {
     /// True when `version` is `ancestor` or was made on top of it, directly or not, in the
     /// document's version graph. Not the commits' ancestry: a version's commit can hold
     /// another version (a conflict version its line recorded, a version a merge set aside)
-    /// that the version was not made from.
+    /// that the version was not made from. Competition at integration reads supersession so
+    /// for a version brought back after the base.
+    /// (docs/MODEL.md: R35.)
     func isMadeOnTop(of ancestor: ObjectID, _ version: ObjectID, path: String) throws -> Bool {
         try version == ancestor || reaches(version, ancestor, path: path)
     }

@@ -168,13 +168,15 @@ struct TreeMerger {
         return Dictionary(uniqueKeysWithValues: try repository.tree(tree).entries.map { (ByteString($0.name), $0) })
     }
 
-    /// (docs/MODEL.md: R1, R2, R3, R7, R10, R11, R16, R18, R19, R23.)
+    /// (docs/MODEL.md: R1, R2, R3, R7, R10, R11, R16, R18, R19, R23, R35.)
     private mutating func mergeDocument(_ path: String, base baseSlot: Slot, slots: [Slot]) throws -> Slot {
         // The versions each changed side holds, minus those another version descends from.
         // A side's explicit decision about the document (a resolution, even one that kept the
         // current version and changed no tree) is its version, unless it edited on since.
         var versions: [ObjectID: Slot] = [:]
         var decisionIDs: Set<ObjectID> = []
+        // Versions a side holds again although the base had moved on from them (R35).
+        var broughtBack: Set<ObjectID> = []
         for (index, slot) in slots.enumerated() {
             let decision = sides[index].decisions[DocumentPath(trusted: path)]
             let hiddenDeletion = sides[index].hiddenDeletions.contains(DocumentPath(trusted: path))
@@ -194,6 +196,13 @@ struct TreeMerger {
                 decisionIDs.insert(decision)
             } else {
                 versions[introduced] = slot
+                // The side changed the document since the base, yet its version is older than
+                // the base: the base's line moved on from it, and an integration or a plain merge
+                // on this side's line brought it back. Every other side descends from it by
+                // commit; only a version made on top of it supersedes it (docs/MODEL.md, R35).
+                if let base, !Self.same(slot, baseSlot), try graph.isAncestorOrSame(introduced, of: base) {
+                    broughtBack.insert(introduced)
+                }
             }
             // The side's state came from a line that never had the base's version: the change
             // the side's own line made to that version meets the others too.
@@ -209,7 +218,11 @@ struct TreeMerger {
         let remaining = try ids.filter { id in
             try !ids.contains { other in
                 guard other != id else { return false }
-                if try graph.isDescendant(other, of: id) { return true }
+                if broughtBack.contains(id) {
+                    if try graph.isMadeOnTop(of: id, other, path: path) { return true }
+                } else if try graph.isDescendant(other, of: id) {
+                    return true
+                }
                 // An ordinary edit made on top of the state a decision kept supersedes the
                 // decision; another decision never does: two decisions that disagree conflict.
                 guard decisionIDs.contains(id), !decisionIDs.contains(other) else { return false }

@@ -291,4 +291,55 @@ import Testing
             #expect(try device.read("c.md") == (["alice"] + lines + ["erin"]).joined(separator: "\n") + "\n", "the merge is current")
         }
     }
+
+    /// Long fuzz seed 134 at 120 steps (check 7). Erin edits Alice's version; Carol, who saw
+    /// neither, edits the base later and pushes, and Erin's integration keeps Carol's edit and
+    /// records Erin's as a conflict version. A git user merges Erin's branch into Alice's keeping
+    /// Alice's version (`-s ours`): the merge brings back a version that Erin's line had moved
+    /// on from. Bob, who has not seen the merge, edits Carol's version. The two lines' base is
+    /// Erin's integration, and each changed the document since; but the merge's side holds a
+    /// version the base already descends from, so every other side descends from it by
+    /// commit, and integration took Bob's edit as made on top of it: Alice's version, current
+    /// on her device, was overridden in silence and her sync said "updated". Bob's edit was
+    /// made on top of Carol's only. Now the two meet, the later wins, and the other is kept as
+    /// a conflict version. (In the seed, a docver integration brought the version back.)
+    /// (docs/MODEL.md: R35.)
+    @Test func aVersionBroughtBackAfterTheBaseMeetsAnEditMadeWithoutSeeingIt() throws {
+        let scratch = try Scratch()
+        let (devices, remote) = try scratch.datedDevices("alice", "bob", "carol", "erin")
+        let (alice, bob, carol, erin) = (devices[0], devices[1], devices[2], devices[3])
+        let x = try DocumentPath("x.txt")
+        try alice.saveText("base\n", to: "x.txt")
+        for device in devices { try device.sync() }
+        let aliceVersion = try alice.dated(10).saveText("alice\n", to: "x.txt")
+        try alice.sync(); try erin.sync()
+        let erinVersion = try erin.dated(15).saveText("erin\n", to: "x.txt")
+        let carolVersion = try carol.dated(20).saveText("carol\n", to: "x.txt")
+        // Carol pushes with plain git: her line never saw Alice's version.
+        try runGit(["push", "-q", remote.path, "refs/heads/docver/carol:refs/heads/docver/carol"], in: carol.root)
+        try erin.sync(); try bob.sync()
+        try #require(try erin.currentVersion(of: x)?.id == carolVersion, "Carol's later edit is current")
+        try #require(try erin.conflicts(x).first?.conflicts.map(\.id) == [erinVersion], "Erin's is a conflict version")
+        // A git user merges Erin's branch into Alice's keeping Alice's version.
+        try PlainGitUser(cloning: remote, in: scratch)
+            .mergeKeepingOurs("refs/remotes/origin/docver/alice", "refs/remotes/origin/docver/erin", pushTo: "alice", date: 1_750_000_030)
+        try alice.sync()
+        try #require(try alice.currentVersion(of: x)?.id == aliceVersion, "the merge kept Alice's version")
+        // Bob, who has not seen the merge, edits Carol's version.
+        try #require(try bob.currentVersion(of: x)?.id == carolVersion)
+        let bobVersion = try bob.dated(40).saveText("bob\n", to: "x.txt")
+        let bobs = try bob.sync()
+        let alices = try alice.sync()
+        for device in devices { try device.sync() }
+        try alice.sync()
+        try expectConverged(devices)
+
+        #expect(try alice.currentVersion(of: x)?.id == bobVersion, "the later edit wins")
+        let conflict = try #require(try alice.conflicts(x).first, "Alice's version, which the merge kept, is not overridden in silence")
+        #expect(conflict.conflicts.map(\.id).contains(aliceVersion), "\(conflict.conflicts.map(\.id))")
+        #expect(bobs.newConflicts[x] == [aliceVersion], "Bob's integration: \(bobs.newConflicts)")
+        let change = try #require(alices.documentChanges.first { $0.document == x }, "Alice is told about x.txt")
+        #expect(change.kind == .yoursIsConflictVersion, "Alice: \(change.summary)")
+        #expect(change.version?.id == aliceVersion)
+    }
 }
