@@ -154,12 +154,19 @@ import Testing
     /// holding it: PlainGitFuzzFindingsTests.aPlainMergeThatDropsTheModeAVersionCarriesSetsItAside)
     /// and 287 (a rename met across a plain merge that kept the old name, and a rename brought
     /// back by a replace: UntoldLossTests.aRenameMetAcrossAPlainMergeThatKeptTheOldNameIsTold,
-    /// aRenameBroughtBackByAReplaceIsARenameMet).
+    /// aRenameBroughtBackByAReplaceIsARenameMet). Seeds 134 and 254, known since the first
+    /// long runs: 134 was a version brought back after the base (a docver integration on a
+    /// line that never saw the deletion made on top of it elsewhere), overridden in silence by
+    /// an edit whose commit descended from it (docs/MODEL.md R35;
+    /// PlainGitFuzzFindingsTests.aVersionBroughtBackAfterTheBaseMeetsAnEditMadeWithoutSeeingIt);
+    /// 254 was the check's mistake: a device copied old contents over a newer version, and a
+    /// deletion made from those contents on another line is made on top of that copy (a state
+    /// several versions hold is every one of them), which the check's walk did not follow.
     @Test(arguments: [(UInt64(42), 61), (95, 60), (152, 60), (16, 60), (45, 42), (71, 60), (41, 64), (62, 54),
                       (143, 57), (68, 29), (56, 77), (194, 60), (136, 120), (247, 91), (277, 111), (250, 79),
                       (225, 43), (96, 77), (163, 112), (189, 117), (35, 80), (38, 80), (5, 40), (59, 80),
                       (275, 17), (278, 33), (196, 31), (212, 77), (295, 64), (264, 25), (133, 120), (167, 112),
-                      (140, 120), (113, 120), (91, 120), (287, 120)])
+                      (140, 120), (113, 120), (91, 120), (287, 120), (134, 120), (254, 91)])
     /// (docs/MODEL.md: R8.)
     func replayedFindingsStayFixed(seed: UInt64, steps: Int) async throws {
         let world = try FuzzWorld(seed: seed, steps: steps)
@@ -316,6 +323,38 @@ import Testing
         #expect(executable.isExecutable && executable != state("a\nb\nc\n") && executable.withoutMode == state("a\nb\nc\n"))
         #expect(FuzzLineage.merge(executable.mergeAtoms, ["a", "x", "c"], base: ["a", "b", "c"]) == ["a", "x", "c", "\u{0}mode 100755"])
         #expect(FuzzLineage.merge(["a", "x", "c"], ["a", "b", "c"], base: executable.mergeAtoms) == ["a", "x", "c"])
+    }
+
+    /// Check (7)'s walk follows identical contents only where a version was made on top of
+    /// them: Erin copied the base's contents over Alice's edit, and a merge that takes Carol's
+    /// edit of the base descends from Alice's edit through Erin's copy; a merge of Alice's
+    /// edit itself with Carol's that takes Carol's does not (Alice's edit was dropped), although
+    /// Carol's was made from those same base contents.
+    @Test func theSilentOverrideCheckFollowsIdenticalContentsOnlyWhereAVersionHoldsThem() throws {
+        let world = try FuzzWorld(seed: 1, steps: 0, recordsIssues: false)
+        let scratch = try Scratch()
+        let repository = scratch.path("plain")
+        try runGit(["init", "-q", "-b", "main", repository.path], in: scratch.url)
+        func commit(_ contents: String, parents: [String], message: String) throws -> String {
+            let file = scratch.path("contents")
+            try Data(contents.utf8).write(to: file)
+            let blob = try runGit(["hash-object", "-w", file.path], in: repository).trimmingCharacters(in: .whitespacesAndNewlines)
+            try runGit(["read-tree", "--empty"], in: repository)
+            try runGit(["update-index", "--add", "--cacheinfo", "100644,\(blob),a.txt"], in: repository)
+            let tree = try runGit(["write-tree"], in: repository).trimmingCharacters(in: .whitespacesAndNewlines)
+            return try runGit(["commit-tree", tree, "-m", message] + parents.flatMap { ["-p", $0] }, in: repository)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let base = try commit("base\n", parents: [], message: "base")
+        let alice = try commit("alice\n", parents: [base], message: "alice")
+        let erin = try commit("base\n", parents: [alice], message: "erin copies the old contents")
+        let carol = try commit("carol\n", parents: [base], message: "carol")
+        let afterCopy = try commit("carol\n", parents: [erin, carol], message: "merge taking carol's")
+        let overriding = try commit("carol\n", parents: [alice, carol], message: "merge dropping alice's")
+        #expect(try world.descends("a.txt", from: alice, to: afterCopy, graph: FuzzGraph(head: afterCopy, in: repository), in: repository),
+                "Carol's edit is made from contents Erin's copy holds, on top of Alice's edit")
+        #expect(try !world.descends("a.txt", from: alice, to: overriding, graph: FuzzGraph(head: overriding, in: repository), in: repository),
+                "a merge that drops Alice's edit for Carol's is no descent")
     }
 
     /// Check (6) can fail: in a real session where two devices decided the same conflict
@@ -1024,28 +1063,59 @@ final class FuzzWorld {
     /// resolution, the versions whose changes it holds. For an absence, any deletion of the
     /// document on the head's history that descends from `version` counts; for a creation on
     /// top of an absence, such a deletion on the creation's history.
-    private func descends(_ document: String, from version: String, to head: String, graph: FuzzGraph, in directory: URL) throws -> Bool {
-        var parents: [String: [String]] = [:]
-        var order: [String] = []
-        for line in try runGit(["rev-list", "--topo-order", "--parents", head, "--", ":(literal)\(FuzzNames.real(document))"], in: directory).split(separator: "\n") {
-            let ids = line.split(separator: " ").map(String.init)
-            guard let commit = ids.first else { continue }
-            parents[commit] = Array(ids.dropFirst())
-            order.append(commit)
-        }
+    func descends(_ document: String, from version: String, to head: String, graph: FuzzGraph, in directory: URL) throws -> Bool {
+        let pathspec = ":(literal)\(FuzzNames.real(document))"
+        var merged: [String: [String]] = [:]
         for decision in model.decisions where decision.document == document && decision.kind == "resolve merge" {
-            parents[decision.commit, default: []] += decision.conflict.filter { !decision.notIncluded.contains($0) }
+            merged[decision.commit, default: []] += decision.conflict.filter { !decision.notIncluded.contains($0) }
         }
-        // Identical contents saved twice are one state (docs/FORMAT.md, "Versions"): an edit
-        // made on top of either descends from both.
+        var parents: [String: [String]] = [:]
+        // Reads git's history of the path from `start` into `parents`; returns its newest commit.
+        func history(from start: String) throws -> [String] {
+            var order: [String] = []
+            for line in try runGit(["rev-list", "--topo-order", "--parents", start, "--", pathspec], in: directory).split(separator: "\n") {
+                let ids = line.split(separator: " ").map(String.init)
+                guard let commit = ids.first else { continue }
+                if parents[commit] == nil { parents[commit] = Array(ids.dropFirst()) + (merged[commit] ?? []) }
+                order.append(commit)
+            }
+            return order
+        }
+        let order = try history(from: head)
+        // Identical contents saved twice are one state (docs/FORMAT.md, "Versions"; docs/MODEL.md,
+        // "Made-from edges": a version made on top of a state several versions hold is made from
+        // all of them). So an edit made on top of either descends from both, and the walk goes
+        // on from every save of each state it meets: a line that brought the document back to
+        // the bytes another line's version was made from (a copy of old contents over a newer
+        // version, then a deletion made from those old contents elsewhere) joins that version's
+        // history there. Not for an absence, which unrelated lines share.
+        var savesByState: [FuzzState: [String]]?
+        func saves(of state: FuzzState) throws -> [String] {
+            if savesByState == nil {
+                var found: [FuzzState: [String]] = [:]
+                for commit in try runGit(["rev-list", "--full-history", head, "--", pathspec], in: directory).split(separator: "\n").map(String.init) {
+                    found[try trees.state(of: document, at: commit, in: directory), default: []].append(commit)
+                }
+                savesByState = found
+            }
+            return savesByState![state] ?? []
+        }
         let state = try trees.state(of: document, at: version, in: directory)
         // (Empty for an absence when git follows a line that never had the document.)
         var seen = Set(order.prefix(1))
         var stack = Array(order.prefix(1))
+        var joined: Set<FuzzState> = []
         while let next = stack.popLast() {
             if next == version { return true }
-            if !state.isAbsent, try trees.state(of: document, at: next, in: directory) == state { return true }
-            for parent in parents[next] ?? [] where seen.insert(parent).inserted { stack.append(parent) }
+            let nextState = try trees.state(of: document, at: next, in: directory)
+            if !state.isAbsent, nextState == state { return true }
+            var predecessors = parents[next] ?? []
+            if !nextState.isAbsent, joined.insert(nextState).inserted {
+                for save in try saves(of: nextState) where save != next {
+                    predecessors += try history(from: save).prefix(1)
+                }
+            }
+            for parent in predecessors where seen.insert(parent).inserted { stack.append(parent) }
         }
         // A decision made after seeing this version, keeping the state now current: on a side
         // whose decision is its newest state of the document, the decision commit stands for
