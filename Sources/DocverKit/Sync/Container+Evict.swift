@@ -135,8 +135,13 @@ extension Container {
             let staging = StagingFolder(files.staging, sameFileSystemAs: root.path)
             for document in unique where alreadyEvicted[ByteString(document.path)] == nil {
                 try DocverError.wrapping {
-                    try AtomicFile.write(Data(Placeholder.text(of: document).utf8),
-                                         to: root.path + "/" + Placeholder.path(of: document), flush: false)
+                    // The temporary file in the staging folder, not beside the placeholder: a kill
+                    // before the rename leaves it where the next write sweeps it, not a stray file
+                    // in the working tree that status would list and a save would keep.
+                    let text = Data(Placeholder.text(of: document).utf8)
+                    try AtomicFile.write(to: root.path + "/" + Placeholder.path(of: document), flush: false, staging: staging) { append in
+                        try text.withUnsafeBytes { try append($0) }
+                    }
                     // A package goes at once (renamed away, then deleted): never half of it.
                     try AtomicFile.remove(root.path + "/" + document.path, staging: staging)
                 }

@@ -9,11 +9,12 @@ import Testing
 @Suite struct StartupCLITests {
     static let bundleName = "ca-certificates.crt"
 
-    /// Runs the CLI under `strace -f -e trace=openat,connect`; returns its result and the
-    /// trace's lines. Nil, saying why, where strace cannot trace (no ptrace in this sandbox):
-    /// no package fixes that. A missing strace fails on CI (.ci/run installs it).
+    /// Runs the CLI under `strace -f -e trace=openat,connect` (or the system calls `calls`
+    /// names); returns its result and the trace's lines. Nil, saying why, where strace cannot
+    /// trace (no ptrace in this sandbox): no package fixes that. A missing strace fails on CI
+    /// (.ci/run installs it).
     static func traced(_ arguments: [String], in directory: URL, environment: [String: String] = [:],
-                       scratch: Scratch) throws -> (result: ProcessResult, trace: [String])? {
+                       calls: String = "openat,connect", scratch: Scratch) throws -> (result: ProcessResult, trace: [String])? {
         let strace = "/usr/bin/strace"
         guard NetworkFixtures.onCI || FileManager.default.isExecutableFile(atPath: strace) else {
             print("StartupCLITests: skipped: strace is not installed (apt-get install strace; .ci/run installs it)")
@@ -25,7 +26,7 @@ import Testing
             return nil
         }
         let log = scratch.path("trace-\(UUID().uuidString.prefix(6))")
-        let result = try runProcess(strace, ["-f", "-qq", "-e", "trace=openat,connect", "-o", log.path, docverExecutable] + arguments,
+        let result = try runProcess(strace, ["-f", "-qq", "-e", "trace=" + calls, "-o", log.path, docverExecutable] + arguments,
                                     in: directory, environment: environment)
         let trace = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map(String.init)
         return (result, trace)

@@ -490,6 +490,40 @@ import Testing
         try expectFsckClean(bob.root)
     }
 
+    /// A kill inside `evict` leaves nothing in the working tree that is not the user's: every
+    /// temporary file it makes (the placeholder's, a package's way out) is in
+    /// `.git/docver/staging`, swept by the next write. A placeholder written beside itself left,
+    /// when killed before its rename, a `.docver-tmp-…` file in the working tree that status
+    /// listed as an added document and a save would have kept (found by
+    /// `killedEvictionsAndDownloadsLoseNothing` on a busy machine). Watched with strace, since the
+    /// window is microseconds wide.
+    @Test func anEvictionMakesItsTemporaryFilesOutsideTheWorkingTree() throws {
+        let scratch = try Scratch()
+        let (_, _, bob) = try Self.aliceAndBobOnDemand(scratch) { alice in
+            try alice.write("one\n", to: "film.bin")
+            try alice.write("two\n", to: "reel.pkgdoc/a.txt")
+            try alice.write("three\n", to: "reel.pkgdoc/b/c.txt")
+            _ = try alice.save()
+        }
+        guard let (result, trace) = try StartupCLITests.traced(["evict", "film.bin", "reel.pkgdoc"], in: bob.root,
+                                                                calls: "openat,rename,renameat,renameat2,linkat,mkdir,mkdirat",
+                                                                scratch: scratch) else { return }
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(FileManager.default.fileExists(atPath: bob.root.appendingPathComponent("film.bin.evicted.txt").path))
+        #expect(FileManager.default.fileExists(atPath: bob.root.appendingPathComponent("reel.pkgdoc.evicted.txt").path))
+        let temporaries = trace.filter { $0.contains(AtomicFile.temporaryPrefix) }
+        #expect(!temporaries.isEmpty, "the trace shows the temporary files")
+        let root = bob.root.resolvingSymlinksInPath().path
+        let stray = temporaries.filter { line in
+            line.split(separator: "\"").enumerated().contains { index, part in
+                index % 2 == 1 && part.contains(AtomicFile.temporaryPrefix) && !part.contains("/.git/")
+                    && (part.hasPrefix(root) || part.hasPrefix(bob.root.path) || !part.hasPrefix("/"))
+            }
+        }
+        #expect(stray.isEmpty, "temporary files in the working tree: \(stray)")
+        #expect(try bob.status().changed.isEmpty)
+    }
+
     /// The states a kill inside `evict` leaves, made by hand (the windows between its writes
     /// are microseconds): listed with its placeholder written but its file still there, the
     /// document is simply here, and the next save tidies the rest away; listed with its file
