@@ -1,10 +1,6 @@
 import Foundation
 
 extension Container {
-    func headCommit(_ repository: Repository) throws -> ObjectID? {
-        try repository.referenceTarget(device.branch)
-    }
-
     /// The current version of a document: the version this device's branch holds now.
     /// nil when the document has never been saved; a deletion version when it was deleted.
     public func currentVersion(of document: DocumentPath) throws -> DocumentVersion? {

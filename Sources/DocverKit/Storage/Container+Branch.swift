@@ -1,6 +1,11 @@
 import Foundation
 
 extension Container {
+    /// The commit this device's branch names; nil before the first save.
+    func headCommit(_ repository: Repository) throws -> ObjectID? {
+        try repository.referenceTarget(device.branch)
+    }
+
     /// The documents of a tree: files, and directories with an extension (packages), below
     /// plain folders.
     func documentEntries(in tree: ObjectID, repository: Repository, prefix: String = "") throws -> [(DocumentPath, TreeEntry)] {
