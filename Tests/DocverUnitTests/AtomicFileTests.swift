@@ -165,4 +165,17 @@ import Testing
         AtomicFile.removeTemporaryFiles(in: folder.path("staging"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("staging")).isEmpty)
     }
+
+    /// The sweep removes only names a temporary file gets (the prefix, a process id, a hyphen,
+    /// a number): a user's document whose name merely starts with the prefix stays.
+    @Test func theSweepRemovesOnlyTemporaryNames() throws {
+        let folder = try Folder()
+        let temporary = (AtomicFile.temporaryPath(in: folder.url.path) as NSString).lastPathComponent
+        let documents = [".docver-tmp-notes.txt", ".docver-tmp-12-", ".docver-tmp-12-3-4", ".docver-tmp-x-1", ".docver-tmp-"]
+        for name in documents + [temporary, ".docver-tmp-1-2"] {
+            try Data("a".utf8).write(to: URL(fileURLWithPath: folder.path(name)))
+        }
+        AtomicFile.removeTemporaryFiles(in: folder.url.path)
+        #expect(folder.names == documents.sorted())
+    }
 }

@@ -8,9 +8,11 @@ enum AtomicFile {
     /// Replaces `path` with `data`; `executable` sets mode 0755 instead of 0644. Without
     /// `flush`, the file and folder are not flushed to disk: the replacement is still atomic
     /// for every process (and survives a process being killed), only not a power loss.
-    static func write(_ data: Data, to path: String, executable: Bool = false, flush: Bool = true) throws(SystemError) {
+    /// `staging`: as in ``write(to:executable:flush:staging:contents:)``.
+    static func write(_ data: Data, to path: String, executable: Bool = false, flush: Bool = true,
+                      staging: StagingFolder? = nil) throws(SystemError) {
         do {
-            try write(to: path, executable: executable, flush: flush) { append in try data.withUnsafeBytes { try append($0) } }
+            try write(to: path, executable: executable, flush: flush, staging: staging) { append in try data.withUnsafeBytes { try append($0) } }
         } catch let error as SystemError {
             throw error
         } catch {
@@ -160,11 +162,20 @@ enum AtomicFile {
     }
 
     /// Removes the temporary files (and folders, see ``remove(_:staging:)``) a killed write
-    /// left in `folder`.
+    /// left in `folder`: names exactly as ``temporaryPath(in:)`` makes them, the prefix, a
+    /// process id, a hyphen and a number. A user's file that merely starts with the prefix
+    /// (`.docver-tmp-notes.txt`) is a document, and stays.
     static func removeTemporaryFiles(in folder: String) {
-        for name in (try? FileSystem.contentsOfDirectory(folder)) ?? [] where name.hasPrefix(temporaryPrefix) {
+        for name in (try? FileSystem.contentsOfDirectory(folder)) ?? [] where isTemporaryName(name) {
             try? FileSystem.remove(folder + "/" + name)
         }
+    }
+
+    /// True for a name ``temporaryPath(in:)`` makes.
+    static func isTemporaryName(_ name: String) -> Bool {
+        guard name.hasPrefix(temporaryPrefix) else { return false }
+        let numbers = name.utf8.dropFirst(temporaryPrefix.utf8.count).split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
+        return numbers.count == 2 && numbers.allSatisfy { !$0.isEmpty && $0.allSatisfy { (0x30...0x39).contains($0) } }
     }
 
     /// Removes the file or folder at `path` at once: renamed out of the way (into `staging`,

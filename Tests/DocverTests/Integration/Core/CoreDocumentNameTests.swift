@@ -152,4 +152,24 @@ func unchangedState(_ container: Container) throws -> String {
         #expect(mode.hasPrefix("120000 "))
         try expectFsckClean(alice.root)
     }
+
+    /// A document whose name starts like docver's temporary files (`.docver-tmp-…`) is a
+    /// document like any other: a sync that writes into its folder sweeps what killed writes
+    /// left there, and must not take it for one of them. Before the sweep matched the whole
+    /// temporary name, it deleted the file, and the next save recorded a deletion nobody made.
+    @Test func aDocumentNamedLikeATemporaryFileSurvivesASyncIntoItsFolder() throws {
+        let scratch = try Scratch()
+        let remote = try scratch.bareRemote()
+        let alice = try scratch.device("alice", remote: remote)
+        let bob = try scratch.device("bob", remote: remote)
+        try alice.saveText("mine\n", to: "notes/.docver-tmp-notes.txt")
+        try alice.saveText("one\n", to: "notes/other.txt")
+        try alice.sync(); try bob.sync()
+        try bob.saveText("two\n", to: "notes/other.txt")
+        try bob.sync()
+        try alice.sync()
+        #expect(try alice.read("notes/other.txt") == "two\n", "the sync wrote into the folder")
+        #expect(try alice.read("notes/.docver-tmp-notes.txt") == "mine\n")
+        #expect(try alice.status().changed.isEmpty)
+    }
 }
