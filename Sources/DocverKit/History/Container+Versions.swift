@@ -180,4 +180,8 @@ public struct DocumentVersions: Sendable {
     /// The versions a merge resolution (the current version or one in ``history``) was made
     /// from that are not listed otherwise, newest first: conflict versions the merge took in.
     public var merged: [DocumentVersion] = []
+
+    /// Every version listed: the current one, the conflict versions, the history and the
+    /// merged-in ones (what `evict` frees and `download` brings back).
+    public var all: [DocumentVersion] { [current] + unresolvedConflicts + resolvedConflicts + history + merged }
 }

@@ -39,8 +39,7 @@ extension Container {
                 for document in documents {
                     let versions = try self.versions(of: document, includingResolved: true)
                     var files: [ObjectID] = []
-                    for version in [versions.current] + versions.unresolvedConflicts + versions.resolvedConflicts
-                        + versions.history + versions.merged {
+                    for version in versions.all {
                         guard let entry = version.entryID else { continue }
                         files += try repository.contents(under: entry, isFolder: version.kind == .package, seen: &seen).missing
                     }

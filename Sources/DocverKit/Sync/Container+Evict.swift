@@ -106,8 +106,7 @@ extension Container {
             var seen = Set<ObjectID>()
             for document in unique {
                 let versions = try self.versions(of: document, includingResolved: true)
-                let all = [versions.current] + versions.unresolvedConflicts + versions.resolvedConflicts + versions.history + versions.merged
-                for version in all {
+                for version in versions.all {
                     guard let entryID = version.entryID else { continue }
                     guard try isOnRemote(version.commitID) else {
                         keptUnsynced += 1
@@ -138,10 +137,8 @@ extension Container {
                     // The temporary file in the staging folder, not beside the placeholder: a kill
                     // before the rename leaves it where the next write sweeps it, not a stray file
                     // in the working tree that status would list and a save would keep.
-                    let text = Data(Placeholder.text(of: document).utf8)
-                    try AtomicFile.write(to: root.path + "/" + Placeholder.path(of: document), flush: false, staging: staging) { append in
-                        try text.withUnsafeBytes { try append($0) }
-                    }
+                    try AtomicFile.write(Data(Placeholder.text(of: document).utf8), to: root.path + "/" + Placeholder.path(of: document),
+                                         flush: false, staging: staging)
                     // A package goes at once (renamed away, then deleted): never half of it.
                     try AtomicFile.remove(root.path + "/" + document.path, staging: staging)
                 }
