@@ -1087,8 +1087,9 @@ final class FuzzWorld {
         // all of them). So an edit made on top of either descends from both, and the walk goes
         // on from every save of each state it meets: a line that brought the document back to
         // the bytes another line's version was made from (a copy of old contents over a newer
-        // version, then a deletion made from those old contents elsewhere) joins that version's
-        // history there. Not for an absence, which unrelated lines share.
+        // version, then a deletion made from those old contents elsewhere; seed 254) joins that
+        // version's history there, as does a device that saved over its version the bytes
+        // another device had saved (seed 71). Not for an absence, which unrelated lines share.
         var savesByState: [FuzzState: [String]]?
         func saves(of state: FuzzState) throws -> [String] {
             if savesByState == nil {
@@ -1125,17 +1126,6 @@ final class FuzzWorld {
         for commit in try runGit(["log", "--format=%H", "-E", "--grep=" + pattern, head], in: directory).split(separator: "\n").map(String.init)
         where model.plainCommits[commit] == nil && graph.isAncestorOrSelf(version, of: commit) && commit != version {
             if try trees.state(of: document, at: commit, in: directory) == now { return true }
-        }
-        // The current state saved directly on top of this version's state, on a line git's
-        // simplified history does not follow (seed 71: a device saved over its version the
-        // bytes another device had saved; identical contents are one state, and the merge
-        // holding both is TREESAME to the other line).
-        if !now.isAbsent, !state.isAbsent {
-            for commit in try runGit(["rev-list", "--full-history", head, "--", ":(literal)\(FuzzNames.real(document))"], in: directory).split(separator: "\n").map(String.init) {
-                let parents = try runGit(["rev-list", "--parents", "-n", "1", commit], in: directory).split(whereSeparator: \.isWhitespace).dropFirst()
-                guard parents.count == 1, try trees.state(of: document, at: commit, in: directory) == now else { continue }
-                if try trees.state(of: document, at: String(parents.first!), in: directory) == state { return true }
-            }
         }
         // A creation made on top of an absence (seed 16: a device deleted the document, then
         // created it again) descends from the version that absence deleted.
