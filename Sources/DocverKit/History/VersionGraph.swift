@@ -64,80 +64,46 @@ struct VersionGraph {
         try ancestor == commit || isDescendant(commit, of: ancestor)
     }
 
-    /// The commit that introduced the state (contents, or absence) a document has at `start`:
-    /// walks back while a parent has the same state, preferring the first such parent, as
-    /// git's history simplification does. Its cost is the distance to that commit.
-    ///
-    /// The absence of a document is the one state that several lines can hold for unrelated
-    /// reasons: one line deleted the document, another never had it (a device that saved on
-    /// from before the document existed). When an integration joins such lines, the first
-    /// parent may be the one that never had it, and the walk would end at a root as if the
-    /// document had never been saved, losing its deletion. So when the walk through an absence
-    /// passed a commit with several parents lacking the document, every such line is searched,
-    /// and the deletion no other deletion found descends from is the version.
-    /// (docs/MODEL.md: R4, R17.)
-    func introducingCommit(of path: String, from start: ObjectID) throws -> ObjectID {
-        if let known = try indexedIntroducingCommit(of: path, from: start) { return known }
-        let components = path.split(separator: "/").map(String.init)
-        var current = try repository.commit(start)
-        // Absence needs the search below once the walk meets a commit with several parents
-        // lacking the document (see SyncConflictTests.deletionIntegratedWithALineThatNeverHadTheDocumentIsKept).
-        let absent = try repository.tree(current.treeID).documentEntry(atPath: path) == nil
-        var result: ObjectID?
-        while result == nil {
-            // Up to here the walk had a single way back, so the answer there is the answer here.
-            if let known = memo?.version(of: path, at: current.id) { result = known; break }
-            var next: Commit?
-            var ambiguousAbsence = false
-            for parentID in current.parentIDs {
-                let parent = try repository.commit(parentID)
-                if try repository.sameDocumentState(components, current.treeID, parent.treeID) {
-                    if next == nil {
-                        next = parent
-                        if !absent { break }
-                    } else {
-                        ambiguousAbsence = true
-                        break
-                    }
-                }
-            }
-            if ambiguousAbsence { result = try latestDeletion(of: path, from: current.id); break }
-            guard let next else { result = current.id; break }
-            current = next
+    /// One document's history read from the repository's trees, for ``VersionWalk``: the
+    /// walk's answers remembered in the graph's ``VersionMemo``, ancestry from the graph
+    /// (its lines, its index, libgit2).
+    struct TreeHistory: CommitSource {
+        typealias Failure = any Error
+
+        let graph: VersionGraph
+        let path: String
+        let components: [String]
+
+        init(graph: VersionGraph, path: String) {
+            self.graph = graph
+            self.path = path
+            self.components = path.split(separator: "/").map(String.init)
         }
-        memo?.remember(result!, of: path, at: start)
-        return result!
+
+        func parents(of node: ObjectID) throws -> [ObjectID] { try graph.repository.commit(node).parentIDs }
+
+        func holdsSameState(_ node: ObjectID, asParent parent: Int) throws -> Bool {
+            let repository = graph.repository
+            let commit = try repository.commit(node)
+            return try repository.sameDocumentState(components, commit.treeID, repository.commit(commit.parentIDs[parent]).treeID)
+        }
+
+        func isDescendant(_ node: ObjectID, of ancestor: ObjectID) throws -> Bool { try graph.isDescendant(node, of: ancestor) }
+
+        func knownVersion(at node: ObjectID) -> ObjectID? { graph.memo?.version(of: path, at: node) }
     }
 
-    /// Where the absence of `path` at `start` comes from, searching every line lacking it:
-    /// the first deletion (in first-parent-first order) that no other deletion found descends
-    /// from; the first root reached when no line from `start` ever had the document.
-    private func latestDeletion(of path: String, from start: ObjectID) throws -> ObjectID {
-        var lacks: [ObjectID: Bool] = [:]
-        func lacksDocument(_ id: ObjectID) throws -> Bool {
-            if let known = lacks[id] { return known }
-            let result = try repository.tree(repository.commit(id).treeID).documentEntry(atPath: path) == nil
-            lacks[id] = result
-            return result
-        }
-        var deletions: [ObjectID] = []
-        var firstRoot: ObjectID?
-        var visited: Set<ObjectID> = []
-        var stack = [start]
-        while let id = stack.popLast() {
-            guard visited.insert(id).inserted else { continue }
-            let parents = try repository.commit(id).parentIDs
-            let lacking = try parents.filter(lacksDocument)
-            if lacking.isEmpty {
-                if parents.isEmpty { firstRoot = firstRoot ?? id } else { deletions.append(id) }
-            } else {
-                stack.append(contentsOf: lacking.reversed())
-            }
-        }
-        let latest = try deletions.first { deletion in
-            try !deletions.contains { other in try other != deletion && isDescendant(other, of: deletion) }
-        }
-        return latest ?? firstRoot ?? start
+    /// The commit that introduced the state (contents, or absence) a document has at `start`:
+    /// ``VersionWalk/introducingCommit(in:from:absent:)`` over the version index when it
+    /// covers `start` and the document, else over the trees.
+    /// (docs/MODEL.md: R4.)
+    func introducingCommit(of path: String, from start: ObjectID) throws -> ObjectID {
+        if let known = try indexedIntroducingCommit(of: path, from: start) { return known }
+        // A plain folder at the document's name is its absence.
+        let absent = try repository.tree(repository.commit(start).treeID).documentEntry(atPath: path) == nil
+        let result = try VersionWalk.introducingCommit(in: TreeHistory(graph: self, path: path), from: start, absent: absent)
+        memo?.remember(result, of: path, at: start)
+        return result
     }
 
     /// The most commits the search for every version holding one state passes (see
@@ -148,7 +114,8 @@ struct VersionGraph {
 
     /// Every version that holds the state a document has at `start`: the version walk's
     /// answer (``introducingCommit(of:from:)``) first, then every other commit that introduced
-    /// that same state on a line leading to `start`, in first-parent-first order.
+    /// that same state on a line leading to `start`, in first-parent-first order
+    /// (``VersionWalk/introducingCommits(ofStateIn:at:limit:)``).
     ///
     /// Two lines can reach one state through different versions: devices that saved the same
     /// bytes, one of them as an edit made on top of another state than the other's. The
@@ -168,7 +135,8 @@ struct VersionGraph {
                let indexed = index?.introducingCommits(ofStateOf: path, at: start, limit: Self.introductionSearchLimit) {
                 found = indexed
             } else {
-                found = try introducingCommitsByTrees(ofStateOf: path, at: start)
+                found = try VersionWalk.introducingCommits(ofStateIn: TreeHistory(graph: self, path: path), at: start,
+                                                           limit: Self.introductionSearchLimit)
             }
             result += found.filter { $0 != first }
         }
@@ -176,27 +144,13 @@ struct VersionGraph {
         return result
     }
 
-    /// ``introducingCommits(ofStateOf:at:)``'s search, reading trees.
-    private func introducingCommitsByTrees(ofStateOf path: String, at start: ObjectID) throws -> [ObjectID] {
-        let components = path.split(separator: "/").map(String.init)
-        var result: [ObjectID] = []
-        var visited: Set<ObjectID> = []
-        var stack = [start]
-        while let id = stack.popLast(), visited.count < Self.introductionSearchLimit {
-            guard visited.insert(id).inserted else { continue }
-            let commit = try repository.commit(id)
-            var same: [ObjectID] = []
-            for parentID in commit.parentIDs where try repository.sameDocumentState(components, commit.treeID, repository.commit(parentID).treeID) {
-                same.append(parentID)
-            }
-            if same.isEmpty { result.append(id) } else { stack.append(contentsOf: same.reversed()) }
-        }
-        return result
-    }
-
     /// ``introducingCommit(of:from:)`` for many documents at once: one pass down the
     /// head's history while it is a single line, comparing only the pending documents at each
     /// step, so each commit's trees are read once however many documents are asked about.
+    /// With one parent the walk's step is the comparison (the same state: on to the parent;
+    /// else introduced here); from the first merge or root on, each document takes
+    /// ``VersionWalk`` alone. Over the index, its shared walk takes each document's steps.
+    /// (docs/MODEL.md: R4.)
     func introducingCommits(of documents: Set<DocumentPath>, from head: ObjectID) throws -> [DocumentPath: ObjectID] {
         if let index, index.contains(head) {
             // Documents go through the index's shared walk; paths inside packages walk alone.
@@ -232,12 +186,9 @@ struct VersionGraph {
             }
             let parents = current.parentIDs
             guard parents.count == 1 else {
-                // A root commit introduced whatever is left; through a merge each document may
-                // follow a different parent, so walk them one by one.
-                for path in pending.keys {
-                    result[path] = parents.isEmpty ? current.id
-                        : try introducingCommit(of: path.path, from: current.id)
-                }
+                // Through a merge each document may follow a different parent (and at a root
+                // the walk ends): walk them one by one.
+                for path in pending.keys { result[path] = try introducingCommit(of: path.path, from: current.id) }
                 break
             }
             let parent = try repository.commit(parents[0])

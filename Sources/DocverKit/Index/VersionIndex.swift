@@ -260,26 +260,11 @@ extension VersionIndex {
         return nodes[Int(introducingNode(of: document, from: startNumber, absent: absent))].id
     }
 
+    /// The version walk (``VersionWalk/introducingCommit(in:from:absent:)``) of document
+    /// number `document` (-1 for one the index never saw change) from commit number `start`.
     /// (docs/MODEL.md: R4.)
     func introducingNode(of document: Int32, from start: Int32, absent: Bool) -> Int32 {
-        var current = start
-        while true {
-            let node = nodes[Int(current)]
-            if node.parents.isEmpty {
-                return current
-            }
-            var next: Int32?
-            for (index, parent) in node.parents.enumerated() where !node.changes[index].contains(document) {
-                if next == nil {
-                    next = parent
-                    if !absent { break }
-                } else {
-                    return latestDeletion(of: document, from: current)
-                }
-            }
-            guard let next else { return current }
-            current = next
-        }
+        VersionWalk.introducingCommit(in: IndexedHistory(index: self, document: document), from: start, absent: absent)
     }
 
     /// ``VersionGraph/introducingCommits(ofStateOf:at:)`` from the index, for a document
@@ -289,42 +274,8 @@ extension VersionIndex {
     func introducingCommits(ofStateOf path: String, at start: ObjectID, limit: Int) -> [ObjectID]? {
         guard covers(path), let startNumber = nodeNumbers[start] else { return nil }
         let document = documentNumbers[ByteString(path)] ?? -1
-        var result: [ObjectID] = []
-        var visited: Set<Int32> = []
-        var stack = [startNumber]
-        while let number = stack.popLast(), visited.count < limit {
-            guard visited.insert(number).inserted else { continue }
-            let node = nodes[Int(number)]
-            // The walk only enters commits holding the state, so a parent holds it exactly when
-            // the document did not change against it.
-            let same = node.parents.indices.filter { !node.changes[$0].contains(document) }.map { node.parents[$0] }
-            if same.isEmpty { result.append(node.id) } else { stack.append(contentsOf: same.reversed()) }
-        }
-        return result
-    }
-
-    /// The index's form of VersionGraph's search through every line lacking a document.
-    private func latestDeletion(of document: Int32, from start: Int32) -> Int32 {
-        var deletions: [Int32] = []
-        var firstRoot: Int32?
-        var visited: Set<Int32> = []
-        var stack = [start]
-        while let number = stack.popLast() {
-            guard visited.insert(number).inserted else { continue }
-            let node = nodes[Int(number)]
-            // The walk only enters commits lacking the document, so a parent lacks it exactly
-            // when it is in the same state.
-            let lacking = node.parents.indices.filter { !node.changes[$0].contains(document) }.map { node.parents[$0] }
-            if lacking.isEmpty {
-                if node.parents.isEmpty { firstRoot = firstRoot ?? number } else { deletions.append(number) }
-            } else {
-                stack.append(contentsOf: lacking.reversed())
-            }
-        }
-        let latest = deletions.first { deletion in
-            !deletions.contains { other in other != deletion && isDescendant(other, of: deletion) }
-        }
-        return latest ?? firstRoot ?? start
+        let found = VersionWalk.introducingCommits(ofStateIn: IndexedHistory(index: self, document: document), at: startNumber, limit: limit)
+        return found.map { nodes[Int($0)].id }
     }
 
     /// The introducing commit of many documents present at `head`, and the commit that began
@@ -488,7 +439,7 @@ extension VersionIndex {
                 result[ByteString(self.documents[Int(document)])] = nodes[Int(resolved)].id
             }
             // Documents that differ from the first parent, and (at a merge) absent documents,
-            // whose other parents decide: the rules of `introducingNode`, document by document.
+            // whose other parents decide: the version walk's step, document by document.
             var special: [Int32] = []
             let first = node.changes[0]
             if first.documents.count <= documents.count {
@@ -501,13 +452,11 @@ extension VersionIndex {
             }
             for document in special {
                 guard let isAbsent = documents.removeValue(forKey: document) else { continue }
-                let same = node.parents.indices.filter { !node.changes[$0].contains(document) }
-                if same.isEmpty {
-                    resolve(document, at: number)
-                } else if !isAbsent || same.count == 1 {
-                    moved[node.parents[same[0]], default: [:]][document] = isAbsent
-                } else {
-                    resolve(document, at: introducingNode(of: document, from: number, absent: true))
+                let history = IndexedHistory(index: self, document: document)
+                switch VersionWalk.step(in: history, at: number, absent: isAbsent) {
+                case .introducedHere: resolve(document, at: number)
+                case .parent(let next): moved[next, default: [:]][document] = isAbsent
+                case .searchDeletions: resolve(document, at: VersionWalk.latestDeletion(in: history, from: number))
                 }
             }
             walk.forward(documents, to: node.parents[0], generation: nodes[Int(node.parents[0])].generation)
