@@ -20,7 +20,7 @@ import sys
 ROOT = os.environ.get("DOCVER_ROOMS_ROOT") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KIT = os.path.join(ROOT, "Sources", "DocverKit")
 # The order of docs/ARCHITECTURE.md's table: each room may use the ones before it.
-ORDER = ["System", "Git", "Model", "Format", "Storage", "History", "Index", "Resolve", "Sync", "Query",
+ORDER = ["System", "Git", "Model", "Format", "Storage", "Index", "History", "Resolve", "Sync", "Query",
          "KeyValue", "Agent", "Protocol", "Editor"]
 EXCEPTIONS = os.path.join(ROOT, "Tools", "rooms-exceptions.txt")
 ARCHITECTURE = os.path.join(ROOT, "docs", "ARCHITECTURE.md")
