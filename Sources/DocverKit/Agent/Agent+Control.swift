@@ -40,7 +40,7 @@ extension Agent {
     /// within `timeout` (none runs, or its socket is stale).
     public static func status(of container: Container, timeout: Duration = .seconds(1)) throws -> AgentStatus? {
         let milliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-        guard let answer = AgentSocketClient.request("status", path: container.files.agentSocket,
+        guard let answer = SocketClient.request("status", path: container.files.agentSocket,
                                                      timeout: max(1, milliseconds)) else { return nil }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
@@ -88,7 +88,7 @@ extension Agent {
         let head: ObjectID?
         do { head = try container.withRepository { try container.headCommit($0) } } catch { return nil }
         let milliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-        guard let answer = AgentSocketClient.request("container-status \(head?.hex ?? "none")", path: container.files.agentSocket,
+        guard let answer = SocketClient.request("container-status \(head?.hex ?? "none")", path: container.files.agentSocket,
                                                      timeout: max(1, milliseconds), rememberingSilence: true),
               let served = try? JSONDecoder().decode(ServedStatus.self, from: Data(answer.utf8)) else { return nil }
         return served.status

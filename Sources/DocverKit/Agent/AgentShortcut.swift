@@ -102,7 +102,7 @@ public enum AgentShortcut {
         func ask(_ request: String, limit: Int?, timeout milliseconds: Int) -> String? {
             let socket = MetadataFiles(gitDirectory: gitDirectory).agentSocket
             guard FileStat(path: socket) != nil,
-                  let answer = AgentSocketClient.request("\(request) \(device) \(head ?? "none") \(signature)", path: socket,
+                  let answer = SocketClient.request("\(request) \(device) \(head ?? "none") \(signature)", path: socket,
                                                          timeout: milliseconds, limit: limit, rememberingSilence: true),
                   !answer.hasPrefix(#"{"unavailable""#) else { return nil }
             return answer

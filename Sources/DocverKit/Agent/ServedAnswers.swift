@@ -8,26 +8,7 @@ import Synchronization
 // agent answers only from an answer computed under the same key. On a miss the client works
 // directly and the agent computes the answer for the next request.
 
-/// What a client may ask the agent besides the status.
-enum ServedQuestion: String, CaseIterable, Sendable {
-    /// Every document with its metadata (``Container/query(_:)`` without a filter). Key: every
-    /// docver reference and its target (the head, and the tracking branches that decide
-    /// "uploaded" and "remote changes").
-    case documents
-    /// Every document in conflict (``Container/conflicts(_:)``). Key: the head.
-    case conflicts
-
-    /// The key of the container's state now: nil when it has no saves yet.
-    func key(of container: Container) throws -> String? {
-        switch self {
-        case .documents:
-            // Ref names hold no spaces: one line, unambiguous.
-            try container.referenceSignature().replacingOccurrences(of: "\n", with: " ")
-        case .conflicts:
-            try container.withRepository { try container.headCommit($0)?.hex }
-        }
-    }
-
+extension ServedQuestion {
     /// The answer, computed directly.
     func compute(in container: Container) throws -> Data {
         switch self {
@@ -36,6 +17,7 @@ enum ServedQuestion: String, CaseIterable, Sendable {
         }
     }
 }
+
 
 /// The agent's answers, by question: computed on the agent's thread, read by the socket's.
 /// Sendable: everything lives inside `Mutex`es.
@@ -69,30 +51,4 @@ final class ServedAnswers: Sendable {
     }
 
     func removeAll() { answers.withLock { $0 = [:] } }
-}
-
-extension Agent {
-    /// `question`'s answer from the container's running agent when it has one for the
-    /// references as they are now; nil otherwise (no agent, no answer yet, no reply within
-    /// `timeout` milliseconds, or an answer this build cannot read): then work directly.
-    static func served(_ question: ServedQuestion, of container: Container,
-                       timeout milliseconds: Int = 20) -> Data? {
-        let socket = container.files.agentSocket
-        guard container.asksAgent, FileStat(path: socket) != nil, !AgentSocketClient.isRememberedSilent(socket),
-              let key = try? question.key(of: container) else { return nil }
-        guard let answer = AgentSocketClient.request("\(question.rawValue) \(key)", path: socket, timeout: milliseconds,
-                                                     limit: ListingText.limit, rememberingSilence: true),
-              !answer.hasPrefix(#"{"unavailable""#) else { return nil }
-        return Data(answer.utf8)
-    }
-
-    /// The documents as the running agent has them (see ``served(_:of:timeout:)``).
-    static func servedDocuments(of container: Container) -> [MetadataItem]? {
-        served(.documents, of: container).flatMap(ListingText.decodeItems)
-    }
-
-    /// The conflicts as the running agent has them (see ``served(_:of:timeout:)``).
-    static func servedConflicts(of container: Container) -> [Conflict]? {
-        served(.conflicts, of: container).flatMap(ListingText.decodeConflicts)
-    }
 }

@@ -7,7 +7,7 @@ extension Container {
     /// Runs a query once. While the container's agent runs and has the documents for the
     /// references as they are now, it answers; otherwise the query reads the repository.
     public func query(_ query: DocumentQuery = DocumentQuery()) throws -> [MetadataItem] {
-        if let served = Agent.servedDocuments(of: self) {
+        if let served = servedDocuments() {
             return withDownloadStatus(served).filter(query.matches).sorted(by: query.areInOrder)
         }
         return try computeQuery(query)
@@ -165,16 +165,4 @@ extension Container {
         }
     }
 
-    /// Every docver reference and its target: it changes whenever a save, sync or resolution does.
-    func referenceSignature() throws -> String {
-        try withRepository { repository in
-            let references = try repository.references(matching: RefName.allDeviceBranches)
-                + repository.references(matching: RefName.allTrackingBranches)
-            // An eviction or a download moves no reference: their files' stat data count too.
-            let local = [files.evicted, files.downloading].map { path in
-                FileStat(path: path).map { "\($0.inode) \($0.size) \($0.mtimeSeconds).\($0.mtimeNanoseconds)" } ?? "-"
-            }
-            return (references.map { "\($0.name) \($0.target.hex)" }.sorted() + local).joined(separator: "\n")
-        }
-    }
 }

@@ -6,7 +6,7 @@ extension Container {
         if hasInterruptedCheckout || hasEmptyIndex {
             try withWriteLock { _ in } // finishes the interrupted update before reading the tree
         }
-        let served = Agent.servedConflicts(of: self)
+        let served = servedConflicts()
         return try withRepository { repository in
             let head = try headCommit(repository)
             let headTree = try head.map { try repository.commit($0).treeID }

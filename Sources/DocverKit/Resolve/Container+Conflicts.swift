@@ -11,7 +11,7 @@ extension Container {
     /// While the container's agent runs and has them for the head as it is now, it answers.
     /// (docs/MODEL.md: R28.)
     public func conflicts(_ document: DocumentPath? = nil) throws -> [Conflict] {
-        if let served = Agent.servedConflicts(of: self) {
+        if let served = servedConflicts() {
             return document.map { document in served.filter { $0.document == document } } ?? served
         }
         guard let document else { return try computeConflicts() }
@@ -29,7 +29,7 @@ extension Container {
     }
 
     private func conflict(of document: DocumentPath, in repository: Repository, askingAgent: Bool) throws -> Conflict? {
-        if askingAgent, let served = Agent.servedConflicts(of: self) {
+        if askingAgent, let served = servedConflicts() {
             return served.first { $0.document == document }
         }
         if let cached = try headCommit(repository).flatMap({ ConflictCache(files: files, repository: repository).listing(at: $0, of: document) }) {

@@ -22,4 +22,17 @@ extension Container {
         }
         return result
     }
+
+    /// Every docver reference and its target: it changes whenever a save, sync or resolution does.
+    func referenceSignature() throws -> String {
+        try withRepository { repository in
+            let references = try repository.references(matching: RefName.allDeviceBranches)
+                + repository.references(matching: RefName.allTrackingBranches)
+            // An eviction or a download moves no reference: their files' stat data count too.
+            let local = [files.evicted, files.downloading].map { path in
+                FileStat(path: path).map { "\($0.inode) \($0.size) \($0.mtimeSeconds).\($0.mtimeNanoseconds)" } ?? "-"
+            }
+            return (references.map { "\($0.name) \($0.target.hex)" }.sorted() + local).joined(separator: "\n")
+        }
+    }
 }

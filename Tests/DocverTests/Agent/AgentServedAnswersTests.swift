@@ -51,18 +51,18 @@ import Testing
                 _ = try alice.git(["-c", "user.name=Git User", "-c", "user.email=git@example.com", "commit", "-q", "-m", "plain"])
             }
             // At once: the agent may still hold answers for the state before; it must not serve them.
-            if let served = Agent.servedDocuments(of: alice) {
+            if let served = alice.servedDocuments() {
                 #expect(served == (try alice.computeQuery(DocumentQuery())), "seed \(seed) step \(step): documents at once")
             }
-            if let served = Agent.servedConflicts(of: alice) {
+            if let served = alice.servedConflicts() {
                 #expect(served == (try alice.computeConflicts()), "seed \(seed) step \(step): conflicts at once")
             }
             // After a miss the agent computes them: then it serves, and serves the truth.
             var documents: [MetadataItem]?
             var conflicts: [Conflict]?
             try await waitFor("seed \(seed) step \(step): served answers; warnings: \(warnings.withLock { $0 })") {
-                documents = documents ?? Agent.servedDocuments(of: alice)
-                conflicts = conflicts ?? Agent.servedConflicts(of: alice)
+                documents = documents ?? alice.servedDocuments()
+                conflicts = conflicts ?? alice.servedConflicts()
                 return documents != nil && conflicts != nil
             }
             #expect(documents == (try alice.computeQuery(DocumentQuery())), "seed \(seed) step \(step): documents")
@@ -78,7 +78,7 @@ import Testing
         #expect(warnings.withLock { $0 }.isEmpty)
         agent.stop()
         try await running.value
-        #expect(Agent.servedDocuments(of: alice) == nil, "no agent, nothing served")
+        #expect(alice.servedDocuments() == nil, "no agent, nothing served")
     }
 
     /// The CLI's `ls --json` and `conflicts --json` print the same with and without an agent.
@@ -95,7 +95,7 @@ import Testing
         let running = Task { try await agent.run { _ in } }
         try await waitFor("the agent's first sync") { agent.status.lastSync != nil }
         try await waitFor("the agent serves both") {
-            Agent.servedDocuments(of: alice) != nil && Agent.servedConflicts(of: alice) != nil
+            alice.servedDocuments() != nil && alice.servedConflicts() != nil
         }
         #expect(try docverSucceeds("ls", "--json", in: alice).stdout == ls)
         #expect(try docverSucceeds("conflicts", "--json", in: alice).stdout == conflicts)
@@ -124,7 +124,7 @@ import Testing
             }
         }
         try await waitFor("the agent's first scan") { scanned.withLock { $0 } }
-        #expect(Agent.servedDocuments(of: alice) == nil, "a miss: the agent starts computing the documents")
+        #expect(alice.servedDocuments() == nil, "a miss: the agent starts computing the documents")
         try await waitFor("the agent to compute the documents") { agent.isAnsweringForTesting }
         let written = ContinuousClock.now
         try alice.write("edited while the agent computes\n", to: "b.txt")
@@ -152,7 +152,7 @@ import Testing
         let agent = try await AgentProcess.start(alice, quietDelay: 86_400, pollInterval: 86_400)
         try await waitFor("the agent serves the status, the documents and the conflicts") {
             Agent.cachedStatus(of: alice, timeout: .seconds(1)) != nil
-                && Agent.served(.documents, of: alice, timeout: 1000) != nil && Agent.served(.conflicts, of: alice, timeout: 1000) != nil
+                && alice.served(.documents, timeout: 1000) != nil && alice.served(.conflicts, timeout: 1000) != nil
         }
         #expect(kill(agent.pid, SIGSTOP) == 0)
         defer { kill(agent.pid, SIGCONT) }
@@ -168,12 +168,12 @@ import Testing
         }
         // In this process: one attempt for the whole status, none for what follows.
         let socket = alice.root.path + "/.git/docver/agent.sock"
-        let before = AgentSocketClient.attempts.withLock { $0[socket] ?? 0 }
+        let before = SocketClient.attempts.withLock { $0[socket] ?? 0 }
         let status = try Agent.cachedStatus(of: alice) ?? alice.status()
         #expect(status == expectedStatus)
         #expect(try alice.documents() == (try alice.computeQuery(DocumentQuery())))
         #expect(try alice.conflicts() == (try alice.computeConflicts()))
-        #expect(AgentSocketClient.attempts.withLock { $0[socket] ?? 0 } == before + 1)
+        #expect(SocketClient.attempts.withLock { $0[socket] ?? 0 } == before + 1)
         kill(agent.pid, SIGCONT)
         #expect(agent.terminate() == 0)
     }
@@ -190,7 +190,7 @@ import Testing
         defer { silent.forEach { close($0) } }
         for _ in 0..<4 {
             let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-            var address = try AgentSocketServer.address(alice.root.path + "/.git/docver/agent.sock")
+            var address = try UnixSocket.address(alice.root.path + "/.git/docver/agent.sock")
             let connected = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
             }

@@ -38,20 +38,20 @@ final class AgentSubscription: Sendable {
     /// agent answers within `timeout` milliseconds. Blocks: call it off the cooperative pool.
     static func open(path: String, timeout milliseconds: Int = 200) -> AgentSubscription? {
         guard FileStat(path: path)?.isSocket == true,
-              let short = try? ShortPath(path), var address = try? AgentSocketServer.address(short.path) else { return nil }
+              let short = try? ShortPath(path), var address = try? UnixSocket.address(short.path) else { return nil }
         let client = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard client >= 0 else { return nil }
-        AgentSocketServer.setTimeout(client, milliseconds: milliseconds)
+        UnixSocket.setTimeout(client, milliseconds: milliseconds)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         let request = Array("subscribe\n".utf8)
         guard connected == 0, send(client, request, request.count, Int32(MSG_NOSIGNAL)) == request.count,
-              AgentSocketServer.readLine(client, limit: 256) == #"{"subscribed":true}"# else {
+              UnixSocket.readLine(client, limit: 256) == #"{"subscribed":true}"# else {
             close(client)
             return nil
         }
-        AgentSocketServer.setTimeout(client, milliseconds: 0) // from now on, wait as long as the agent runs
+        UnixSocket.setTimeout(client, milliseconds: 0) // from now on, wait as long as the agent runs
         return AgentSubscription(client)
     }
 
