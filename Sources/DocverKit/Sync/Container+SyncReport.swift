@@ -248,8 +248,8 @@ extension Container {
                   let loser = try version(record.version, of: document) else { continue }
             // (No current version: a folder of the document's name won over it.)
             let current = try current(document)
-            guard current?.id != loser.id else { continue }
-            let kind: DocumentSyncChange.Kind = loser.device.id == device.id ? .yoursIsConflictVersion : .conflictVersionKept
+            guard current?.id != loser.id,
+                  let kind = SyncTransition.entry(from: .notListed, to: .open, isOwn: loser.device.id == device.id) else { continue }
             if listed.insert(ByteString(document.path + "\u{0}" + loser.id)).inserted {
                 changes.append(DocumentSyncChange(document: document, kind: kind, current: current, version: loser))
             }
@@ -259,9 +259,10 @@ extension Container {
         where openBefore.contains(record) {
             let document = DocumentPath(trusted: record.path)
             guard let resolved = try version(record.version, of: document),
+                  let kind = SyncTransition.entry(from: .open, to: .closed(setAside: after.setAside.contains(record)),
+                                                  isOwn: resolved.device.id == device.id),
                   listed.insert(ByteString(document.path + "\u{0}" + resolved.id)).inserted else { continue }
-            changes.append(DocumentSyncChange(document: document, kind: .resolvedElsewhere, current: try current(document),
-                                              version: resolved))
+            changes.append(DocumentSyncChange(document: document, kind: kind, current: try current(document), version: resolved))
             explained.insert(document)
         }
         // Versions recorded and resolved at once, as far as this device saw: set aside by a
@@ -274,8 +275,9 @@ extension Container {
             guard after.conflicts.contains(where: { $0.versionRecord == record }),
                   !before.conflicts.contains(where: { $0.versionRecord == record }),
                   let decided = try version(record.version, of: document),
+                  let kind = SyncTransition.entry(from: .notListed, to: .closed(setAside: after.setAside.contains(record)),
+                                                  isOwn: decided.device.id == device.id),
                   listed.insert(ByteString(document.path + "\u{0}" + decided.id)).inserted else { continue }
-            let kind: DocumentSyncChange.Kind = after.setAside.contains(record) ? .setAsideByPlainMerge : .resolvedElsewhere
             changes.append(DocumentSyncChange(document: document, kind: kind, current: try current(document), version: decided))
             explained.insert(document)
         }
@@ -292,8 +294,9 @@ extension Container {
                 guard let entry = try newTree.documentEntry(atPath: document.path),
                       try containsConflictMarkers(graph.version(of: document, at: new, device: device, modified: .distantPast, entry: entry),
                                                   in: repository),
-                      let current = try current(document), current.device.id != device.id else { continue }
-                var change = DocumentSyncChange(document: document, kind: .updated, current: current, version: nil)
+                      let current = try current(document),
+                      let kind = SyncTransition.entry(from: .notListed, to: .current, isOwn: current.device.id == device.id) else { continue }
+                var change = DocumentSyncChange(document: document, kind: kind, current: current, version: nil)
                 change.containsConflictMarkers = true
                 changes.append(change)
                 continue
@@ -308,8 +311,8 @@ extension Container {
                 // The version current here before may be named by a record that was open all
                 // along (it lost once, then won again): now that another is current, it is a
                 // listed conflict version again, and that is what happened to it, not a plain update.
-                if openAfter[document]?.contains(where: { $0.version == previous.id }) == true {
-                    let kind: DocumentSyncChange.Kind = previous.device.id == device.id ? .yoursIsConflictVersion : .conflictVersionKept
+                if openAfter[document]?.contains(where: { $0.version == previous.id }) == true,
+                   let kind = SyncTransition.entry(from: .current, to: .open, isOwn: previous.device.id == device.id) {
                     changes.append(DocumentSyncChange(document: document, kind: kind, current: current, version: previous))
                     continue
                 }
@@ -321,14 +324,17 @@ extension Container {
                 // same, its line having recorded it or set it aside
                 // (`aSetAsideVersionReplacedByAnEditWhoseCommitHoldsItIsNotCalledUpdated`).
                 if after.resolved.contains(record) || after.removed.contains(record),
-                   try current.map({ try !graph.isMadeOnTop(of: previous.commitID, $0.commitID, path: document.path) }) ?? true {
-                    let kind: DocumentSyncChange.Kind = after.setAside.contains(record) ? .setAsideByPlainMerge : .resolvedElsewhere
+                   try current.map({ try !graph.isMadeOnTop(of: previous.commitID, $0.commitID, path: document.path) }) ?? true,
+                   let kind = SyncTransition.entry(from: .current, to: .closed(setAside: after.setAside.contains(record)),
+                                                   isOwn: previous.device.id == device.id) {
                     changes.append(DocumentSyncChange(document: document, kind: kind, current: current, version: previous))
                     continue
                 }
             }
-            guard let current, current.device.id != device.id else { continue }
-            var change = DocumentSyncChange(document: document, kind: .updated, current: current, version: nil)
+            guard let current,
+                  let kind = SyncTransition.entry(from: previous == nil ? .notListed : .current, to: .current,
+                                                  isOwn: current.device.id == device.id) else { continue }
+            var change = DocumentSyncChange(document: document, kind: kind, current: current, version: nil)
             // (Every text file of a package is looked at, as mark-resolved does.)
             if current.entryID != nil {
                 change.containsConflictMarkers = try containsConflictMarkers(current, in: repository)
