@@ -235,4 +235,35 @@ import Testing
         #expect(try graph.introducingCommit(of: "dir/c.txt", from: c[6]) == c[2])
         #expect(try graph.introducingCommits(of: [DocumentPath(trusted: "dir/c.txt")], from: c[6]) == [DocumentPath(trusted: "dir/c.txt"): c[2]])
     }
+
+    /// A file's mode changing on the way to a path (`notes` made executable) changes nothing
+    /// below it: `notes/e.txt` is absent on both sides, so its absence was introduced by the
+    /// deletion, over the trees as in the index. Before, the tree walk compared the modes of
+    /// the file on the way and called the mode change a deletion of `notes/e.txt` (a long fuzz
+    /// seed found the trees' deletion search and the index's disagreeing).
+    /// (docs/MODEL.md: R4.)
+    @Test func aModeChangeOfAFileOnTheWayIsNoChangeOfThePathBelowIt() throws {
+        let scratch = try TempRepository()
+        let text = try scratch.blob("notes\n")
+        let a = try scratch.commit(["notes/e.txt": "e1", "x.txt": "x"], at: 1)
+        let deleted = try scratch.commit(
+            tree: scratch.tree(entries: ["notes": EntryState(text, .blob), "x.txt": EntryState(scratch.blob("x"), .blob)]),
+            parents: [a], at: 2)
+        let chmod = try scratch.commit(
+            tree: scratch.tree(entries: ["notes": EntryState(text, .executable), "x.txt": EntryState(scratch.blob("x"), .blob)]),
+            parents: [deleted], at: 3)
+        let repository = scratch.repository
+        let (before, after) = (try scratch.treeID(of: deleted), try scratch.treeID(of: chmod))
+        #expect(try repository.sameEntry(["notes", "e.txt"], before, after))
+        #expect(try repository.sameDocumentState(["notes", "e.txt"], before, after))
+        #expect(try !repository.sameEntry(["notes"], before, after), "the file itself changed mode")
+        let plain = VersionGraph(repository: repository)
+        #expect(try plain.introducingCommit(of: "notes/e.txt", from: chmod) == deleted)
+        #expect(try plain.introducingCommit(of: "notes", from: chmod) == chmod)
+        var index = VersionIndex()
+        _ = try VersionIndexStore(file: "/nonexistent/version-index", repository: repository).extend(&index, to: [chmod])
+        let indexed = VersionGraph(repository: repository, index: index)
+        #expect(try indexed.introducingCommit(of: "notes/e.txt", from: chmod) == deleted)
+    }
+
 }

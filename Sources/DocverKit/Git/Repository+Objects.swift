@@ -308,10 +308,12 @@ extension Repository {
             if treeA == treeB { return true }
             let entryA = try tree(treeA).entry(named: name)
             let entryB = try tree(treeB).entry(named: name)
-            let isLast = depth == components.count - 1
-            if isLast || entryA?.id == entryB?.id {
+            if depth == components.count - 1 {
                 return entryA?.id == entryB?.id && entryA?.mode == entryB?.mode
             }
+            // On the way, one object holds the same below, whatever its mode: the same folder,
+            // or a file (of either mode) under which the path is absent on both sides.
+            if entryA?.id == entryB?.id { return true }
             // Below here the path's state is absent wherever a folder on the way is missing or
             // is a file: compare the document's own presence, never its folder's.
             let rest = components[(depth + 1)...]
