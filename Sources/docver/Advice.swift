@@ -68,7 +68,8 @@ enum Advice {
             return "sync through a bare repository: git clone --bare \(Terminal.shellWord(path)) \(Terminal.shellWord(bare))"
                 + " && docver remote set-url \(remote) \(Terminal.shellWord(bare))"
         case .fileNotRepository:
-            return "point '\(name)' at a bare git repository with 'docver remote set-url \(remote)', or remove it with 'docver remote remove \(remote)'"
+            return
+                "point '\(name)' at a bare git repository with 'docver remote set-url \(remote)', or remove it with 'docver remote remove \(remote)'"
         default:
             return hint(for: problem)
         }
@@ -104,7 +105,9 @@ enum Advice {
         if documents.count == 1, let document = documents.first {
             return "resolve with: docver resolve \(Terminal.shellWord(document.path)) \(strategy)\(others)"
         }
-        guard let first = documents.first.map({ Terminal.shellWord($0.path) }) else { return "resolve with: docver resolve --all \(strategy)\(others)" }
+        guard let first = documents.first.map({ Terminal.shellWord($0.path) }) else {
+            return "resolve with: docver resolve --all \(strategy)\(others)"
+        }
         return "resolve each with: docver resolve \(first) \(strategy), or all at once: docver resolve --all \(strategy)\(others)"
     }
 

@@ -53,7 +53,8 @@ enum Completions {
         let arguments = DocumentArguments(container, directory: directory)
         let documents = Set((try? container.documentPaths()) ?? [])
         guard let document = words.lazy.compactMap({ try? arguments.path($0) }).first(where: documents.contains),
-              let ids = (try? container.cachedConflictVersionIDs(of: document)) ?? nil else {
+            let ids = (try? container.cachedConflictVersionIDs(of: document)) ?? nil
+        else {
             return versions(words, position, prefix)
         }
         return ids.map { String($0.prefix(12)) }.filter { $0.hasPrefix(prefix.lowercased()) }

@@ -22,8 +22,9 @@ extension ContainerCommand {
                 // A name typed from the wrong folder: point at the document it may mean.
                 let arguments = DocumentArguments(container, global)
                 let hint = arguments.neverSavedHint(for: name) ?? arguments.suggestion(for: name)
-                throw HintedFailure(DocverError.noSuchDocument(name).description, hint: hint ?? Advice.hint(for: .noSuchDocument(name)),
-                                    kind: DocverError.noSuchDocument(name).code)
+                throw HintedFailure(
+                    DocverError.noSuchDocument(name).description, hint: hint ?? Advice.hint(for: .noSuchDocument(name)),
+                    kind: DocverError.noSuchDocument(name).code)
             }
         }
     }
@@ -64,8 +65,9 @@ func printedFailure(_ error: any Error) -> any Error {
     switch error {
     case let error as DocverError:
         Terminal.error(error)
-        JSONFailure.print(code: error.code, exitCode: ExitCode.failure.rawValue, message: error.description,
-                          hint: Advice.hint(for: error))
+        JSONFailure.print(
+            code: error.code, exitCode: ExitCode.failure.rawValue, message: error.description,
+            hint: Advice.hint(for: error))
         return ExitCode.failure
     case let error as HintedFailure:
         Terminal.error(error.message, hint: error.hint)

@@ -5,12 +5,15 @@ import Foundation
 /// `--device` and `--device-name` of `init` and `clone`, checked before anything runs (a bad
 /// value is a usage error, exit 64).
 struct DeviceOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "This device's id: 1 to 64 letters, digits, '-' and '_' (default: from the host name and the container's path).",
-        valueName: "id"))
+    @Option(
+        help: ArgumentHelp(
+            "This device's id: 1 to 64 letters, digits, '-' and '_' (default: from the host name and the container's path).",
+            valueName: "id"))
     var device: String?
-    @Option(help: ArgumentHelp("The device's display name (default: the id given with --device, else the host name and the container's path).",
-                               valueName: "name"))
+    @Option(
+        help: ArgumentHelp(
+            "The device's display name (default: the id given with --device, else the host name and the container's path).",
+            valueName: "name"))
     var deviceName: String?
 
     func validate() throws {
@@ -28,12 +31,14 @@ struct DeviceOptions: ParsableArguments {
     func device(forContainerAt url: URL) throws -> Device {
         if let device { return try Device(id: device, name: deviceName) }
         let path = url.standardizedFileURL.path
-        let fallback = Device.defaultDevice(hostName: Host.name, containerPath: path,
-                                            homeDirectory: ProcessInfo.processInfo.environment["HOME"])
+        let fallback = Device.defaultDevice(
+            hostName: Host.name, containerPath: path,
+            homeDirectory: ProcessInfo.processInfo.environment["HOME"])
         // A container already here keeps the name it has (one given before default names held
         // the path, or changed since), so running `init` again with the defaults changes nothing.
         if deviceName == nil, let existing = try? Container(at: url), existing.device.id == fallback.id,
-           existing.root.resolvingSymlinksInPath().path == url.resolvingSymlinksInPath().path {
+            existing.root.resolvingSymlinksInPath().path == url.resolvingSymlinksInPath().path
+        {
             return existing.device
         }
         return try Device(id: fallback.id, name: deviceName ?? fallback.name)

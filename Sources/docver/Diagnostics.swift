@@ -1,5 +1,5 @@
-import Foundation
 import DocverKit
+import Foundation
 import Logging
 import Synchronization
 
@@ -18,11 +18,12 @@ enum Diagnostics {
             return !started
         }
         guard first else { return }
-        let level: Logger.Level = switch verbosity {
-        case ...0: .critical
-        case 1: .debug
-        default: .trace
-        }
+        let level: Logger.Level =
+            switch verbosity {
+            case ...0: .critical
+            case 1: .debug
+            default: .trace
+            }
         LoggingSystem.bootstrap { _ in StderrLogHandler(logLevel: level) }
     }
 

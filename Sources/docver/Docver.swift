@@ -7,14 +7,14 @@ struct Docver: AsyncParsableCommand {
         commandName: "docver",
         abstract: "Keep documents on many devices without ever losing a version.",
         discussion: """
-        A container is a git repository; every save is a commit on this device's own branch.
-        Exit codes:
-          0    success
-          1    the operation failed (one line on stderr)
-          3    'docver agent' in the foreground: another agent already serves the container
-          64   usage error
-          141  stopped by SIGPIPE: the pager or a pipe closed before the end of the output
-        """,
+            A container is a git repository; every save is a commit on this device's own branch.
+            Exit codes:
+              0    success
+              1    the operation failed (one line on stderr)
+              3    'docver agent' in the foreground: another agent already serves the container
+              64   usage error
+              141  stopped by SIGPIPE: the pager or a pipe closed before the end of the output
+            """,
         version: docverVersion,
         subcommands: [
             Init.self, Save.self, Status.self, List.self, Log.self, Versions.self, Show.self, Restore.self,

@@ -78,9 +78,10 @@ struct QueryOptions: ParsableArguments {
     }
 
     func query() throws -> DocumentQuery {
-        DocumentQuery(glob: glob, types: Set(types), hasUnresolvedConflicts: inConflict ? true : nil,
-                      modifiedSince: try modifiedSinceDate(), savedBy: savedBy, downloadStatus: downloadStatus,
-                      sortKey: sort, descending: reverse)
+        DocumentQuery(
+            glob: glob, types: Set(types), hasUnresolvedConflicts: inConflict ? true : nil,
+            modifiedSince: try modifiedSinceDate(), savedBy: savedBy, downloadStatus: downloadStatus,
+            sortKey: sort, descending: reverse)
     }
 
     private func modifiedSinceDate() throws -> Date? {

@@ -9,8 +9,9 @@ import Foundation
 extension ItemOutput {
     /// The document's line in the text listing; '!' marks unresolved conflicts.
     var line: String {
-        Self.line(conflicted: hasUnresolvedConflicts, kind: kind, size: size, evicted: downloadStatus == DownloadStatus.notDownloaded.rawValue,
-                  modified: Terminal.date(modified), deviceName: deviceName, document: document)
+        Self.line(
+            conflicted: hasUnresolvedConflicts, kind: kind, size: size, evicted: downloadStatus == DownloadStatus.notDownloaded.rawValue,
+            modified: Terminal.date(modified), deviceName: deviceName, document: document)
     }
 
     /// The text listing of `items`, one line each, as ``line`` writes them, without the JSON
@@ -22,16 +23,19 @@ extension ItemOutput {
             let modified = item.contentChanged
             let date = dates[modified] ?? Terminal.date(modified)
             dates[modified] = date
-            text += line(conflicted: item.hasUnresolvedConflicts, kind: item.kind.rawValue, size: item.size, evicted: item.isEvicted,
-                         modified: date, deviceName: item.device.name, document: item.path.path)
+            text += line(
+                conflicted: item.hasUnresolvedConflicts, kind: item.kind.rawValue, size: item.size, evicted: item.isEvicted,
+                modified: date, deviceName: item.device.name, document: item.path.path)
             text += "\n"
         }
         return text
     }
 
     /// An evicted document's size column says so (its file is a placeholder).
-    private static func line(conflicted: Bool, kind: String, size: Int64?, evicted: Bool, modified: String,
-                             deviceName: String, document: String) -> String {
+    private static func line(
+        conflicted: Bool, kind: String, size: Int64?, evicted: Bool, modified: String,
+        deviceName: String, document: String
+    ) -> String {
         let flag = conflicted ? Terminal.style.apply(.conflictMarker, "!") : " "
         let sizeText = evicted ? "evicted" : Terminal.size(size)
         return "\(flag) \(kind.padded(to: 7)) \(sizeText.padded(to: 10)) \(modified)  \(deviceName)  \(document)"
@@ -117,12 +121,16 @@ struct AgentEventOutput: Codable {
         case "scanned": text = "scanned the working tree (\(reason ?? "")): \(Terminal.count(documents ?? 0, "document")) to save"
         case "saved":
             let names = (changes ?? []).map(\.document)
-            text = "saved \(names.prefix(5).joined(separator: ", "))\(names.count > 5 ? " and \(names.count - 5) more" : "") as \(Terminal.shortID(version ?? ""))"
+            text =
+                "saved \(names.prefix(5).joined(separator: ", "))\(names.count > 5 ? " and \(names.count - 5) more" : "") as \(Terminal.shortID(version ?? ""))"
         case "synced":
             let changed = syncChanges?.count ?? 0
-            let counts = [received.flatMap { $0 == 0 ? nil : "received " + Terminal.count($0, "document") },
-                          changed == 0 ? nil : Terminal.count(changed, "document") + " changed here"].compactMap { $0 }
-            text = "synced\(pushed.map { $0.isEmpty ? "" : " with \($0.joined(separator: ", "))" } ?? ""): "
+            let counts = [
+                received.flatMap { $0 == 0 ? nil : "received " + Terminal.count($0, "document") },
+                changed == 0 ? nil : Terminal.count(changed, "document") + " changed here",
+            ].compactMap { $0 }
+            text =
+                "synced\(pushed.map { $0.isEmpty ? "" : " with \($0.joined(separator: ", "))" } ?? ""): "
                 + (counts.isEmpty ? "nothing new here" : counts.joined(separator: ", "))
         case "conflict":
             text = "conflict: \(document ?? "") has a new conflict version" + (yoursLost == true ? " (yours)" : "")
@@ -153,7 +161,8 @@ struct AgentStatusOutput: Encodable {
     let conflicts: [DocumentConflicts]
 
     enum CodingKeys: String, CodingKey {
-        case running, pid, started, online, offlineSince, lastError, pendingDocuments, watchedFolders, saves, lastSave, lastSync, subscribers, answering
+        case running, pid, started, online, offlineSince, lastError, pendingDocuments, watchedFolders, saves, lastSave, lastSync, subscribers,
+            answering
         case remotes, conflicts
     }
 
@@ -204,4 +213,3 @@ struct AgentControlOutput: Encodable {
 
     enum CodingKeys: String, CodingKey { case changed, running, pid, log }
 }
-

@@ -67,6 +67,8 @@ extension OutputSettings {
         if let now = environment["DOCVER_NOW"].flatMap({ DateInput.parse($0) }) { settings.now = now }
         OutputSettings.set(settings)
         Diagnostics.start(verbosity: verbose)
-        Diagnostics.logger.debug("docver \(docverVersion); stdout \(stdoutIsTerminal ? "is" : "is not") a terminal, stderr \(stderrIsTerminal ? "is" : "is not"); colour \(settings.stdout.enabled ? "on" : "off")")
+        Diagnostics.logger.debug(
+            "docver \(docverVersion); stdout \(stdoutIsTerminal ? "is" : "is not") a terminal, stderr \(stderrIsTerminal ? "is" : "is not"); colour \(settings.stdout.enabled ? "on" : "off")"
+        )
     }
 }

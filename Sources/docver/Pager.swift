@@ -43,7 +43,7 @@ enum Pager {
         let settings = OutputSettings.current
         var environment = ProcessInfo.processInfo.environment
         guard !settings.noPager, isatty(STDOUT_FILENO) == 1, let command = command(environment: environment),
-              let program = command.split(separator: " ").first.map(String.init), isExecutable(program, environment: environment)
+            let program = command.split(separator: " ").first.map(String.init), isExecutable(program, environment: environment)
         else { return }
         if environment["LESS"] == nil { environment["LESS"] = "FRX" }
         var fds: [Int32] = [0, 0]
@@ -54,7 +54,7 @@ enum Pager {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, readEnd, STDIN_FILENO) // dup2 clears close-on-exec
+        posix_spawn_file_actions_adddup2(&actions, readEnd, STDIN_FILENO)  // dup2 clears close-on-exec
         let words: [String] = ["/bin/sh", "-c", command]
         let arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         let variables: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -99,12 +99,14 @@ enum Pager {
     /// Ends the output: closes the pager's input and waits for the user to quit it, then gives
     /// stdout back to the terminal. Does nothing when no pager runs.
     static func finish() {
-        guard let pager = running.withLock({ state -> Running? in
-            defer { state = nil }
-            return state
-        }) else { return }
+        guard
+            let pager = running.withLock({ state -> Running? in
+                defer { state = nil }
+                return state
+            })
+        else { return }
         fflush(nil)
-        dup2(pager.terminal, STDOUT_FILENO) // the pager's last writer closes: it sees the end
+        dup2(pager.terminal, STDOUT_FILENO)  // the pager's last writer closes: it sees the end
         close(pager.terminal)
         // The command's one task waits here, at its end, for a person to read the output.
         var status: Int32 = 0

@@ -9,8 +9,9 @@ enum PatchText {
         var output = ""
         for diff in diffs where !diff.isEmpty {
             if labelled {
-                output += paint("# \(DocverError.printable(diff.document.path)): \(label(diff.old)) -> \(label(diff.new))\n",
-                                Style.label, colored)
+                output += paint(
+                    "# \(DocverError.printable(diff.document.path)): \(label(diff.old)) -> \(label(diff.new))\n",
+                    Style.label, colored)
             }
             for file in diff.files { output += colored ? paintPatch(file.text) : file.text }
         }
@@ -43,11 +44,17 @@ enum PatchText {
         var inHunks = false
         return text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { line -> String in
             let style: String?
-            if line.hasPrefix("@@") { inHunks = true; style = Style.hunk }
-            else if !inHunks { style = Style.header }
-            else if line.hasPrefix("-") { style = Style.removed }
-            else if line.hasPrefix("+") { style = Style.added }
-            else { style = nil }
+            if line.hasPrefix("@@") {
+                inHunks = true; style = Style.hunk
+            } else if !inHunks {
+                style = Style.header
+            } else if line.hasPrefix("-") {
+                style = Style.removed
+            } else if line.hasPrefix("+") {
+                style = Style.added
+            } else {
+                style = nil
+            }
             return style.map { $0 + line + Style.reset } ?? String(line)
         }.joined(separator: "\n") + "\n"
     }

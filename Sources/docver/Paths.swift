@@ -53,7 +53,8 @@ struct DocumentArguments {
         let base = container.root.standardizedFileURL.path
         let spelled = given.hasPrefix("/") ? given : base + "/" + folder + "/" + given
         guard let inside = Self.relative(URL(fileURLWithPath: spelled).standardizedFileURL.path, to: base),
-              inside.isEmpty || (try? DocumentPath(inside)) != nil else { return nil } // not .git, not .docver
+            inside.isEmpty || (try? DocumentPath(inside)) != nil
+        else { return nil }  // not .git, not .docver
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: base + "/" + inside, isDirectory: &isDirectory), isDirectory.boolValue else { return nil }
         let name = (inside as NSString).lastPathComponent
@@ -123,7 +124,8 @@ struct DocumentArguments {
     /// that is no document is reported as such (an invalid name, or no such document).
     func swapped(_ first: String, _ second: String) throws -> (DocumentPath, VersionSpecifier)? {
         guard !VersionSpecifier.looksLikeVersion(second), let specifier = try? VersionSpecifier(first),
-              (try? path(first)).map(exists) != true else { return nil }
+            (try? path(first)).map(exists) != true
+        else { return nil }
         let document = try path(second)
         guard exists(document) else { throw DocverError.noSuchDocument(document.path) }
         return (document, specifier)
@@ -136,7 +138,8 @@ struct DocumentArguments {
     /// For a document that is a file in the working tree but was never saved: how to save it.
     func neverSavedHint(for missing: String) -> String? {
         guard let document = try? DocumentPath(missing),
-              FileManager.default.fileExists(atPath: container.root.path + "/" + document.path) else { return nil }
+            FileManager.default.fileExists(atPath: container.root.path + "/" + document.path)
+        else { return nil }
         return "it was never saved; save it with: docver save \(typed(document))"
     }
 
@@ -196,8 +199,10 @@ struct HintedFailure: Error {
 
 /// `--at DATE`, wherever a version is taken.
 struct AtOption: ParsableArguments {
-    @Option(help: ArgumentHelp("The version that was current at this date (2026-11-01, 2026-11-01T09:30, 2026-11-01T09:30:00Z).",
-                               valueName: "date"))
+    @Option(
+        help: ArgumentHelp(
+            "The version that was current at this date (2026-11-01, 2026-11-01T09:30, 2026-11-01T09:30:00Z).",
+            valueName: "date"))
     var at: String?
 
     // A date that does not parse is a usage error (exit 64), as for `ls --modified-since`.

@@ -105,7 +105,8 @@ enum Shortcut {
                 case "-C":
                     // A value the parser might read as an option, or a second -C: the normal way.
                     guard directory == nil, index + 1 < arguments.count, let value = arguments[index + 1] as String?,
-                          !value.isEmpty, !value.hasPrefix("-") else { return nil }
+                        !value.isEmpty, !value.hasPrefix("-")
+                    else { return nil }
                     directory = value
                     index += 1
                 case "status" where command == nil: command = .status
@@ -118,7 +119,8 @@ enum Shortcut {
                     // The one document of versions and log; nothing the parser could read as an
                     // option, a `--` or a second name.
                     guard command == .versions || command == .log, document == nil, !argument.isEmpty,
-                          !argument.hasPrefix("-") else { return nil }
+                        !argument.hasPrefix("-")
+                    else { return nil }
                     document = argument
                 }
                 index += 1

@@ -28,12 +28,12 @@ struct Style: Sendable, Equatable {
 
         var sgr: String {
             switch self {
-            case .error, .conflictMarker, .conflict, .diffRemoved: "31" // red
-            case .warning, .id: "33" // yellow
-            case .hint, .base, .diffHunkHeader: "36" // cyan
-            case .current, .diffAdded: "32" // green
-            case .debug, .resolved, .history, .dim: "2" // faint
-            case .diffFileHeader: "1" // bold
+            case .error, .conflictMarker, .conflict, .diffRemoved: "31"  // red
+            case .warning, .id: "33"  // yellow
+            case .hint, .base, .diffHunkHeader: "36"  // cyan
+            case .current, .diffAdded: "32"  // green
+            case .debug, .resolved, .history, .dim: "2"  // faint
+            case .diffFileHeader: "1"  // bold
             }
         }
 

@@ -26,7 +26,7 @@ enum Terminal {
     static func hint(_ advice: String) {
         let settings = OutputSettings.current
         guard !settings.quiet else { return }
-        fflush(nil) // after the result lines already printed, also when stdout is a pipe
+        fflush(nil)  // after the result lines already printed, also when stdout is a pipe
         writeError("\(settings.stderr.apply(.hint, "hint:")) \(DocverError.printable(advice))\n")
     }
 
@@ -93,8 +93,10 @@ enum Terminal {
     /// or on one line.
     private static func jsonEncoder(onOneLine: Bool) -> JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = onOneLine ? [.sortedKeys, .withoutEscapingSlashes]
-                                             : [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        encoder.outputFormatting =
+            onOneLine
+            ? [.sortedKeys, .withoutEscapingSlashes]
+            : [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
             try container.encode(iso8601(date))
@@ -128,13 +130,14 @@ enum Terminal {
         let device = deviceWidth.map { version.device.name.padded(to: $0) } ?? version.device.name
         let when = dateWidth.map { date(version.modified).padded(to: $0) } ?? date(version.modified)
         let style = self.style
-        let roleStyle: Style.Role = switch role {
-        case "current": .current
-        case "conflict": .conflict
-        case "resolved": .resolved
-        case "base": .base
-        default: .history
-        }
+        let roleStyle: Style.Role =
+            switch role {
+            case "current": .current
+            case "conflict": .conflict
+            case "resolved": .resolved
+            case "base": .base
+            default: .history
+            }
         return "\(style.apply(roleStyle, role.padded(to: 9))) \(style.apply(.id, version.shortID))  \(when)  \(device)  \(size(of: version))"
     }
 
@@ -211,8 +214,9 @@ enum Terminal {
     /// read later; the terminal's form with the zone, or ISO 8601 off a terminal.
     static func timestamp(_ date: Date) -> String {
         guard DocumentVersion.isValidDate(date) else { return "invalid date" }
-        return OutputSettings.current.relativeDates ? localDate(date, separator: " ", zoneSeparator: " ")
-                                                    : localDate(date, separator: "T", zoneSeparator: "")
+        return OutputSettings.current.relativeDates
+            ? localDate(date, separator: " ", zoneSeparator: " ")
+            : localDate(date, separator: "T", zoneSeparator: "")
     }
 
     private static func localDate(_ date: Date, separator: String, zoneSeparator: String) -> String {

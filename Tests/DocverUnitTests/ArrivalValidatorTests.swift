@@ -1,7 +1,8 @@
-@testable import DocverKit
 import DocverTestSupport
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// The checks of what arrives from a remote (ArrivalValidator): commit identities, names and
 /// git-style escaping, on random input. HostileRemoteTests pushes real objects with plain git.
@@ -41,8 +42,10 @@ import Testing
     }
 
     @Test func gitsForbiddenNamesAreRefused() {
-        for name in ["", ".", "..", ".git", ".GIT", ".Git", "git~1", "GIT~1", ".git.", ".git ", ".git. .",
-                     ".g\u{200C}it", "\u{FEFF}.git", "a/b"] {
+        for name in [
+            "", ".", "..", ".git", ".GIT", ".Git", "git~1", "GIT~1", ".git.", ".git ", ".git. .",
+            ".g\u{200C}it", "\u{FEFF}.git", "a/b",
+        ] {
             #expect(ArrivalValidator.nameProblem(name) != nil, "\(name.debugDescription)")
         }
         for name in ["git", ".gitignore", ".github", "x.git", "..a", "a..", "…", "git~2"] {

@@ -1,7 +1,8 @@
-@testable import DocverKit
 import DocverTestSupport
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// `AtomicFile`: a replaced file holds the old contents or the new ones, and nothing is left behind.
 ///
@@ -124,9 +125,10 @@ import Testing
     @Test(arguments: ways) func aCreationSetsTheExecutableModeAndFailsCleanlyInAMissingFolder(unnamed: Bool) throws {
         let folder = try Folder()
         let staging = try #require(StagingFolder(folder.path("staging"), sameFileSystemAs: folder.url.path))
-        #expect(try AtomicFile.create(at: folder.path("tool"), executable: true, staging: staging, allowingUnnamed: unnamed) { append in
-            try Data("#!/bin/sh\n".utf8).withUnsafeBytes { try append($0) }
-        })
+        #expect(
+            try AtomicFile.create(at: folder.path("tool"), executable: true, staging: staging, allowingUnnamed: unnamed) { append in
+                try Data("#!/bin/sh\n".utf8).withUnsafeBytes { try append($0) }
+            })
         #expect(try folder.mode("tool") & 0o111 == 0o111)
         #expect(throws: SystemError.self) {
             try AtomicFile.create(at: folder.path("missing/f"), staging: staging, allowingUnnamed: unnamed) { append in
@@ -156,7 +158,7 @@ import Testing
         try AtomicFile.remove(folder.path("pkg"), staging: staging)
         #expect(folder.names == ["staging"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("staging")).isEmpty)
-        try AtomicFile.remove(folder.path("pkg"), staging: staging) // nothing there: nothing to do
+        try AtomicFile.remove(folder.path("pkg"), staging: staging)  // nothing there: nothing to do
 
         // What a kill between the rename and the deletion leaves.
         let left = staging.temporaryPath()

@@ -1,6 +1,7 @@
-@testable import DocverKit
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// git's estimate of the loose objects (`too_many_loose_objects`) and its config integers.
 @Suite struct AutoPackThresholdTests {

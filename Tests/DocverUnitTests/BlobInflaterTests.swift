@@ -1,7 +1,8 @@
-@testable import DocverKit
 import DocverTestSupport
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// Issue 29: big blobs are read a piece at a time from their loose file or their pack, and
 /// give the bytes libgit2 gives; what cannot be read so (a delta) is left to libgit2, and a
@@ -10,7 +11,9 @@ import Testing
     /// Random blobs: empty, small, across the 1 MiB piece boundary, compressible or not.
     private static func blobs(seed: UInt64) -> [Data] {
         var random = SeededRandom(seed: seed)
-        let sizes = [0, 1, 100, BlobInflater.pieceSize - 1, BlobInflater.pieceSize + 1, 3 * BlobInflater.pieceSize + Int.random(in: 0...999, using: &random)]
+        let sizes = [
+            0, 1, 100, BlobInflater.pieceSize - 1, BlobInflater.pieceSize + 1, 3 * BlobInflater.pieceSize + Int.random(in: 0...999, using: &random),
+        ]
         return sizes.map { size in
             let repetitive = Bool.random(using: &random)
             return Data((0..<size).map { index in repetitive ? UInt8(truncatingIfNeeded: index / 7) : UInt8.random(in: 0...255, using: &random) })

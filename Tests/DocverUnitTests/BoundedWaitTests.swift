@@ -1,6 +1,7 @@
-@testable import DocverKit
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// The bounded wait around calls without a time-out of their own (the name lookup).
 @Suite struct BoundedWaitTests {

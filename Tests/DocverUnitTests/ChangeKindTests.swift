@@ -1,5 +1,6 @@
-@testable import DocverKit
 import Testing
+
+@testable import DocverKit
 
 /// The one rule for added, modified and deleted.
 @Suite struct ChangeKindTests {

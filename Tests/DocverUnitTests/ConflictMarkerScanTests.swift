@@ -1,13 +1,16 @@
-@testable import DocverKit
 import DocverTestSupport
 import Foundation
 import Testing
 
+@testable import DocverKit
+
 /// Issue 29: the sync report searches a big document for conflict markers a piece at a time.
 /// The answer must be the whole-file search's, wherever the pieces break the lines.
 @Suite struct ConflictMarkerScanTests {
-    private static let lines = ["text", "<<<<<<< ours", "<<<<<<<", "<<<<<<<<", "<<<<<<<x", ">>>>>>> theirs", ">>>>>>>",
-                                ">>>>>>>\r", ">>>>>>>>", "=======", "||||||| base", " <<<<<<< indented", ""]
+    private static let lines = [
+        "text", "<<<<<<< ours", "<<<<<<<", "<<<<<<<<", "<<<<<<<x", ">>>>>>> theirs", ">>>>>>>",
+        ">>>>>>>\r", ">>>>>>>>", "=======", "||||||| base", " <<<<<<< indented", "",
+    ]
 
     @Test(arguments: Array(1...300) as [UInt64])
     func thePieceByPieceSearchAgreesWithTheWholeFileSearch(seed: UInt64) throws {

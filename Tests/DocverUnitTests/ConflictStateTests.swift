@@ -1,7 +1,8 @@
-@testable import DocverKit
 import DocverTestSupport
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// The conflict state as three grow-only sets (docs/FORMAT.md, "The unresolved set"): any two
 /// devices holding the same commits must agree, whatever order the commits arrived in.
@@ -30,7 +31,9 @@ import Testing
                 // a plain commit neither.
                 let kind = Int.random(in: 0..<5, using: &random)
                 let isIntegration = kind < 2, isDevice = kind >= 2 && kind < 4
-                var trailers: Trailers = isIntegration ? [(Trailer.integration, "1")]
+                var trailers: Trailers =
+                    isIntegration
+                    ? [(Trailer.integration, "1")]
                     : isDevice ? [(Trailer.device, "dev\(Int.random(in: 0...2, using: &random))")] : []
                 func ignore(_ trailer: (key: String, value: String)) { ignored.insert("\(trailer.key): \(trailer.value)") }
                 for _ in 0..<Int.random(in: 0...5, using: &random) {
@@ -124,9 +127,12 @@ import Testing
         #expect(Self.merged(a, a) == a, "idempotent, seed \(seed)")
         #expect(Self.merged(a, ConflictState()) == a, "the empty state is neutral, seed \(seed)")
         #expect(Self.merged(a, b) == Self.absorbing(subsets[0] + subsets[1]), "union of commits, seed \(seed)")
-        #expect(Self.merged(Self.merged(a, b), c) == Self.absorbing(world.commits.filter { commit in
-            subsets.contains { subset in subset.contains { Self.sameTrailers($0, commit) } }
-        }), "union of three, seed \(seed)")
+        #expect(
+            Self.merged(Self.merged(a, b), c)
+                == Self.absorbing(
+                    world.commits.filter { commit in
+                        subsets.contains { subset in subset.contains { Self.sameTrailers($0, commit) } }
+                    }), "union of three, seed \(seed)")
     }
 
     static func sameTrailers(_ a: Trailers, _ b: Trailers) -> Bool {
@@ -205,8 +211,11 @@ import Testing
 
     @Test func resolutionIsKeyedByPathAndVersion() {
         var state = ConflictState()
-        state.absorb(Self.integration([ConflictRecord(path: "a.txt", version: Self.v1, base: nil).trailer,
-                      ConflictRecord(path: "b.txt", version: Self.v1, base: nil).trailer]))
+        state.absorb(
+            Self.integration([
+                ConflictRecord(path: "a.txt", version: Self.v1, base: nil).trailer,
+                ConflictRecord(path: "b.txt", version: Self.v1, base: nil).trailer,
+            ]))
         state.absorb(Self.decision([VersionRecord(path: "a.txt", version: Self.v1).trailer(Trailer.resolved)]))
         #expect(state.unresolvedByDocument() == [DocumentPath(trusted: "b.txt"): [ConflictRecord(path: "b.txt", version: Self.v1, base: nil)]])
         #expect(state.resolvedByDocument() == [DocumentPath(trusted: "a.txt"): [ConflictRecord(path: "a.txt", version: Self.v1, base: nil)]])
@@ -214,9 +223,12 @@ import Testing
 
     @Test func oneResolutionCoversRecordsOfTheSameVersionWithDifferentBases() {
         var state = ConflictState()
-        state.absorb(Self.integration([ConflictRecord(path: "a.txt", version: Self.v1, base: nil).trailer,
-                      ConflictRecord(path: "a.txt", version: Self.v1, base: Self.base).trailer,
-                      ConflictRecord(path: "a.txt", version: Self.v2, base: Self.base).trailer]))
+        state.absorb(
+            Self.integration([
+                ConflictRecord(path: "a.txt", version: Self.v1, base: nil).trailer,
+                ConflictRecord(path: "a.txt", version: Self.v1, base: Self.base).trailer,
+                ConflictRecord(path: "a.txt", version: Self.v2, base: Self.base).trailer,
+            ]))
         #expect(state.unresolvedByDocument()[DocumentPath(trusted: "a.txt")]?.count == 3)
         state.absorb(Self.decision([VersionRecord(path: "a.txt", version: Self.v1).trailer(Trailer.resolved)]))
         #expect(state.unresolvedByDocument()[DocumentPath(trusted: "a.txt")] == [ConflictRecord(path: "a.txt", version: Self.v2, base: Self.base)])
@@ -255,10 +267,13 @@ import Testing
 
     @Test func cacheEncodingHasTheDocumentedShapeAndRoundTrips() throws {
         var state = ConflictState(head: Self.v2)
-        state.absorb(Self.integration([ConflictRecord(path: "a b.txt", version: Self.v1, base: Self.base).trailer,
-                      ConflictRecord(path: "c.txt", version: Self.v2, base: nil).trailer,
-                      VersionRecord(path: "a b.txt", version: Self.v1).trailer(Trailer.resolved),
-                      VersionRecord(path: "c.txt", version: Self.v2).trailer(Trailer.removed)]))
+        state.absorb(
+            Self.integration([
+                ConflictRecord(path: "a b.txt", version: Self.v1, base: Self.base).trailer,
+                ConflictRecord(path: "c.txt", version: Self.v2, base: nil).trailer,
+                VersionRecord(path: "a b.txt", version: Self.v1).trailer(Trailer.resolved),
+                VersionRecord(path: "c.txt", version: Self.v2).trailer(Trailer.removed),
+            ]))
         let data = try JSONEncoder().encode(state)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(Set(object.keys) == ["format", "head", "conflicts", "resolved", "removed", "ignored", "setAside"])
@@ -267,7 +282,8 @@ import Testing
         #expect(conflicts.allSatisfy { Set($0.keys).isSubset(of: ["path", "version", "base"]) && $0["path"] != nil })
         #expect(try JSONDecoder().decode(ConflictState.self, from: data) == state)
         // A cache written with an explicit null base reads the same.
-        let written = #"{"format":3,"head":null,"conflicts":[{"path":"x","version":"v","base":null}],"resolved":[],"removed":[],"ignored":[],"setAside":[]}"#
+        let written =
+            #"{"format":3,"head":null,"conflicts":[{"path":"x","version":"v","base":null}],"resolved":[],"removed":[],"ignored":[],"setAside":[]}"#
         let decoded = try JSONDecoder().decode(ConflictState.self, from: Data(written.utf8))
         #expect(decoded.conflicts == [ConflictRecord(path: "x", version: "v", base: nil)])
         #expect(decoded.ignored.isEmpty)

@@ -1,7 +1,8 @@
-@testable import DocverKit
 import DocverTestSupport
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// A commit's decision, read once from its trailers (docs/MODEL.md R8-R10, R26): which
 /// records count, which are ignored, and what it says about each document.
@@ -20,7 +21,9 @@ import Testing
             var trailers: [(key: String, value: String)] = []
             if Bool.random(using: &random) { trailers.append((Trailer.device, "alice")) }
             if Int.random(in: 0..<4, using: &random) == 0 { trailers.append((Trailer.plainCommit, "true")) }
-            if Int.random(in: 0..<3, using: &random) == 0 { trailers.append((Trailer.strategy, ["merge", "latest-date"].randomElement(using: &random)!)) }
+            if Int.random(in: 0..<3, using: &random) == 0 {
+                trailers.append((Trailer.strategy, ["merge", "latest-date"].randomElement(using: &random)!))
+            }
             for _ in 0..<Int.random(in: 0...5, using: &random) {
                 let key = (decisionKeys + [Trailer.conflict, Trailer.restored]).randomElement(using: &random)!
                 let path = paths.randomElement(using: &random)!

@@ -1,6 +1,7 @@
-@testable import DocverKit
 import DocverTestSupport
 import Testing
+
+@testable import DocverKit
 
 /// The default device id: valid for any host name, deterministic, and different for
 /// different container paths.
@@ -19,7 +20,7 @@ import Testing
             #expect(device.id == id)
             #expect((try? Device(id: device.id, name: device.name)) != nil)
         }
-        #expect(Device.defaultID(hostName: "Alice's Laptop.local", containerPath: "/a") .hasPrefix("alice-s-laptop-local-"))
+        #expect(Device.defaultID(hostName: "Alice's Laptop.local", containerPath: "/a").hasPrefix("alice-s-laptop-local-"))
         #expect(Device.defaultID(hostName: "", containerPath: "/a").hasPrefix("device-"))
         // Different paths on one host: different ids (the hash of 1,000 paths has no collision).
         let ids = Set((0..<1_000).map { Device.defaultID(hostName: "host", containerPath: "/home/u/notes-\($0)") })

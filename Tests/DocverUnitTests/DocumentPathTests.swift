@@ -1,6 +1,7 @@
-@testable import DocverKit
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// Document names (docs/FORMAT.md, "Documents"): validation, normalisation, types and packages.
 @Suite struct DocumentPathTests {
@@ -17,10 +18,12 @@ import Testing
 
     // MARK: Normalisation
 
-    @Test(arguments: [("a", "a"), ("a/b", "a/b"), ("a//b", "a/b"), ("./a/./b/", "a/b"), ("a/", "a"), ("a/b//", "a/b"),
-                      ("./x", "x"), ("a/./.", "a"), ("trip notes.txt", "trip notes.txt"), ("été/😀.md", "été/😀.md"),
-                      ("a/.docver", "a/.docver"), (".gitattributes", ".gitattributes"), ("x.git", "x.git"), (".git2/a", ".git2/a"),
-                      ("...", "..."), (".../a", ".../a"), ("a..b", "a..b")])
+    @Test(arguments: [
+        ("a", "a"), ("a/b", "a/b"), ("a//b", "a/b"), ("./a/./b/", "a/b"), ("a/", "a"), ("a/b//", "a/b"),
+        ("./x", "x"), ("a/./.", "a"), ("trip notes.txt", "trip notes.txt"), ("été/😀.md", "été/😀.md"),
+        ("a/.docver", "a/.docver"), (".gitattributes", ".gitattributes"), ("x.git", "x.git"), (".git2/a", ".git2/a"),
+        ("...", "..."), (".../a", ".../a"), ("a..b", "a..b"),
+    ])
     func namesAreNormalised(name: String, path: String) throws {
         #expect(try DocumentPath(name).path == path)
     }
@@ -91,10 +94,10 @@ import Testing
     /// Two spellings of one name compare, hash and sort as their bytes.
     @Test func twoUnicodeSpellingsAreTwoNamesOrderedByBytes() throws {
         let nfc = try DocumentPath("caf\u{E9}.txt"), nfd = try DocumentPath("cafe\u{301}.txt")
-        #expect(nfc.path == nfd.path) // Swift's String equality
+        #expect(nfc.path == nfd.path)  // Swift's String equality
         #expect(nfc != nfd)
         #expect(Set([nfc, nfd]).count == 2)
-        #expect(nfd < nfc) // "e" (0x65) before 0xC3
+        #expect(nfd < nfc)  // "e" (0x65) before 0xC3
         #expect(ByteString(nfc.path) != ByteString(nfd.path))
         #expect(Set([ByteString(nfc.path), ByteString(nfd.path)]).count == 2)
         #expect(VersionRecord(path: nfc.path, version: "v") != VersionRecord(path: nfd.path, version: "v"))
@@ -109,8 +112,10 @@ import Testing
 
     // MARK: Types and packages
 
-    @Test(arguments: [("a.txt", "txt"), ("A.TXT", "txt"), ("archive.tar.gz", "gz"), ("trip.ImageNotes", "imagenotes"),
-                      (".gitattributes", nil), ("name.", nil), ("README", nil), ("..x", "x"), (".a.b", "b"), ("a.", nil)])
+    @Test(arguments: [
+        ("a.txt", "txt"), ("A.TXT", "txt"), ("archive.tar.gz", "gz"), ("trip.ImageNotes", "imagenotes"),
+        (".gitattributes", nil), ("name.", nil), ("README", nil), ("..x", "x"), (".a.b", "b"), ("a.", nil),
+    ])
     func theExtensionIsAfterTheLastInnerDot(name: String, ext: String?) {
         #expect(DocumentPath.fileExtension(of: name) == ext)
         #expect(DocumentPath.isPackageName(name) == (ext != nil))
@@ -126,9 +131,11 @@ import Testing
         #expect(try DocumentPath(".profile").displayName == ".profile")
     }
 
-    @Test(arguments: [("a/b.pkg/c/d.txt", "a/b.pkg"), ("x.pkg/y.pkg/z", "x.pkg"), ("a/b/c.txt", "a/b/c.txt"),
-                      ("c.txt", "c.txt"), ("a.b/c", "a.b"), ("dir/.hidden/f", "dir/.hidden/f"), ("p.pkg/", "p.pkg/"),
-                      ("folder/file.txt", "folder/file.txt")])
+    @Test(arguments: [
+        ("a/b.pkg/c/d.txt", "a/b.pkg"), ("x.pkg/y.pkg/z", "x.pkg"), ("a/b/c.txt", "a/b/c.txt"),
+        ("c.txt", "c.txt"), ("a.b/c", "a.b"), ("dir/.hidden/f", "dir/.hidden/f"), ("p.pkg/", "p.pkg/"),
+        ("folder/file.txt", "folder/file.txt"),
+    ])
     func theDocumentOfAFileIsItsOutermostPackage(file: String, document: String) {
         #expect(DocumentPath.document(containingFile: file).path == document)
     }

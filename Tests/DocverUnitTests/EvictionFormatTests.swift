@@ -1,6 +1,7 @@
-@testable import DocverKit
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// The on-disk pieces of eviction (docs/FORMAT.md): the `evicted` list, the placeholder's
 /// name, the `downloading` progress file, and reading a pack index.
@@ -45,8 +46,9 @@ import Testing
     @Test func aPackIndexListsItsObjects() throws {
         let repository = try TempRepository()
         let ids = try (0..<5).map { try repository.blob("object \($0)\n") }
-        let pack = try Subprocess.run(["git", "pack-objects", "-q", repository.url.path + "/.git/objects/pack/pack"],
-                                      input: Data(ids.map { $0.hex + "\n" }.joined().utf8), directory: repository.url)
+        let pack = try Subprocess.run(
+            ["git", "pack-objects", "-q", repository.url.path + "/.git/objects/pack/pack"],
+            input: Data(ids.map { $0.hex + "\n" }.joined().utf8), directory: repository.url)
         let name = String(decoding: pack.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         let listed = try #require(Repository.packedObjects(indexAt: repository.url.path + "/.git/objects/pack/pack-\(name).idx"))
         #expect(Set(listed) == Set(ids))

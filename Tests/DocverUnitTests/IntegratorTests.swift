@@ -1,6 +1,7 @@
-@testable import DocverKit
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// Integration commits (docs/FORMAT.md, "Integration"): which heads take part, and that the
 /// commit is a pure function of the heads, so every device writes the same one.
@@ -80,20 +81,24 @@ import Testing
             #expect(identity.time == testDate(700), "the newest committer date among the parents (bob's)")
         }
         // alice has the latest author date: bob and carol lose, against the merge base.
-        #expect(try scratch.files(at: commit.id) == ["shared.txt": "alice", "a.txt": "a2", "dir/x.txt": "x2",
-                                                    "keep/k.txt": "k", "new.txt": "n"])
+        #expect(
+            try scratch.files(at: commit.id) == [
+                "shared.txt": "alice", "a.txt": "a2", "dir/x.txt": "x2",
+                "keep/k.txt": "k", "new.txt": "n",
+            ])
         let losers = [forked.bob.hex, forked.carol.hex].sorted()
         #expect(result.conflicts == losers.map { ConflictRecord(path: "shared.txt", version: $0, base: forked.base.hex) })
         let lines = losers.map { "conflict: shared.txt (version \($0.prefix(12)) kept as a conflict version)" }
-        #expect(commit.message == """
-        Integrate saves from 3 heads
+        #expect(
+            commit.message == """
+                Integrate saves from 3 heads
 
-        \(lines.joined(separator: "\n"))
+                \(lines.joined(separator: "\n"))
 
-        Docver-Integration: 1
-        \(losers.map { "Docver-Conflict: \($0) \(forked.base.hex) shared.txt" }.joined(separator: "\n"))
+                Docver-Integration: 1
+                \(losers.map { "Docver-Conflict: \($0) \(forked.base.hex) shared.txt" }.joined(separator: "\n"))
 
-        """)
+                """)
         #expect(commit.conflictRecords == result.conflicts)
         #expect(commit.device == CommitIdentity.integrationDevice)
     }
@@ -204,8 +209,11 @@ import Testing
         let result = try Integrator(repository: scratch.repository).integrate([alice, bob, carol], into: nil)
         // The edit stays where it was, against bob's deletion; the two new.txt meet as usual.
         #expect(try scratch.files(at: #require(result.head)) == ["old.txt": text + "alice's last line\n", "new.txt": "carol's own new.txt\n"])
-        #expect(result.conflicts == [ConflictRecord(path: "new.txt", version: bob.hex, base: nil),
-                                     ConflictRecord(path: "old.txt", version: bob.hex, base: base.hex)])
+        #expect(
+            result.conflicts == [
+                ConflictRecord(path: "new.txt", version: bob.hex, base: nil),
+                ConflictRecord(path: "old.txt", version: bob.hex, base: base.hex),
+            ])
     }
 
     @Test

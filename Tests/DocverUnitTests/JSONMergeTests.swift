@@ -1,6 +1,7 @@
-@testable import DocverKit
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// The structural JSON merge (docs/RESOLVING.md, "JSON"): objects merge key by key; any other
 /// value changed to different values on both sides is a conflict reported by its JSON path.
@@ -29,15 +30,17 @@ import Testing
     // MARK: Clean merges
 
     @Test func disjointKeyChangesBothLand() throws {
-        let merged = try Self.mergedValue(base: #"{"a": 1, "b": 2, "c": 3}"#, ours: #"{"a": 10, "b": 2, "c": 3}"#,
-                                          theirs: #"{"a": 1, "b": 20, "c": 3}"#)
+        let merged = try Self.mergedValue(
+            base: #"{"a": 1, "b": 2, "c": 3}"#, ours: #"{"a": 10, "b": 2, "c": 3}"#,
+            theirs: #"{"a": 1, "b": 20, "c": 3}"#)
         #expect(merged == (try Self.value(#"{"a": 10, "b": 20, "c": 3}"#)))
     }
 
     @Test func nestedObjectsMergeKeyByKey() throws {
-        let merged = try Self.mergedValue(base: #"{"o": {"x": 1, "y": 1, "deep": {"p": 0, "q": 0}}}"#,
-                                          ours: #"{"o": {"x": 2, "y": 1, "deep": {"p": 5, "q": 0}}}"#,
-                                          theirs: #"{"o": {"x": 1, "y": 3, "deep": {"p": 0, "q": 7}}}"#)
+        let merged = try Self.mergedValue(
+            base: #"{"o": {"x": 1, "y": 1, "deep": {"p": 0, "q": 0}}}"#,
+            ours: #"{"o": {"x": 2, "y": 1, "deep": {"p": 5, "q": 0}}}"#,
+            theirs: #"{"o": {"x": 1, "y": 3, "deep": {"p": 0, "q": 7}}}"#)
         #expect(merged == (try Self.value(#"{"o": {"x": 2, "y": 3, "deep": {"p": 5, "q": 7}}}"#)))
     }
 
@@ -77,8 +80,9 @@ import Testing
 
     @Test func everyConflictIsReportedInDocumentOrder() {
         #expect(throws: Self.conflict("$.z.y", "$.a")) {
-            try Self.merge(base: #"{"z": {"y": "0"}, "a": 0, "m": 0}"#, ours: #"{"z": {"y": "1"}, "a": 1, "m": 0}"#,
-                           theirs: #"{"z": {"y": "2"}, "a": 2, "m": 5}"#)
+            try Self.merge(
+                base: #"{"z": {"y": "0"}, "a": 0, "m": 0}"#, ours: #"{"z": {"y": "1"}, "a": 1, "m": 0}"#,
+                theirs: #"{"z": {"y": "2"}, "a": 2, "m": 5}"#)
         }
     }
 
@@ -134,7 +138,8 @@ import Testing
         let base = #"{"title": "Trip", "days": 3, "tags": ["sea"]}"#
         let alice = #"{"title": "Trip to the coast", "days": 3, "tags": ["sea"]}"#
         let bob = #"{"title": "Trip", "days": 4, "tags": ["sea"], "budget": 300}"#
-        #expect(try Self.merge(base: base, ours: alice, theirs: bob)
+        #expect(
+            try Self.merge(base: base, ours: alice, theirs: bob)
                 == #"{"title": "Trip to the coast", "days": 4, "tags": ["sea"], "budget": 300}"#)
     }
 
@@ -147,8 +152,9 @@ import Testing
 
     @Test
     func integerBeyondInt64SurvivesUnchanged() throws {
-        let text = try Self.merge(base: #"{"big": 12345678901234567890, "a": 1}"#, ours: #"{"big": 12345678901234567890, "a": 2}"#,
-                                  theirs: #"{"big": 12345678901234567890, "a": 1}"#)
+        let text = try Self.merge(
+            base: #"{"big": 12345678901234567890, "a": 1}"#, ours: #"{"big": 12345678901234567890, "a": 2}"#,
+            theirs: #"{"big": 12345678901234567890, "a": 1}"#)
         #expect(text.contains("12345678901234567890"), "\(text)")
     }
 
@@ -167,8 +173,9 @@ import Testing
     @Test
     func keyOrderAndLayoutOfUntouchedMembersArePreserved() throws {
         let base = #"{"zeta": {"k": [1,2]}, "alpha": "x", "mid": 0}"#
-        let text = try Self.merge(base: base, ours: #"{"zeta": {"k": [1,2]}, "alpha": "y", "mid": 0}"#,
-                                  theirs: #"{"zeta": {"k": [1,2]}, "alpha": "x", "mid": 1}"#)
+        let text = try Self.merge(
+            base: base, ours: #"{"zeta": {"k": [1,2]}, "alpha": "y", "mid": 0}"#,
+            theirs: #"{"zeta": {"k": [1,2]}, "alpha": "x", "mid": 1}"#)
         #expect(text.contains(#"{"k": [1,2]}"#), "\(text)")
         let zeta = try #require(text.range(of: "zeta")), alpha = try #require(text.range(of: "alpha"))
         #expect(zeta.lowerBound < alpha.lowerBound, "\(text)")

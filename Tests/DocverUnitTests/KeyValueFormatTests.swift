@@ -1,7 +1,8 @@
-@testable import DocverKit
 import DocverTestSupport
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// The key-value store's files (docs/FORMAT.md, "The key-value store"): file names, the
 /// canonical JSON form, and reading values from ordinary JSON.
@@ -15,8 +16,10 @@ import Testing
             return .int([Int64.min, Int64.max, 0, -1, Int64.random(in: Int64.min...Int64.max, using: &random)].randomElement(using: &random)!)
         case 3:
             let special: [Double] = [0, -0.0, 1, 0.1, 1e-300, .greatestFiniteMagnitude, .leastNonzeroMagnitude, -2.5, 1e20, 123456789.125]
-            return .double(Bool.random(using: &random) ? special.randomElement(using: &random)!
-                : Double(bitPattern: UInt64.random(in: 0...0x7FEF_FFFF_FFFF_FFFF, using: &random)) * (Bool.random(using: &random) ? 1 : -1))
+            return .double(
+                Bool.random(using: &random)
+                    ? special.randomElement(using: &random)!
+                    : Double(bitPattern: UInt64.random(in: 0...0x7FEF_FFFF_FFFF_FFFF, using: &random)) * (Bool.random(using: &random) ? 1 : -1))
         case 4: return .bool(Bool.random(using: &random))
         case 5: return .array((0..<Int.random(in: 0...4, using: &random)).map { _ in value(&random, depth: depth - 1) })
         default:
@@ -48,11 +51,14 @@ import Testing
     }
 
     @Test func theCanonicalFormIsTheDocumentedOne() {
-        #expect(String(decoding: KeyValueFiles.contents(key: "bg", value: .int(65280)), as: UTF8.self)
+        #expect(
+            String(decoding: KeyValueFiles.contents(key: "bg", value: .int(65280)), as: UTF8.self)
                 == "{\n  \"key\": \"bg\",\n  \"type\": \"int\",\n  \"value\": 65280\n}\n")
         let nested = PropertyListValue.dictionary(["b": .data(Data([0, 1])), "a": .array([.double(1), .string("x\n")])])
-        #expect(String(decoding: KeyValueFiles.contents(key: "k", value: nested), as: UTF8.self)
-                == "{\n  \"key\": \"k\",\n  \"type\": \"dictionary\",\n  \"value\": {\"a\":{\"array\":[{\"double\":1.0},{\"string\":\"x\\n\"}]},\"b\":{\"data\":\"AAE=\"}}\n}\n")
+        #expect(
+            String(decoding: KeyValueFiles.contents(key: "k", value: nested), as: UTF8.self)
+                == "{\n  \"key\": \"k\",\n  \"type\": \"dictionary\",\n  \"value\": {\"a\":{\"array\":[{\"double\":1.0},{\"string\":\"x\\n\"}]},\"b\":{\"data\":\"AAE=\"}}\n}\n"
+        )
     }
 
     @Test func fileNamesAreSafeAndOnePerKey() {
@@ -77,13 +83,13 @@ import Testing
 
     @Test(arguments: [
         "", "{}", "[]", "not json",
-        "{\"key\":\"k\",\"type\":\"int\"}",                                   // no value
-        "{\"key\":\"k\",\"type\":\"int\",\"value\":1.5}",                     // a double as an int
-        "{\"key\":\"k\",\"type\":\"int\",\"value\":9223372036854775808}",     // past Int64
+        "{\"key\":\"k\",\"type\":\"int\"}",  // no value
+        "{\"key\":\"k\",\"type\":\"int\",\"value\":1.5}",  // a double as an int
+        "{\"key\":\"k\",\"type\":\"int\",\"value\":9223372036854775808}",  // past Int64
         "{\"key\":\"k\",\"type\":\"bool\",\"value\":1}",
         "{\"key\":\"k\",\"type\":\"data\",\"value\":\"***\"}",
-        "{\"key\":\"k\",\"type\":\"date\",\"value\":1}",                      // an unknown type
-        "{\"key\":\"k\",\"type\":\"array\",\"value\":[1]}",                   // an untagged element
+        "{\"key\":\"k\",\"type\":\"date\",\"value\":1}",  // an unknown type
+        "{\"key\":\"k\",\"type\":\"array\",\"value\":[1]}",  // an untagged element
         "{\"key\":\"k\",\"type\":\"array\",\"value\":[{\"int\":1,\"bool\":true}]}",
         "{\"key\":\"k\",\"type\":\"int\",\"value\":1,\"extra\":2}",
         "{\"key\":\"k\",\"key\":\"k\",\"type\":\"int\"}",
@@ -93,15 +99,22 @@ import Testing
     }
 
     @Test func ordinaryJSONBecomesPropertyListValues() throws {
-        let value = try PropertyListValue(jsonText: #"{"n": 1, "d": 1.0, "e": 2e3, "s": "\u00e9\ud83d\ude00", "b": [true, false], "big": 9223372036854775807}"#)
-        #expect(value == .dictionary(["n": .int(1), "d": .double(1), "e": .double(2000), "s": .string("é😀"),
-                                      "b": .array([.bool(true), .bool(false)]), "big": .int(Int64.max)]))
-        #expect(try PropertyListValue(jsonText: "9223372036854775808") == .double(9223372036854775808))
+        let value = try PropertyListValue(
+            jsonText: #"{"n": 1, "d": 1.0, "e": 2e3, "s": "\u00e9\ud83d\ude00", "b": [true, false], "big": 9223372036854775807}"#)
+        #expect(
+            value
+                == .dictionary([
+                    "n": .int(1), "d": .double(1), "e": .double(2000), "s": .string("é😀"),
+                    "b": .array([.bool(true), .bool(false)]), "big": .int(Int64.max),
+                ]))
+        #expect(try PropertyListValue(jsonText: "9223372036854775808") == .double(9_223_372_036_854_775_808))
         #expect(try PropertyListValue(jsonText: " \"x\" ") == .string("x"))
     }
 
-    @Test(arguments: ["null", "[1, null]", "{\"a\": null}", "{", "[1,]", "01", "1.", "\"\\ud800\"", "{\"a\":1,\"a\":2}",
-                      "\"a\u{01}\"", "1 2", String(repeating: "[", count: 600) + String(repeating: "]", count: 600), "1e999"])
+    @Test(arguments: [
+        "null", "[1, null]", "{\"a\": null}", "{", "[1,]", "01", "1.", "\"\\ud800\"", "{\"a\":1,\"a\":2}",
+        "\"a\u{01}\"", "1 2", String(repeating: "[", count: 600) + String(repeating: "]", count: 600), "1e999",
+    ])
     func badJSONIsAnInvalidValue(text: String) {
         #expect(throws: DocverError.self) { try PropertyListValue(jsonText: text) }
     }
@@ -126,7 +139,7 @@ import Testing
     @Test func keysAreOneToSixtyFourBytesWithoutControlCharacters() throws {
         try KeyValueQuota.validate(key: "bg")
         try KeyValueQuota.validate(key: String(repeating: "k", count: 64))
-        try KeyValueQuota.validate(key: String(repeating: "😀", count: 16)) // 64 bytes
+        try KeyValueQuota.validate(key: String(repeating: "😀", count: 16))  // 64 bytes
         for bad in ["", String(repeating: "k", count: 65), String(repeating: "😀", count: 16) + "k", "a\nb", "\u{7F}", "\u{85}"] {
             #expect(throws: DocverError.self, "\(bad.debugDescription)") { try KeyValueQuota.validate(key: bad) }
         }

@@ -1,6 +1,7 @@
-@testable import DocverKit
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// The integrator and the key-value store's reserved folder: each key's file is decided by the
 /// current-version rule like a flat document, but its losers are not conflict records.
@@ -13,8 +14,9 @@ import Testing
         }
         let base = try scratch.commit(["notes.txt": "base", bg: value("bg", 0)], at: 0)
         let alice = try scratch.commit(on: base, changing: ["notes.txt": "alice", bg: value("bg", 1)], device: "alice", at: 300)
-        let bob = try scratch.commit(on: base, changing: ["notes.txt": "bob", bg: value("bg", 2), fg: value("fg", 5)],
-                                     device: "bob", at: 200)
+        let bob = try scratch.commit(
+            on: base, changing: ["notes.txt": "bob", bg: value("bg", 2), fg: value("fg", 5)],
+            device: "bob", at: 200)
         let carol = try scratch.commit(on: base, changing: [bg: nil], device: "carol", at: 400)
         var commits: Set<ObjectID> = []
         for order in IntegratorTests.permutations([alice, bob, carol]) {

@@ -1,28 +1,33 @@
-@testable import DocverKit
 import DocverTestSupport
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// The wire form of the answers the agent serves (`ls`, `conflicts`): what is decoded is
 /// exactly what was encoded, whatever the names and dates hold.
 @Suite struct ListingTextTests {
     static func version(_ seed: Int, document: String, deletion: Bool = false) -> DocumentVersion {
         let commit = ObjectID(hex: String(repeating: String(seed % 10), count: 40))!
-        return DocumentVersion(id: commit.hex, document: DocumentPath(trusted: document),
-                               device: Device(unchecked: "\u{301}dev-\(seed)", name: "Name %09 with\ttab, 100% \u{e9}t\u{e9}\n\(seed)"),
-                               modified: Date(timeIntervalSinceReferenceDate: 0.1 * Double(seed) + 1e-7),
-                               size: Int64(seed) * 1_000_003, kind: seed % 2 == 0 ? .flat : .package, isDeletion: deletion,
-                               commitID: commit, entryID: deletion ? nil : ObjectID(hex: String(repeating: "f", count: 40)))
+        return DocumentVersion(
+            id: commit.hex, document: DocumentPath(trusted: document),
+            device: Device(unchecked: "\u{301}dev-\(seed)", name: "Name %09 with\ttab, 100% \u{e9}t\u{e9}\n\(seed)"),
+            modified: Date(timeIntervalSinceReferenceDate: 0.1 * Double(seed) + 1e-7),
+            size: Int64(seed) * 1_000_003, kind: seed % 2 == 0 ? .flat : .package, isDeletion: deletion,
+            commitID: commit, entryID: deletion ? nil : ObjectID(hex: String(repeating: "f", count: 40)))
     }
 
-    static let names = ["a.txt", "notes/%20 odd\tname.md", "b%0A.txt", "%", "d\u{301}ej\u{e0}/vu.pages", "line\nbreak\rreturn", "\u{301}combining/\u{301}start.txt"]
+    static let names = [
+        "a.txt", "notes/%20 odd\tname.md", "b%0A.txt", "%", "d\u{301}ej\u{e0}/vu.pages", "line\nbreak\rreturn", "\u{301}combining/\u{301}start.txt",
+    ]
 
     @Test func documentsRoundTrip() throws {
         let items = Self.names.enumerated().map { index, name in
-            MetadataItem(document: DocumentPath(trusted: name), created: Date(timeIntervalSinceReferenceDate: -1e9 / Double(index + 3)),
-                         current: Self.version(index, document: name, deletion: index == 3),
-                         hasUnresolvedConflicts: index % 2 == 0,
-                         syncStatus: SyncStatus(isUploaded: index % 3 == 0, hasRemoteChanges: index % 3 == 1))
+            MetadataItem(
+                document: DocumentPath(trusted: name), created: Date(timeIntervalSinceReferenceDate: -1e9 / Double(index + 3)),
+                current: Self.version(index, document: name, deletion: index == 3),
+                hasUnresolvedConflicts: index % 2 == 0,
+                syncStatus: SyncStatus(isUploaded: index % 3 == 0, hasRemoteChanges: index % 3 == 1))
         }
         #expect(ListingText.decodeItems(ListingText.encode(items)) == items)
         #expect(ListingText.decodeItems(ListingText.encode([MetadataItem]())) == [])
@@ -35,10 +40,13 @@ import Testing
         for line in ListingText.lines(data) {
             let start = line.startIndex
             guard line.count == 15, let created = ListingText.date(line[start + 1]),
-                  let current = ListingText.version(line.dropFirst(5)) else { return nil }
-            items.append(MetadataItem(document: DocumentPath(trusted: ListingText.unescape(line[start])), created: created,
-                                      current: current, hasUnresolvedConflicts: line[start + 2] == "1",
-                                      syncStatus: SyncStatus(isUploaded: line[start + 3] == "1", hasRemoteChanges: line[start + 4] == "1")))
+                let current = ListingText.version(line.dropFirst(5))
+            else { return nil }
+            items.append(
+                MetadataItem(
+                    document: DocumentPath(trusted: ListingText.unescape(line[start])), created: created,
+                    current: current, hasUnresolvedConflicts: line[start + 2] == "1",
+                    syncStatus: SyncStatus(isUploaded: line[start + 3] == "1", hasRemoteChanges: line[start + 4] == "1")))
         }
         return items
     }
@@ -48,24 +56,28 @@ import Testing
     /// stray separators): the same items, or nil for both.
     @Test func readingBytesAgreesWithReadingFields() throws {
         var items = Self.names.enumerated().map { index, name in
-            MetadataItem(document: DocumentPath(trusted: name), created: Date(timeIntervalSinceReferenceDate: -1e9 / Double(index + 3)),
-                         current: Self.version(index, document: Self.names[(index + index % 2) % Self.names.count], deletion: index == 3),
-                         hasUnresolvedConflicts: index % 2 == 0,
-                         syncStatus: SyncStatus(isUploaded: index % 3 == 0, hasRemoteChanges: index % 3 == 1))
+            MetadataItem(
+                document: DocumentPath(trusted: name), created: Date(timeIntervalSinceReferenceDate: -1e9 / Double(index + 3)),
+                current: Self.version(index, document: Self.names[(index + index % 2) % Self.names.count], deletion: index == 3),
+                hasUnresolvedConflicts: index % 2 == 0,
+                syncStatus: SyncStatus(isUploaded: index % 3 == 0, hasRemoteChanges: index % 3 == 1))
         }
         items += items
         let encoded = [UInt8](ListingText.encode(items))
         #expect(ListingText.decodeItems(Data(encoded)) == Self.readFieldByField(Data(encoded)))
         var random = SeededRandom(seed: UInt64(ProcessInfo.processInfo.environment["DOCVER_UNIT_SEED"] ?? "") ?? 12)
-        let replacements: [[UInt8]] = [[0x09], [0x0A], [0x25], Array("A".utf8), Array("+".utf8), Array("-".utf8), Array("1".utf8),
-                                       Array("0".utf8), [0xFF], [0xC3], Array("%25".utf8), [], Array("ffffffffffffffffff".utf8)]
+        let replacements: [[UInt8]] = [
+            [0x09], [0x0A], [0x25], Array("A".utf8), Array("+".utf8), Array("-".utf8), Array("1".utf8),
+            Array("0".utf8), [0xFF], [0xC3], Array("%25".utf8), [], Array("ffffffffffffffffff".utf8),
+        ]
         var agreed = 0
         for _ in 0..<400 {
             var bytes = encoded
             for _ in 0..<Int.random(in: 1...3, using: &random) {
                 let at = Int.random(in: 0..<bytes.count, using: &random)
-                bytes.replaceSubrange(at..<min(bytes.count, at + Int.random(in: 0...2, using: &random)),
-                                      with: replacements.randomElement(using: &random)!)
+                bytes.replaceSubrange(
+                    at..<min(bytes.count, at + Int.random(in: 0...2, using: &random)),
+                    with: replacements.randomElement(using: &random)!)
             }
             let data = Data(bytes)
             let expected = Self.readFieldByField(data)
@@ -124,26 +136,32 @@ import Testing
         #expect(counts.map(\.conflicts) == conflicts.map(\.conflicts.count))
         #expect(ListingText.decodeConflictCounts(data, format: 5, head: head, trust: nil) == nil)
         #expect(ListingText.decodeConflictCounts(data, format: 4, head: head, trust: "key") == nil)
-        #expect(ListingText.decodeConflictCounts(ListingText.encodeListing(format: 5, head: head, trust: nil, conflicts: []),
-                                                 format: 5, head: head, trust: nil)?.isEmpty == true)
+        #expect(
+            ListingText.decodeConflictCounts(
+                ListingText.encodeListing(format: 5, head: head, trust: nil, conflicts: []),
+                format: 5, head: head, trust: nil)?.isEmpty == true)
         let text = String(decoding: data, as: UTF8.self)
         // A block short of its lines, a base where a version belongs, a block without its header.
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        for damaged in [lines.dropLast(3).joined(separator: "\n") + "\n", text.replacingOccurrences(of: "\nB\t", with: "\nV\t"),
-                        text.replacingOccurrences(of: "\nC\t", with: "\nX\t")] {
+        for damaged in [
+            lines.dropLast(3).joined(separator: "\n") + "\n", text.replacingOccurrences(of: "\nB\t", with: "\nV\t"),
+            text.replacingOccurrences(of: "\nC\t", with: "\nX\t"),
+        ] {
             #expect(ListingText.decodeConflictCounts(Data(damaged.utf8), format: 5, head: head, trust: "key") == nil)
         }
     }
 
     @Test func damagedAnswersAreRefusedNotMisread() throws {
-        let item = MetadataItem(document: DocumentPath(trusted: "a.txt"), created: Date(timeIntervalSinceReferenceDate: 5),
-                                current: Self.version(1, document: "a.txt"), hasUnresolvedConflicts: false,
-                                syncStatus: SyncStatus(isUploaded: true, hasRemoteChanges: false))
+        let item = MetadataItem(
+            document: DocumentPath(trusted: "a.txt"), created: Date(timeIntervalSinceReferenceDate: 5),
+            current: Self.version(1, document: "a.txt"), hasUnresolvedConflicts: false,
+            syncStatus: SyncStatus(isUploaded: true, hasRemoteChanges: false))
         let text = String(decoding: ListingText.encode([item]), as: UTF8.self)
         #expect(ListingText.decodeItems(Data(text.dropLast(30).utf8)) == nil)
         #expect(ListingText.decodeItems(Data(text.replacingOccurrences(of: "\t", with: " ").utf8)) == nil)
-        let conflict = Conflict(document: DocumentPath(trusted: "a.txt"), current: Self.version(1, document: "a.txt"),
-                                conflicts: [Self.version(2, document: "a.txt")], bases: [:])
+        let conflict = Conflict(
+            document: DocumentPath(trusted: "a.txt"), current: Self.version(1, document: "a.txt"),
+            conflicts: [Self.version(2, document: "a.txt")], bases: [:])
         let conflictText = String(decoding: ListingText.encode([conflict]), as: UTF8.self)
         let lines = conflictText.split(separator: "\n")
         #expect(ListingText.decodeConflicts(Data(lines.dropLast().joined(separator: "\n").utf8)) == nil)

@@ -1,6 +1,7 @@
-@testable import DocverKit
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// The endpoint docver bounds (connect probe, stall watchdog) must be the one libgit2 dials.
 @Suite struct NetworkEndpointTests {
@@ -21,8 +22,10 @@ import Testing
         #expect(NetworkEndpoint(url: url) == NetworkEndpoint(scheme: scheme, host: host, port: UInt16(port)))
     }
 
-    @Test(arguments: ["/srv/notes.git", "../notes.git", "file:///srv/notes.git", "./a:b", "notes", "ssh://:22/x",
-                      "https://example.org:0/x", "https://example.org:99999/x"])
+    @Test(arguments: [
+        "/srv/notes.git", "../notes.git", "file:///srv/notes.git", "./a:b", "notes", "ssh://:22/x",
+        "https://example.org:0/x", "https://example.org:99999/x",
+    ])
     func localPathsAndBrokenURLsHaveNone(_ url: String) {
         #expect(NetworkEndpoint(url: url) == nil)
     }
@@ -38,18 +41,18 @@ import Testing
 
     @Test func pemFilesYieldTheirCertificates() {
         let pem = """
-        junk before
-        -----BEGIN CERTIFICATE-----
-        AAEC
-        AwQ=
-        -----END CERTIFICATE-----
-        -----BEGIN PRIVATE KEY-----
-        BQY=
-        -----END PRIVATE KEY-----
-        -----BEGIN CERTIFICATE-----
-        Bwg=
-        -----END CERTIFICATE-----
-        """
+            junk before
+            -----BEGIN CERTIFICATE-----
+            AAEC
+            AwQ=
+            -----END CERTIFICATE-----
+            -----BEGIN PRIVATE KEY-----
+            BQY=
+            -----END PRIVATE KEY-----
+            -----BEGIN CERTIFICATE-----
+            Bwg=
+            -----END CERTIFICATE-----
+            """
         #expect(TransferSettings.certificates(inPEM: pem) == [Data([0, 1, 2, 3, 4]), Data([7, 8])])
     }
 }

@@ -1,5 +1,6 @@
-@testable import DocverKit
 import Testing
+
+@testable import DocverKit
 
 /// Object ids are read from listings, records and the command line before any repository is
 /// open; reading them must not need libgit2 (whose error state does not exist before its
@@ -13,9 +14,11 @@ import Testing
         #expect(lower.bytes.prefix(3) == [0x01, 0x23, 0x45])
     }
 
-    @Test(arguments: ["", "0123", "0123456789abcdef0123456789abcdef0123456", "0123456789abcdef0123456789abcdef012345678",
-                      "0123456789abcdef0123456789abcdef0123456g", "g123456789abcdef0123456789abcdef01234567",
-                      "0123456789abcdef0123456789abcdef0123456 ", "0123456789abcdef0123456789abcdéf012345"])
+    @Test(arguments: [
+        "", "0123", "0123456789abcdef0123456789abcdef0123456", "0123456789abcdef0123456789abcdef012345678",
+        "0123456789abcdef0123456789abcdef0123456g", "g123456789abcdef0123456789abcdef01234567",
+        "0123456789abcdef0123456789abcdef0123456 ", "0123456789abcdef0123456789abcdéf012345",
+    ])
     func anythingElseIsNot(_ text: String) {
         #expect(ObjectID(hex: text) == nil)
     }

@@ -1,6 +1,7 @@
-@testable import DocverKit
 import DocverTestSupport
 import Testing
+
+@testable import DocverKit
 
 @Suite struct PriorityHeapTests {
     /// Pushes and pops interleaved at random give what a sorted list of the pending elements

@@ -1,6 +1,7 @@
-@testable import DocverKit
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// docver serve's requests as read from a line, and the notifications computed from two
 /// states of a container (docs/PROTOCOL.md), without a server or a repository.
@@ -26,7 +27,7 @@ import Testing
         #expect(try read.params.bool("all"))
         #expect(try read.params.optionalString("version") == nil)
         #expect(try request(#"{"jsonrpc": "2.0", "id": "x", "method": "status"}"#).id == .string("x"))
-        #expect(try request(#"{"jsonrpc": "2.0", "method": "status"}"#).id == nil) // a notification
+        #expect(try request(#"{"jsonrpc": "2.0", "method": "status"}"#).id == nil)  // a notification
     }
 
     @Test func malformedLinesGetTheirJSONRPCCodes() {
@@ -43,9 +44,12 @@ import Testing
     }
 
     @Test func aWrongParamIsNamed() throws {
-        let read = try request(#"{"jsonrpc": "2.0", "id": 1, "method": "resolve", "params": {"document": 5, "strategy": "sideways", "versions": [1]}}"#)
-        for check in [{ _ = try read.params.string("document") }, { _ = try read.params.string("keep") },
-                      { _ = try read.params.choice("strategy", ["merge"]) }, { _ = try read.params.strings("versions") }] {
+        let read = try request(
+            #"{"jsonrpc": "2.0", "id": 1, "method": "resolve", "params": {"document": 5, "strategy": "sideways", "versions": [1]}}"#)
+        for check in [
+            { _ = try read.params.string("document") }, { _ = try read.params.string("keep") },
+            { _ = try read.params.choice("strategy", ["merge"]) }, { _ = try read.params.strings("versions") },
+        ] {
             #expect(throws: ProtocolError.self) { try check() }
         }
         do {
@@ -69,21 +73,22 @@ import Testing
         after.tracking = ["refs/remotes/origin/docver/bob": other]
 
         let lines = try after.description(from: before)
-        #expect(lines == [
-            #"{"jsonrpc":"2.0","method":"syncStateChanged","params":{"remotes":["origin"],"state":"fetched"}}"#,
-            #"{"jsonrpc":"2.0","method":"documentChanged","params":{"documents":["#
-                + #"{"change":"modified","document":"edited.txt","previous":"2","version":"4"},"#
-                + #"{"change":"deleted","document":"gone.txt","previous":"3","version":null},"#
-                + #"{"change":"added","document":"new.txt","previous":null,"version":"5"}]}}"#,
-            #"{"jsonrpc":"2.0","method":"keyValueChanged","params":{"keys":["fresh","old","theme"],"removed":["old"]}}"#,
-        ])
+        #expect(
+            lines == [
+                #"{"jsonrpc":"2.0","method":"syncStateChanged","params":{"remotes":["origin"],"state":"fetched"}}"#,
+                #"{"jsonrpc":"2.0","method":"documentChanged","params":{"documents":["#
+                    + #"{"change":"modified","document":"edited.txt","previous":"2","version":"4"},"#
+                    + #"{"change":"deleted","document":"gone.txt","previous":"3","version":null},"#
+                    + #"{"change":"added","document":"new.txt","previous":null,"version":"5"}]}}"#,
+                #"{"jsonrpc":"2.0","method":"keyValueChanged","params":{"keys":["fresh","old","theme"],"removed":["old"]}}"#,
+            ])
         #expect(try after.description(from: after) == [])
     }
 }
 
-private extension ContainerState {
+extension ContainerState {
     /// The notifications from `before` to this state, as the lines the server writes.
-    func description(from before: ContainerState) throws -> [String] {
+    fileprivate func description(from before: ContainerState) throws -> [String] {
         try before.changes(to: self).map { try ProtocolEncoding.line($0) }
     }
 }

@@ -1,7 +1,8 @@
-@testable import DocverKit
 import DocverTestSupport
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// Conflict and version records (docs/FORMAT.md, "Conflict records and resolution trailers"):
 /// `VERSION BASE PATH` and `VERSION PATH` values, written and read back.
@@ -15,8 +16,9 @@ import Testing
             let trailer = record.trailer
             #expect(trailer.key == Trailer.conflict)
             #expect(ConflictRecord(trailerValue: trailer.value) == record, "seed \(seed): \(trailer.value.debugDescription)")
-            #expect(trailer.value.split(separator: " ", omittingEmptySubsequences: false).count == 3,
-                    "the value is exactly three fields: \(trailer.value.debugDescription)")
+            #expect(
+                trailer.value.split(separator: " ", omittingEmptySubsequences: false).count == 3,
+                "the value is exactly three fields: \(trailer.value.debugDescription)")
         }
     }
 
@@ -56,8 +58,10 @@ import Testing
 
     /// (docs/MODEL.md: R27.)
     @Test func idsThatAreNotFullLowercaseCommitIDsAreMalformed() {
-        for id in ["abc", String(repeating: "A", count: 40), String(repeating: "a", count: 39), String(repeating: "g", count: 40),
-                   String(repeating: "a", count: 41)] {
+        for id in [
+            "abc", String(repeating: "A", count: 40), String(repeating: "a", count: 39), String(repeating: "g", count: 40),
+            String(repeating: "a", count: 41),
+        ] {
             #expect(ConflictRecord(trailerValue: "\(id) - notes.txt") == nil, "\(id)")
             #expect(ConflictRecord(trailerValue: "\(Self.idA) \(id) notes.txt") == nil, "base \(id)")
             #expect(VersionRecord(trailerValue: "\(id) notes.txt") == nil, "\(id)")
@@ -110,13 +114,15 @@ import Testing
     @Test func commitsExposeTheirWellFormedRecordsOnly() throws {
         let scratch = try TempRepository()
         let version = String(repeating: "a", count: 40)
-        let commit = try scratch.commit(tree: scratch.tree(["x": "1"]), at: 0, records: [
-            (Trailer.conflict, "\(version) - my%20doc.txt"),
-            (Trailer.conflict, "\(version) broken"),
-            (Trailer.resolved, "\(version) my%20doc.txt"),
-            (Trailer.resolved, "\(version) bad%Z0"),
-            (Trailer.removed, "\(version) other.txt"),
-        ])
+        let commit = try scratch.commit(
+            tree: scratch.tree(["x": "1"]), at: 0,
+            records: [
+                (Trailer.conflict, "\(version) - my%20doc.txt"),
+                (Trailer.conflict, "\(version) broken"),
+                (Trailer.resolved, "\(version) my%20doc.txt"),
+                (Trailer.resolved, "\(version) bad%Z0"),
+                (Trailer.removed, "\(version) other.txt"),
+            ])
         let object = try scratch.repository.commit(commit)
         #expect(object.conflictRecords == [ConflictRecord(path: "my doc.txt", version: version, base: nil)])
         #expect(object.records(Trailer.resolved) == [VersionRecord(path: "my doc.txt", version: version)])
@@ -133,18 +139,21 @@ import Testing
         let integration = CommitIdentity.integration(at: testDate(0))
         var message = CommitMessage(subject: "Integrate")
         message.trailers = [(Trailer.integration, "1")]
-        let merged = try scratch.repository.commit(scratch.repository.createCommit(
-            tree: tree, parents: [], author: integration, committer: integration, message: message.render()))
+        let merged = try scratch.repository.commit(
+            scratch.repository.createCommit(
+                tree: tree, parents: [], author: integration, committer: integration, message: message.render()))
         #expect(merged.device.id == "docver")
 
         let plain = Repository.Identity(name: "Bob B", email: "bob-phone@docver", time: testDate(0), offsetMinutes: 0)
-        let byAuthor = try scratch.repository.commit(scratch.repository.createCommit(
-            tree: tree, parents: [], author: plain, committer: plain, message: "Plain\n"))
+        let byAuthor = try scratch.repository.commit(
+            scratch.repository.createCommit(
+                tree: tree, parents: [], author: plain, committer: plain, message: "Plain\n"))
         #expect(byAuthor.device == Device(unchecked: "bob-phone", name: "Bob B"))
 
         let stranger = Repository.Identity(name: "Carol", email: "carol@example.com", time: testDate(0), offsetMinutes: 0)
-        let foreign = try scratch.repository.commit(scratch.repository.createCommit(
-            tree: tree, parents: [], author: stranger, committer: stranger, message: "Plain\n"))
+        let foreign = try scratch.repository.commit(
+            scratch.repository.createCommit(
+                tree: tree, parents: [], author: stranger, committer: stranger, message: "Plain\n"))
         #expect(foreign.device == Device(unchecked: "carol@example.com", name: "Carol"))
     }
 }

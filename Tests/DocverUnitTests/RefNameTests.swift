@@ -1,7 +1,8 @@
-@testable import DocverKit
 import DocverTestSupport
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// Reference names (docs/FORMAT.md, "Device branches" and "Remotes"), and that every valid
 /// device id makes names git accepts.
@@ -48,8 +49,10 @@ import Testing
     static let sampleIDs: [String] = {
         var random = SeededRandom(seed: 20)
         let alphabet = asciiLetters + ["-", "_"]
-        var ids = ["a", "-", "_", "--", "-leading", "trailing-", "HEAD", "FETCH_HEAD", "lock", "at-_-", "0",
-                   String(repeating: "z", count: 64), String(repeating: "-", count: 64)]
+        var ids = [
+            "a", "-", "_", "--", "-leading", "trailing-", "HEAD", "FETCH_HEAD", "lock", "at-_-", "0",
+            String(repeating: "z", count: 64), String(repeating: "-", count: 64),
+        ]
         ids += (0..<12).map { _ in random.string(alphabet, length: 1...64) }
         return ids
     }()
@@ -61,8 +64,10 @@ import Testing
     @Test(arguments: sampleIDs)
     func gitAcceptsEveryNameMadeFromAValidDeviceID(id: String) throws {
         let device = try Device(id: id)
-        for name in [RefName.branch(ofDevice: id), RefName.trackingPrefix("origin") + id,
-                     RefName.kept(remote: "origin", device: id, commit: String(repeating: "0", count: 40))] {
+        for name in [
+            RefName.branch(ofDevice: id), RefName.trackingPrefix("origin") + id,
+            RefName.kept(remote: "origin", device: id, commit: String(repeating: "0", count: 40)),
+        ] {
             #expect(try checkRefFormat([name]), "git check-ref-format refuses \(name)")
         }
         for side in RefName.pushSpec(device).split(separator: ":") {

@@ -18,8 +18,10 @@ import Testing
     }
 
     @Test func networkURLsAreKeptAsGiven() {
-        for url in ["git://127.0.0.1:9418/notes.git", "ssh://alice@nas/srv/notes.git", "https://example.com/notes.git",
-                    "nas:srv/notes.git", "alice@nas:/srv/notes.git"] {
+        for url in [
+            "git://127.0.0.1:9418/notes.git", "ssh://alice@nas/srv/notes.git", "https://example.com/notes.git",
+            "nas:srv/notes.git", "alice@nas:/srv/notes.git",
+        ] {
             #expect(RemoteLocation(url, relativeTo: here) == .network(url: url), "\(url)")
             #expect(RemoteLocation(url, relativeTo: here).url == url)
         }
@@ -44,15 +46,18 @@ import Testing
             #expect(RemoteLocation(url, relativeTo: here).url == url, "stored as given")
         }
         let url = "https://alice:p%40ss-word@example.com/notes.git"
-        #expect(RemoteLocation.redacting("failed to reach \(url) as alice:p@ss-word, p%40ss-word", of: url)
+        #expect(
+            RemoteLocation.redacting("failed to reach \(url) as alice:p@ss-word, p%40ss-word", of: url)
                 == "failed to reach https://alice:***@example.com/notes.git as alice:***, ***")
     }
 
     @Test func onlyAPasswordOverPlainHTTPTravelsInClearText() {
         #expect(RemoteLocation("http://alice:pw@example.com/n.git", relativeTo: here).sendsPasswordInClearText)
         #expect(RemoteLocation("HTTP://alice:pw@example.com/n.git", relativeTo: here).sendsPasswordInClearText)
-        for url in ["https://alice:pw@example.com/n.git", "http://alice@example.com/n.git", "http://example.com/n.git",
-                    "ssh://alice:pw@nas/n.git", "/srv/http:/a:b@c.git"] {
+        for url in [
+            "https://alice:pw@example.com/n.git", "http://alice@example.com/n.git", "http://example.com/n.git",
+            "ssh://alice:pw@nas/n.git", "/srv/http:/a:b@c.git",
+        ] {
             #expect(!RemoteLocation(url, relativeTo: here).sendsPasswordInClearText, "\(url)")
         }
     }

@@ -1,6 +1,7 @@
-@testable import DocverKit
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// `Subprocess`: a helper program that exits without reading its input (ssh-keygen given a
 /// key file that does not exist) is a failed run, never the end of the calling process.

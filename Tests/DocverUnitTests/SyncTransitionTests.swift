@@ -1,5 +1,6 @@
-@testable import DocverKit
 import Testing
+
+@testable import DocverKit
 
 /// The sync report's transition table (docs/MODEL.md, section 5), every pair of statuses.
 @Suite struct SyncTransitionTests {
@@ -24,8 +25,9 @@ import Testing
         for before in Self.statuses {
             for after in Self.statuses {
                 for own in [false, true] where !(before == after && after == .current) {
-                    #expect(SyncTransition.entry(from: before, to: after, isOwn: own) == Self.expected(before, after, own: own),
-                            "\(before) → \(after), own: \(own)")
+                    #expect(
+                        SyncTransition.entry(from: before, to: after, isOwn: own) == Self.expected(before, after, own: own),
+                        "\(before) → \(after), own: \(own)")
                 }
             }
         }

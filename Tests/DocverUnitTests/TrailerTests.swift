@@ -1,7 +1,8 @@
-@testable import DocverKit
 import DocverTestSupport
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// Commit messages (docs/FORMAT.md, "Commit messages"): rendering, the trailer paragraph
 /// parser, user-message validation and the percent-encoding of paths in trailers.
@@ -45,8 +46,9 @@ import Testing
             }
             message.trailers = (0..<Int.random(in: 1...6, using: &random)).map { _ in (Self.key(&random), Self.value(&random)) }
             let parsed = CommitMessage.trailers(of: message.render())
-            #expect(Self.same(parsed, message.trailers),
-                    "seed \(seed): \(message.render().debugDescription) parsed as \(Self.describe(parsed))")
+            #expect(
+                Self.same(parsed, message.trailers),
+                "seed \(seed): \(message.render().debugDescription) parsed as \(Self.describe(parsed))")
         }
     }
 
@@ -59,21 +61,30 @@ import Testing
 
     @Test func saveMessageKeepsTheUsersFurtherLinesAndListsChanges() throws {
         let device = try Device(id: "alice", name: "Alice's Laptop")
-        let changes = [DocumentChange(document: try DocumentPath("a b.txt"), change: .added),
-                       DocumentChange(document: try DocumentPath("dir/c.md"), change: .deleted)]
-        let message = CommitMessage.save(subject: "Title\n\n\nMore: words\nsecond", changes: changes, device: device,
-                                          records: [(Trailer.resolved, "abc a%20b.txt")])
+        let changes = [
+            DocumentChange(document: try DocumentPath("a b.txt"), change: .added),
+            DocumentChange(document: try DocumentPath("dir/c.md"), change: .deleted),
+        ]
+        let message = CommitMessage.save(
+            subject: "Title\n\n\nMore: words\nsecond", changes: changes, device: device,
+            records: [(Trailer.resolved, "abc a%20b.txt")])
         #expect(message.subject == "Title")
         #expect(message.body == ["More: words", "second", "", "added: a b.txt", "deleted: dir/c.md"])
         let parsed = CommitMessage.trailers(of: message.render())
-        #expect(Self.same(parsed, [(Trailer.device, "alice"), (Trailer.deviceName, "Alice's Laptop"),
-                                   (Trailer.resolved, "abc a%20b.txt")]), "\(Self.describe(parsed))")
+        #expect(
+            Self.same(
+                parsed,
+                [
+                    (Trailer.device, "alice"), (Trailer.deviceName, "Alice's Laptop"),
+                    (Trailer.resolved, "abc a%20b.txt"),
+                ]), "\(Self.describe(parsed))")
     }
 
     @Test func saveMessageOfOneLineSubjectHasOnlyChangeLinesInItsBody() throws {
         let device = try Device(id: "bob")
-        let message = CommitMessage.save(subject: "Save x", changes: [DocumentChange(document: try DocumentPath("x"), change: .modified)],
-                                         device: device)
+        let message = CommitMessage.save(
+            subject: "Save x", changes: [DocumentChange(document: try DocumentPath("x"), change: .modified)],
+            device: device)
         #expect(message.render() == "Save x\n\nmodified: x\n\nDocver-Device: bob\nDocver-Device-Name: bob\n")
     }
 
@@ -132,8 +143,9 @@ import Testing
 
     @Test func valueKeepsEveryColonAfterTheFirst() {
         let parsed = CommitMessage.trailers(of: "Subject\n\nLink: https://example.com:8080/a:b\nEmpty:\nTight:value\n")
-        #expect(Self.same(parsed, [("Link", "https://example.com:8080/a:b"), ("Empty", ""), ("Tight", "value")]),
-                "\(Self.describe(parsed))")
+        #expect(
+            Self.same(parsed, [("Link", "https://example.com:8080/a:b"), ("Empty", ""), ("Tight", "value")]),
+            "\(Self.describe(parsed))")
     }
 
     @Test func linesWithoutAColonInTheTrailerParagraphAreSkipped() {
@@ -149,9 +161,11 @@ import Testing
         fixed += (0..<500).map { _ in (0..<Int.random(in: 0...30, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined() }
         for message in fixed {
             for pair in CommitMessage.trailers(of: message) {
-                #expect(!pair.key.isEmpty && !pair.key.contains(" ") && !pair.key.contains(":") && !pair.key.contains("\n"),
-                        "\(message.debugDescription) gave key \(pair.key.debugDescription)")
-                #expect(!pair.value.contains("\n") && !pair.value.hasPrefix(" ") && !pair.value.hasSuffix(" ")
+                #expect(
+                    !pair.key.isEmpty && !pair.key.contains(" ") && !pair.key.contains(":") && !pair.key.contains("\n"),
+                    "\(message.debugDescription) gave key \(pair.key.debugDescription)")
+                #expect(
+                    !pair.value.contains("\n") && !pair.value.hasPrefix(" ") && !pair.value.hasSuffix(" ")
                         && !pair.value.hasSuffix("\r"), "\(message.debugDescription) gave value \(pair.value.debugDescription)")
             }
         }
@@ -181,15 +195,19 @@ import Testing
     // MARK: Validation of user messages
 
     @Test func userMessagesWithDocverLinesOrNULAreRejected() {
-        for message in ["Docver-Resolved: abc x", "Title\n\nDocver-Device: mallory", "Title\nDocver-", "Title\0",
-                        "Title\n\nbody\0more"] {
+        for message in [
+            "Docver-Resolved: abc x", "Title\n\nDocver-Device: mallory", "Title\nDocver-", "Title\0",
+            "Title\n\nbody\0more",
+        ] {
             #expect(throws: DocverError.self, "\(message.debugDescription)") { try CommitMessage.validateUserMessage(message) }
         }
     }
 
     @Test func ordinaryUserMessagesAreAccepted() throws {
-        for message in ["Fix typo", "Title\n\nMentions Docver-Device inside a line", " Docver-Device: indented",
-                        "Title\n\nKey: value", "docver-device: lower case is not docver's", "Ünïcödé 😀"] {
+        for message in [
+            "Fix typo", "Title\n\nMentions Docver-Device inside a line", " Docver-Device: indented",
+            "Title\n\nKey: value", "docver-device: lower case is not docver's", "Ünïcödé 😀",
+        ] {
             try CommitMessage.validateUserMessage(message)
         }
     }
@@ -213,8 +231,9 @@ import Testing
             let bytes = Array(encoded.utf8)
             for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: "%") {
                 let digits = bytes.dropFirst(index + 1).prefix(2)
-                #expect(digits.count == 2 && digits.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) },
-                        "\(encoded.debugDescription): bad escape at \(index)")
+                #expect(
+                    digits.count == 2 && digits.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) },
+                    "\(encoded.debugDescription): bad escape at \(index)")
             }
         }
     }

@@ -1,6 +1,7 @@
-@testable import DocverKit
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// `Repository.changedPaths(from:to:)`: the files that differ between two trees, which the
 /// integrator uses to find the documents changed on more than one side.

@@ -1,6 +1,7 @@
-@testable import DocverKit
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// The N-way document-level tree merge (docs/FORMAT.md, "Integration" and "The
 /// current-version rule"), run directly on hand-built commits.
@@ -54,8 +55,11 @@ import Testing
         let bob = try scratch.commit(on: base, changing: ["b.txt": nil, "dir/y.txt": "y2", "dir2/deep/w.txt": "w"], device: "bob", at: 20)
         let carol = try scratch.commit(on: base, changing: ["gone/z.txt": nil], device: "carol", at: 30)
         let merged = try Self.merge(scratch, base: base, heads: [alice, bob, carol])
-        #expect(try Self.files(scratch, merged) == ["a.txt": "a2", "alice.txt": "new", "dir/x.txt": "x2", "dir/y.txt": "y2",
-                                                    "dir2/deep/w.txt": "w"])
+        #expect(
+            try Self.files(scratch, merged) == [
+                "a.txt": "a2", "alice.txt": "new", "dir/x.txt": "x2", "dir/y.txt": "y2",
+                "dir2/deep/w.txt": "w",
+            ])
         #expect(merged.records.isEmpty)
     }
 
@@ -173,8 +177,11 @@ import Testing
         let carol = try scratch.commit(on: base, changing: ["a.txt": nil], device: "carol", at: 30)
         let merged = try Self.merge(scratch, base: base, heads: [alice, bob, carol])
         #expect(try Self.files(scratch, merged) == ["a.txt": "bob"])
-        #expect(Set(merged.records) == [ConflictRecord(path: "a.txt", version: alice.hex, base: base.hex),
-                                        ConflictRecord(path: "a.txt", version: carol.hex, base: base.hex)])
+        #expect(
+            Set(merged.records) == [
+                ConflictRecord(path: "a.txt", version: alice.hex, base: base.hex),
+                ConflictRecord(path: "a.txt", version: carol.hex, base: base.hex),
+            ])
     }
 
     /// (docs/MODEL.md: R7.)
@@ -227,8 +234,10 @@ import Testing
         // Merging inside `outer` would have to rewrite it, which needs `inner`: delete it.
         try scratch.deleteObject(inner.id)
         var merger = TreeMerger(graph: VersionGraph(repository: try scratch.reopened()), heads: [alice, bob], base: base)
-        let tree = try #require(try merger.mergeFolder(base: scratch.treeID(of: base),
-                                                       sides: [scratch.treeID(of: alice), scratch.treeID(of: bob)], prefix: ""))
+        let tree = try #require(
+            try merger.mergeFolder(
+                base: scratch.treeID(of: base),
+                sides: [scratch.treeID(of: alice), scratch.treeID(of: bob)], prefix: ""))
         #expect(try scratch.entry("outer", inTree: tree) == outer)
         #expect(try scratch.entry("a.txt", inTree: tree) == scratch.entry("a.txt", at: alice))
         #expect(try scratch.entry("b.txt", inTree: tree) == scratch.entry("b.txt", at: bob))
@@ -245,8 +254,10 @@ import Testing
             try scratch.deleteObject(id)
         }
         var merger = TreeMerger(graph: VersionGraph(repository: try scratch.reopened()), heads: [alice, bob], base: base)
-        let tree = try #require(try merger.mergeFolder(base: scratch.treeID(of: base),
-                                                       sides: [scratch.treeID(of: alice), scratch.treeID(of: bob)], prefix: ""))
+        let tree = try #require(
+            try merger.mergeFolder(
+                base: scratch.treeID(of: base),
+                sides: [scratch.treeID(of: alice), scratch.treeID(of: bob)], prefix: ""))
         #expect(try scratch.entry("outer", inTree: tree) == bobOuter)
     }
 

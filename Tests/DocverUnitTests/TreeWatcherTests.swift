@@ -1,14 +1,16 @@
-@testable import DocverKit
 import DocverTestSupport
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// The inotify watcher on real files in a temporary folder.
 @Suite struct TreeWatcherTests {
     final class Tree {
         let root: String
         init(_ name: String = #function) throws {
-            root = FileManager.default.temporaryDirectory
+            root =
+                FileManager.default.temporaryDirectory
                 .appendingPathComponent("docver-watch-\(name.filter(\.isLetter).prefix(30))-\(UUID().uuidString.prefix(8))").path
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         }
@@ -125,8 +127,9 @@ import Testing
         let tree = try Tree()
         let watcher = try TreeWatcher(root: tree.root)
         try watcher.start()
-        let limit = (FileSystem.contentsIfReadable("/proc/sys/fs/inotify/max_queued_events")
-            .flatMap { Int(String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) }) ?? 16384
+        let limit =
+            (FileSystem.contentsIfReadable("/proc/sys/fs/inotify/max_queued_events")
+                .flatMap { Int(String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) }) ?? 16384
         // Each new file gives at least IN_CREATE, IN_MODIFY and IN_CLOSE_WRITE.
         for index in 0..<(limit / 3 + 200) {
             let fd = open(tree.root + "/f\(index)", O_WRONLY | O_CREAT, 0o644)
@@ -189,7 +192,8 @@ import Testing
                     guard let from = folders.sorted().randomElement(using: &random) else { continue }
                     let to = "moved\(random.next() % 1000)"
                     guard FileManager.default.fileExists(atPath: tree.root + "/" + from),
-                          !FileManager.default.fileExists(atPath: tree.root + "/" + to) else { continue }
+                        !FileManager.default.fileExists(atPath: tree.root + "/" + to)
+                    else { continue }
                     try tree.move(from, to)
                     let inside = files.filter { $0.hasPrefix(from + "/") }
                     for file in inside {
@@ -215,8 +219,10 @@ import Testing
 @Suite struct IgnoreListTests {
     @Test func defaultsIgnoreEditorsWritesInProgress() {
         let list = IgnoreList.standard
-        for path in ["notes/.todo.txt.swp", ".x.swo", "4913", "a/.#draft.md", "#draft.md#", "report.odt~",
-                     ".~lock.report.odt#", "~$budget.xlsx", "dl/file.iso.part", ".goutputstream-XYZ1", "a.tmp"] {
+        for path in [
+            "notes/.todo.txt.swp", ".x.swo", "4913", "a/.#draft.md", "#draft.md#", "report.odt~",
+            ".~lock.report.odt#", "~$budget.xlsx", "dl/file.iso.part", ".goutputstream-XYZ1", "a.tmp",
+        ] {
             #expect(list.ignores(path), "\(path)")
         }
         for path in ["notes/todo.txt", "report.odt", "lock.txt", "a/b.swp.txt", "budget.xlsx", "x~y.txt"] {

@@ -1,5 +1,6 @@
-@testable import DocverKit
 import Testing
+
+@testable import DocverKit
 
 /// git's `url.<base>.insteadOf` and `pushInsteadOf`, applied by docver itself since libgit2's
 /// remote lookup leaks memory (ConfigSnapshot); RemoteLookupTests compares the result with
@@ -8,11 +9,11 @@ import Testing
     let rewrites = URLRewrites(entries: [
         ("url./srv/git/.insteadof", "alias:"),
         ("url./srv/team/.insteadof", "alias:team/"),
-        ("url./srv/other/.insteadof", "alias:team/"), // as long as the one before: the first wins
+        ("url./srv/other/.insteadof", "alias:team/"),  // as long as the one before: the first wins
         ("url.ssh://push.example/.pushinsteadof", "alias:"),
-        ("url.ignored/.insteadof", ""), // an empty prefix rewrites nothing
+        ("url.ignored/.insteadof", ""),  // an empty prefix rewrites nothing
         ("remote.origin.url", "alias:x"),
-        ("url.insteadof", "alias:"), // no base
+        ("url.insteadof", "alias:"),  // no base
     ])
 
     @Test func theLongestPrefixWinsAndTheFirstOfEquals() {

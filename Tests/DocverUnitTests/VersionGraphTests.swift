@@ -1,7 +1,8 @@
-@testable import DocverKit
 import DocverTestSupport
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// The version walk (docs/FORMAT.md, "Versions"): the commit that introduced the state a
 /// document has at a commit, found through first parents, and its batch form.
@@ -195,7 +196,8 @@ import Testing
             let batch = try graph.introducingCommits(of: Set(paths.map { DocumentPath(trusted: $0) }), from: head)
             #expect(Set(batch.keys.map(\.path)) == paths)
             for path in paths {
-                #expect(batch[DocumentPath(trusted: path)] == (try graph.introducingCommit(of: path, from: head)), "seed \(seed), \(path) from \(head)")
+                #expect(
+                    batch[DocumentPath(trusted: path)] == (try graph.introducingCommit(of: path, from: head)), "seed \(seed), \(path) from \(head)")
             }
         }
     }
@@ -227,8 +229,9 @@ import Testing
         let memoFile = scratch.url.appendingPathComponent(".git/docver/versions.json").path
         let memo = VersionMemo(file: memoFile)
         let graph = VersionGraph(repository: scratch.repository, memo: memo)
-        #expect(try graph.introducingCommits(of: [DocumentPath(trusted: "a.txt"), DocumentPath(trusted: "b.txt")], from: c[6])
-            == [DocumentPath(trusted: "a.txt"): c[5], DocumentPath(trusted: "b.txt"): c[6]])
+        #expect(
+            try graph.introducingCommits(of: [DocumentPath(trusted: "a.txt"), DocumentPath(trusted: "b.txt")], from: c[6])
+                == [DocumentPath(trusted: "a.txt"): c[5], DocumentPath(trusted: "b.txt"): c[6]])
         #expect(memo.version(of: "a.txt", at: c[6]) == c[5])
         // A remembered pair ends the walk there: plant one to see it used.
         memo.remember(c[2], of: "dir/c.txt", at: c[5])

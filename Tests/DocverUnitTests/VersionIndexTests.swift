@@ -1,7 +1,8 @@
-@testable import DocverKit
 import DocverTestSupport
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// The version index (docs/FORMAT.md, "The version index") against its oracle: the history
 /// walk that reads trees (``VersionGraph`` without an index) and libgit2's ancestry, on
@@ -82,8 +83,9 @@ import Testing
         for commit in history.commits {
             for document in Self.documents {
                 let expected = try plain.introducingCommit(of: document, from: commit)
-                #expect(try indexed.introducingCommit(of: document, from: commit) == expected,
-                        "seed \(seed): \(document) from \(commit.hex.prefix(8))")
+                #expect(
+                    try indexed.introducingCommit(of: document, from: commit) == expected,
+                    "seed \(seed): \(document) from \(commit.hex.prefix(8))")
                 let path = try DocumentPath(document)
                 let current = try plain.currentVersion(of: path, at: commit)
                 #expect(try indexed.currentVersion(of: path, at: commit) == current)
@@ -104,7 +106,8 @@ import Testing
         for commit in history.commits {
             let all = try indexed.introducingCommits(of: Set(Self.documents.map { DocumentPath(trusted: $0) }), from: commit)
             for document in Self.documents {
-                #expect(all[DocumentPath(trusted: document)] == (try plain.introducingCommit(of: document, from: commit)), "seed \(seed): \(document)")
+                #expect(
+                    all[DocumentPath(trusted: document)] == (try plain.introducingCommit(of: document, from: commit)), "seed \(seed): \(document)")
             }
         }
     }
@@ -165,7 +168,7 @@ import Testing
         for commit in history.commits {
             let present = try Self.documents.filter { document in
                 let entry = try scratch.entry(document, at: commit)
-                return entry != nil && !(entry!.mode.isTree && !document.hasSuffix(".pkg")) // documents, not plain folders
+                return entry != nil && !(entry!.mode.isTree && !document.hasSuffix(".pkg"))  // documents, not plain folders
             }
             let answers = try #require(index.presentVersions(of: present, from: commit))
             #expect(answers.count == present.count)
@@ -267,7 +270,8 @@ import Testing
         let history = try RandomHistory(scratch, seed: 25, count: 25)
         let index = try Self.index(of: history, in: scratch.repository)
         let commits = (0..<Int32(index.count)).map(index.indexedCommit)
-        let data = VersionIndexFile.header + VersionIndexFile.segment(Array(commits.prefix(10))) + VersionIndexFile.segment(Array(commits.dropFirst(10)))
+        let data =
+            VersionIndexFile.header + VersionIndexFile.segment(Array(commits.prefix(10))) + VersionIndexFile.segment(Array(commits.dropFirst(10)))
         let contents = try #require(VersionIndexFile.decode(data))
         #expect(contents.intact && contents.segments == 2)
         #expect(contents.commits == commits)
@@ -287,7 +291,7 @@ import Testing
             // A file of its own per document: the process keeps what it read, by file.
             let file = scratch.url.path + "/.git/docver/version-index-\(document.replacingOccurrences(of: "/", with: "-"))"
             let store = VersionIndexStore(file: file, repository: scratch.repository)
-            let early = try store.load(covering: [history.commits[20]]) // written whole, then one more segment below
+            let early = try store.load(covering: [history.commits[20]])  // written whole, then one more segment below
             let other = VersionIndexStore(file: file + "-copy", repository: scratch.repository)
             try FileManager.default.copyItem(atPath: file, toPath: file + "-copy")
             let partial = try other.load(covering: history.heads, document: document)
@@ -337,8 +341,10 @@ import Testing
                 }
             }
             let tree = try scratch.tree(["f\(step % 5).txt": "\(step)"])
-            commits.append(try scratch.commit(tree: tree, parents: parents, device: "d\(step % 3)", at: TempRepository.epoch,
-                                              committedAt: TempRepository.epoch + Int.random(in: 0..<6, using: &random)))
+            commits.append(
+                try scratch.commit(
+                    tree: tree, parents: parents, device: "d\(step % 3)", at: TempRepository.epoch,
+                    committedAt: TempRepository.epoch + Int.random(in: 0..<6, using: &random)))
         }
         var index = VersionIndex()
         _ = try VersionIndexStore(file: "/nonexistent/version-index", repository: scratch.repository).extend(&index, to: commits)
@@ -363,7 +369,9 @@ import Testing
         try FileManager.default.copyItem(atPath: file, toPath: file + "-copy")
         let store = VersionIndexStore(file: file + "-copy", repository: scratch.repository)
         let scopes = try Self.documents.map { try store.load(covering: history.heads, document: $0).scope }
-        #expect(Array(scopes.prefix(VersionIndexStore.documentReadLimit)) == Self.documents.prefix(VersionIndexStore.documentReadLimit).map { Optional($0) })
+        #expect(
+            Array(scopes.prefix(VersionIndexStore.documentReadLimit))
+                == Self.documents.prefix(VersionIndexStore.documentReadLimit).map { Optional($0) })
         #expect(scopes.dropFirst(VersionIndexStore.documentReadLimit).allSatisfy { $0 == nil })
     }
 
@@ -383,9 +391,10 @@ import Testing
     }
 
     static func commits(of index: VersionIndex) -> [String: IndexedCommit] {
-        Dictionary(uniqueKeysWithValues: (0..<Int32(index.count)).map { number in
-            let commit = index.indexedCommit(number)
-            return (commit.id.hex, commit)
-        })
+        Dictionary(
+            uniqueKeysWithValues: (0..<Int32(index.count)).map { number in
+                let commit = index.indexedCommit(number)
+                return (commit.id.hex, commit)
+            })
     }
 }

@@ -1,6 +1,7 @@
-@testable import DocverKit
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// A folder of 200,000 documents is a 7 MB tree. Looking each of its documents up from the
 /// root (`git_tree_entry_bypath`) reads that tree again every time, unless libgit2 keeps it in

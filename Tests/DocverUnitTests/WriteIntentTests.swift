@@ -1,7 +1,8 @@
-@testable import DocverKit
 import DocverTestSupport
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// The `intent` file (docs/FORMAT.md, "Local metadata"): written, read back, and refused when
 /// it is not one this version wrote, so recovery never acts on a damaged record.
@@ -19,15 +20,17 @@ import Testing
             let files = (0..<Int.random(in: 0...6, using: &random)).map { _ in
                 WriteIntent.File(path: "d" + random.awkwardString(length: 0...20), old: state(&random), new: state(&random))
             }
-            let intent = WriteIntent(operation: WriteIntent.Operation.allCases.randomElement(using: &random)!,
-                                     from: Bool.random(using: &random) ? nil : ObjectID(hex: random.hexID()),
-                                     to: ObjectID(hex: random.hexID())!, files: files)
+            let intent = WriteIntent(
+                operation: WriteIntent.Operation.allCases.randomElement(using: &random)!,
+                from: Bool.random(using: &random) ? nil : ObjectID(hex: random.hexID()),
+                to: ObjectID(hex: random.hexID())!, files: files)
             #expect(WriteIntent.parse(intent.render()) == intent, "seed \(seed)")
         }
     }
 
     @Test func damagedIntentsAreRefused() {
-        let good = #"{"files":[{"path":"a","new":{"id":"0123456789012345678901234567890123456789","mode":"blob"}}],"operation":"save","to":"0123456789012345678901234567890123456789","version":1}"#
+        let good =
+            #"{"files":[{"path":"a","new":{"id":"0123456789012345678901234567890123456789","mode":"blob"}}],"operation":"save","to":"0123456789012345678901234567890123456789","version":1}"#
         #expect(WriteIntent.parse(Data(good.utf8)) != nil)
         let damaged = [
             "", "{", "null", "[]",

@@ -67,7 +67,7 @@ struct BackgroundColor {
         print("phone saw the change: \(received != nil ? "yes" : "no")")
 
         print("== 4. Both change the colour before seeing each other's change")
-        try laptopStore.set(0x0000FF, forKey: "bg") // red
+        try laptopStore.set(0x0000FF, forKey: "bg")  // red
         try phoneStore.set(0xFF0000, forKey: "bg")  // blue
         try laptopStore.synchronize()
         try phoneStore.synchronize()
@@ -80,10 +80,11 @@ struct BackgroundColor {
 
         print("== 5. The other colour stays in history")
         for version in try laptopStore.history(ofKey: "bg") {
-            let colour = version.value.map { value -> String in
-                if case let .int(number) = value { return describe(number) }
-                return value.jsonText
-            } ?? "(removed)"
+            let colour =
+                version.value.map { value -> String in
+                    if case let .int(number) = value { return describe(number) }
+                    return value.jsonText
+                } ?? "(removed)"
             print("  \(version.role.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(colour) by \(version.device.name)")
         }
         print("demo finished")

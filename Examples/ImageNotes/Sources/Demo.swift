@@ -25,8 +25,9 @@ func runDemo() async throws {
     print("laptop saved \(notePath)/ (\(ImageNote.textName), \(ImageNote.imageName): \(ImageNote.describe(sky))) and pushed it")
 
     step("2. The phone joins")
-    let (phone, _) = try Container.clone(from: remote.path, to: work.appendingPathComponent("phone"),
-                                         device: Device(id: "phone", name: "Bob's Phone"))
+    let (phone, _) = try Container.clone(
+        from: remote.path, to: work.appendingPathComponent("phone"),
+        device: Device(id: "phone", name: "Bob's Phone"))
     print("phone has \(notePath): \(try phone.currentVersion(of: notePath)?.kind.rawValue ?? "nothing")")
 
     step("3. Apart: the phone replaces the image, the laptop adds to the text")
@@ -55,7 +56,9 @@ func runDemo() async throws {
     guard let current = try await onLaptop.currentVersion() else { throw ImageNoteError("no current version") }
     for (label, version) in [("current ", current)] + (try await onLaptop.conflictVersions()).map({ ("conflict", $0) }) {
         let note = try ImageNote(contents: laptop.contents(of: version), type: notePath.type)
-        print("  \(label) \(version.shortID) from \(version.device.name): \(note.text.split(separator: "\n").count) text line(s), image \(note.imageSummary)")
+        print(
+            "  \(label) \(version.shortID) from \(version.device.name): \(note.text.split(separator: "\n").count) text line(s), image \(note.imageSummary)"
+        )
     }
 
     step("5. Resolve with MergeStrategy: component by component")

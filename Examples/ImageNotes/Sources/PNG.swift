@@ -9,11 +9,11 @@ enum PNG {
     static func make(width: Int, height: Int, pixel: (Int, Int) -> (red: UInt8, green: UInt8, blue: UInt8)) -> Data {
         var header = [UInt8]()
         header += bigEndian(UInt32(width)) + bigEndian(UInt32(height))
-        header += [8, 2, 0, 0, 0] // bit depth 8, color type RGB, deflate, adaptive filtering, no interlace
+        header += [8, 2, 0, 0, 0]  // bit depth 8, color type RGB, deflate, adaptive filtering, no interlace
         var raw = [UInt8]()
         raw.reserveCapacity(height * (1 + 3 * width))
         for y in 0..<height {
-            raw.append(0) // filter type None
+            raw.append(0)  // filter type None
             for x in 0..<width {
                 let (red, green, blue) = pixel(x, y)
                 raw += [red, green, blue]
@@ -30,7 +30,8 @@ enum PNG {
     static func dimensions(of data: Data) -> (width: Int, height: Int)? {
         let bytes = [UInt8](data.prefix(33))
         guard bytes.count == 33, Array(bytes[0..<8]) == signature, String(decoding: bytes[12..<16], as: UTF8.self) == "IHDR",
-              crc32(Array(bytes[12..<29])) == readBigEndian(bytes, at: 29) else { return nil }
+            crc32(Array(bytes[12..<29])) == readBigEndian(bytes, at: 29)
+        else { return nil }
         return (Int(readBigEndian(bytes, at: 16)), Int(readBigEndian(bytes, at: 20)))
     }
 
@@ -41,12 +42,12 @@ enum PNG {
 
     /// A zlib stream of uncompressed deflate blocks (at most 65535 bytes each).
     private static func zlibStored(_ data: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = [0x78, 0x01] // deflate, 32K window, no preset dictionary, check bits valid
+        var out: [UInt8] = [0x78, 0x01]  // deflate, 32K window, no preset dictionary, check bits valid
         var offset = 0
         repeat {
             let count = min(65535, data.count - offset)
             let isLast = offset + count == data.count
-            out.append(isLast ? 1 : 0) // BFINAL, BTYPE 00 (stored)
+            out.append(isLast ? 1 : 0)  // BFINAL, BTYPE 00 (stored)
             out += [UInt8(count & 0xFF), UInt8(count >> 8), UInt8(~count & 0xFF), UInt8((~count >> 8) & 0xFF)]
             out += data[offset..<offset + count]
             offset += count

@@ -21,8 +21,9 @@ func runDemo() async throws {
     print("laptop saved \(notePath) and pushed it")
 
     step("2. Her phone joins")
-    let (phone, _) = try Container.clone(from: remote.path, to: work.appendingPathComponent("phone"),
-                                         device: Device(id: "phone", name: "Alice's Phone"))
+    let (phone, _) = try Container.clone(
+        from: remote.path, to: work.appendingPathComponent("phone"),
+        device: Device(id: "phone", name: "Alice's Phone"))
     print("phone has \(notePath):")
     print(try Note(contents: phone.contents(of: phone.currentVersion(of: notePath)!), type: "txt").numbered)
 
@@ -30,7 +31,7 @@ func runDemo() async throws {
     let onPhone = ManagedDocument<Note>(container: phone, path: notePath, configuration: settings)
     try await onPhone.open()
     try await onPhone.edit { $0.lines.append("- eggs") }
-    try await onPhone.close() // closing saves
+    try await onPhone.close()  // closing saves
     try phone.sync()
     print("phone added an item, saved and synced")
 

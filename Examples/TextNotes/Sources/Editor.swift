@@ -31,7 +31,8 @@ func runEditor(containerPath: String, noteName: String) async throws {
             for await event in events {
                 switch event {
                 case let .reloaded(version): print("reloaded version \(version.prefix(12)) saved elsewhere")
-                case let .editsSavedIntoConflict(version): print("unsaved edits saved as version \(version.prefix(12)); they compete with a newer version")
+                case let .editsSavedIntoConflict(version):
+                    print("unsaved edits saved as version \(version.prefix(12)); they compete with a newer version")
                 case .saved, .downloading: break
                 }
             }

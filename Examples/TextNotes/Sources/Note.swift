@@ -12,7 +12,7 @@ struct Note: DocumentModel, Hashable {
         guard case let .flat(data) = contents else { throw NoteError("a note is a flat text document, not a package") }
         let text = String(decoding: data, as: UTF8.self)
         lines = text.isEmpty ? [] : text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        if lines.last == "" { lines.removeLast() } // the final newline ends the last line
+        if lines.last == "" { lines.removeLast() }  // the final newline ends the last line
     }
 
     func contents(forType type: String) throws -> DocumentContents {

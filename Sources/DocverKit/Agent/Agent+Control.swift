@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // Finding, asking and stopping the agent of a container from another process (the CLI's
@@ -40,8 +41,11 @@ extension Agent {
     /// within `timeout` (none runs, or its socket is stale).
     public static func status(of container: Container, timeout: Duration = .seconds(1)) throws -> AgentStatus? {
         let milliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-        guard let answer = SocketClient.request("status", path: container.files.agentSocket,
-                                                     timeout: max(1, milliseconds)) else { return nil }
+        guard
+            let answer = SocketClient.request(
+                "status", path: container.files.agentSocket,
+                timeout: max(1, milliseconds))
+        else { return nil }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         do {
@@ -58,7 +62,7 @@ extension Agent {
     public static func terminate(for container: Container, timeout: Duration = .seconds(30)) throws -> Int32 {
         guard let pid = runningPID(for: container) else { throw AgentError.notRunning }
         guard kill(pid, SIGTERM) == 0 else {
-            if errno == ESRCH { return pid } // it exited meanwhile
+            if errno == ESRCH { return pid }  // it exited meanwhile
             throw SystemError.errno("signal the agent", "pid \(pid)")
         }
         let clock = ContinuousClock()
@@ -84,13 +88,17 @@ extension Agent {
     /// the status nor for the conflicts ``Container/status()`` then lists).
     public static func cachedStatus(of container: Container, timeout: Duration = .milliseconds(20)) -> ContainerStatus? {
         guard container.asksAgent, !container.hasInterruptedCheckout,
-              FileStat(path: container.files.agentSocket) != nil else { return nil }
+            FileStat(path: container.files.agentSocket) != nil
+        else { return nil }
         let head: ObjectID?
         do { head = try container.withRepository { try container.headCommit($0) } } catch { return nil }
         let milliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-        guard let answer = SocketClient.request("container-status \(head?.hex ?? "none")", path: container.files.agentSocket,
-                                                     timeout: max(1, milliseconds), rememberingSilence: true),
-              let served = try? JSONDecoder().decode(ServedStatus.self, from: Data(answer.utf8)) else { return nil }
+        guard
+            let answer = SocketClient.request(
+                "container-status \(head?.hex ?? "none")", path: container.files.agentSocket,
+                timeout: max(1, milliseconds), rememberingSilence: true),
+            let served = try? JSONDecoder().decode(ServedStatus.self, from: Data(answer.utf8))
+        else { return nil }
         return served.status
     }
 }
@@ -120,7 +128,8 @@ struct ServedStatus: Codable {
             guard let kind = ChangeKind(rawValue: change.change) else { return nil }
             changes.append(DocumentChange(document: DocumentPath(trusted: change.document), change: kind))
         }
-        return ContainerStatus(changed: changes,
-                               inConflict: inConflict.map { DocumentConflictCount(document: DocumentPath(trusted: $0.document), conflicts: $0.conflicts) })
+        return ContainerStatus(
+            changed: changes,
+            inConflict: inConflict.map { DocumentConflictCount(document: DocumentPath(trusted: $0.document), conflicts: $0.conflicts) })
     }
 }

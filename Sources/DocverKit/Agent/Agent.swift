@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The sync agent: watches a container's working tree, autosaves documents once they are
@@ -36,10 +37,12 @@ public final class Agent: Sendable {
 
         /// Settings with the defaults: 2 s quiet delay, 10 s polling, 50 ms push delay,
         /// backoff from 1 s to 5 minutes, the standard ignore list, every remote.
-        public init(quietDelay: Duration = .seconds(2), pollInterval: Duration = .seconds(10),
-                    pushDelay: Duration = .milliseconds(50), initialBackoff: Duration = .seconds(1),
-                    maximumBackoff: Duration = .seconds(300), ignore: IgnoreList = .standard,
-                    remotes: [String]? = nil, maximumWatches: Int? = nil) {
+        public init(
+            quietDelay: Duration = .seconds(2), pollInterval: Duration = .seconds(10),
+            pushDelay: Duration = .milliseconds(50), initialBackoff: Duration = .seconds(1),
+            maximumBackoff: Duration = .seconds(300), ignore: IgnoreList = .standard,
+            remotes: [String]? = nil, maximumWatches: Int? = nil
+        ) {
             self.quietDelay = quietDelay
             self.pollInterval = pollInterval
             self.pushDelay = pushDelay
@@ -157,8 +160,10 @@ public final class Agent: Sendable {
         self.configuration = configuration
         shortcutSignature = AgentShortcut.vouchedSignature(for: own)
         wakePipe = try DocverError.wrapping { try WakePipe() }
-        currentStatus = Mutex(AgentStatus(pid: getpid(), container: container.root.path, device: container.device.id,
-                                          started: Date(), online: true, pendingDocuments: 0, watchedFolders: 0, saves: 0))
+        currentStatus = Mutex(
+            AgentStatus(
+                pid: getpid(), container: container.root.path, device: container.device.id,
+                started: Date(), online: true, pendingDocuments: 0, watchedFolders: 0, saves: 0))
     }
 
     /// Asks a running ``run(onEvent:)`` to return once the save or sync in progress is done.
@@ -193,11 +198,12 @@ public final class Agent: Sendable {
         let files = container.files
         let lock = try DocverError.wrapping { try AgentLock(path: files.agentPID) }
         defer { lock.release() }
-        let server = try AgentSocketServer(path: files.agentSocket, subscribers: subscribers, answer: { [self] request in answer(request) },
-                                           session: { [self] client, first, rest in
-                                               guard let serve = sessionHandler.withLock({ $0 }) else { return AgentSocketServer.close(client) }
-                                               serve(client, first, rest)
-                                           })
+        let server = try AgentSocketServer(
+            path: files.agentSocket, subscribers: subscribers, answer: { [self] request in answer(request) },
+            session: { [self] client, first, rest in
+                guard let serve = sessionHandler.withLock({ $0 }) else { return AgentSocketServer.close(client) }
+                serve(client, first, rest)
+            })
         defer { server.close() }
         defer {
             referencesWatched.store(false, ordering: .sequentiallyConsistent)
@@ -261,7 +267,8 @@ public final class Agent: Sendable {
             return nil
         }
         guard readings.load(ordering: .sequentiallyConsistent) == before,
-              watchDescriptor.load(ordering: .sequentiallyConsistent) == descriptor else { return nil }
+            watchDescriptor.load(ordering: .sequentiallyConsistent) == descriptor
+        else { return nil }
         return cached.status
     }
 
@@ -290,7 +297,7 @@ public final class Agent: Sendable {
         if let first = words.first, let question = ServedQuestion(rawValue: first), words.count >= 2 {
             let key = words.dropFirst().joined(separator: " ")
             if let data = servedAnswers.answer(question, key: key) { return .line(data) }
-            computeWantedAnswers() // for the next request
+            computeWantedAnswers()  // for the next request
             return unavailable
         }
         switch request.trimmingCharacters(in: .whitespaces) {
@@ -323,13 +330,15 @@ public final class Agent: Sendable {
                         guard try question.key(of: container) == key else { continue }
                         servedAnswers.store(question, key: key, data: data)
                     } catch {
-                        events.deliver(AgentEvent(.warning("cannot compute the \(question.rawValue) to serve (the next request tries again): \(error)")))
+                        events.deliver(
+                            AgentEvent(.warning("cannot compute the \(question.rawValue) to serve (the next request tries again): \(error)")))
                     }
                 }
                 answering.store(false, ordering: .sequentiallyConsistent)
                 // A miss after the last `takeWanted` found `answering` still set: take it now.
                 guard !isStopping, servedAnswers.hasWanted,
-                      answering.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged else { return }
+                    answering.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged
+                else { return }
             }
         }
     }
@@ -400,8 +409,9 @@ public final class Agent: Sendable {
             var deadline = queue.nextDeadline ?? nextSync
             if let nextScan { deadline = min(deadline, nextScan) }
             if statusStale, needsServedStatus { deadline = min(deadline, lastChange + Agent.statusSettleDelay) }
-            watcher.wait(timeout: max(.zero, min(deadline - clock.now, .seconds(60))), waking: agent.wakePipe,
-                         others: [references?.descriptor, remoteReferences?.descriptor].compactMap { $0 })
+            watcher.wait(
+                timeout: max(.zero, min(deadline - clock.now, .seconds(60))), waking: agent.wakePipe,
+                others: [references?.descriptor, remoteReferences?.descriptor].compactMap { $0 })
             tellSubscribers()
             noticeRemoteMoves()
             agent.readings.add(1, ordering: .sequentiallyConsistent)
@@ -464,7 +474,8 @@ public final class Agent: Sendable {
             var directories: [String: String] = [:]
             for name in names {
                 guard let url = urls[name], case let .local(path) = RemoteLocation(url, relativeTo: container.root),
-                      let directory = RemoteReferenceWatcher.gitDirectory(at: path) else { continue }
+                    let directory = RemoteReferenceWatcher.gitDirectory(at: path)
+                else { continue }
                 directories[name] = directory
             }
             do { try watching.watch(directories) } catch { stopWatchingRemotes(error) }
@@ -472,7 +483,10 @@ public final class Agent: Sendable {
 
         mutating func stopWatchingRemotes(_ error: any Error) {
             remoteReferences = nil
-            emit(.warning("cannot watch the remotes on this machine (\(error)); their changes are found by polling every \(configuration.pollInterval.secondsText)"))
+            emit(
+                .warning(
+                    "cannot watch the remotes on this machine (\(error)); their changes are found by polling every \(configuration.pollInterval.secondsText)"
+                ))
         }
 
         /// True when no status is cached and one can be.
@@ -517,7 +531,10 @@ public final class Agent: Sendable {
             case let .heldOpen(path):
                 if autosaving, reportedOpenLock != path {
                     reportedOpenLock = path
-                    emit(.warning("waiting for \(path): it is over \(Int(Agent.staleLockAge)) s old and a process has it open; saves wait until it is closed"))
+                    emit(
+                        .warning(
+                            "waiting for \(path): it is over \(Int(Agent.staleLockAge)) s old and a process has it open; saves wait until it is closed"
+                        ))
                 }
                 return false
             }
@@ -543,7 +560,8 @@ public final class Agent: Sendable {
                     // A plain folder that exists had its files reported one by one; one that
                     // vanished stands for the deletion of the documents saved in it.
                     if let document = AutosaveQueue.document(forPath: path, ignore: configuration.ignore),
-                       !isPlainFolder(document) {
+                        !isPlainFolder(document)
+                    {
                         queue.touch(document, at: now)
                     }
                 case .overflow:
@@ -645,7 +663,8 @@ public final class Agent: Sendable {
             }
             let now = clock.now
             if let failure {
-                let wait = backoff.map { min($0 * 2, configuration.maximumBackoff) }
+                let wait =
+                    backoff.map { min($0 * 2, configuration.maximumBackoff) }
                     ?? min(configuration.initialBackoff, configuration.maximumBackoff)
                 backoff = wait
                 let since = offlineSince ?? Date()
@@ -658,7 +677,9 @@ public final class Agent: Sendable {
                 backoff = nil
                 unpushedSaves = false
                 nextSync = now + configuration.pollInterval
-                agent.currentStatus.withLock { $0.lastSync = Date(); $0.syncs += 1; $0.lastError = nil }
+                agent.currentStatus.withLock {
+                    $0.lastSync = Date(); $0.syncs += 1; $0.lastError = nil
+                }
             }
         }
 
@@ -669,8 +690,10 @@ public final class Agent: Sendable {
             guard pushedSaves || report.integrated || !report.documentChanges.isEmpty || !report.newConflicts.isEmpty else { return }
             emit(.synced(report))
             for document in Set(report.newConflicts.keys).union(lost).union(kept).sorted() {
-                emit(.conflict(document: document, versions: report.newConflicts[document] ?? [],
-                               yoursLost: lost.contains(document)))
+                emit(
+                    .conflict(
+                        document: document, versions: report.newConflicts[document] ?? [],
+                        yoursLost: lost.contains(document)))
             }
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The running agent's claim on its container: `.git/docver/agent.pid`, holding the agent's
@@ -30,7 +31,8 @@ final class AgentLock {
         }
         let text = "\(getpid())\n"
         guard ftruncate(descriptor, 0) == 0,
-              text.withCString({ pwrite(descriptor, $0, strlen($0), 0) }) == text.utf8.count else {
+            text.withCString({ pwrite(descriptor, $0, strlen($0), 0) }) == text.utf8.count
+        else {
             let error = SystemError.errno("write", path)
             close(descriptor)
             throw error
@@ -54,8 +56,11 @@ final class AgentLock {
             }
             var buffer = [UInt8](repeating: 0, count: 32)
             let count = pread(descriptor, &buffer, buffer.count, 0)
-            if count > 0, let pid = Int32(String(decoding: buffer[..<count], as: UTF8.self)
-                .trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0 {
+            if count > 0,
+                let pid = Int32(
+                    String(decoding: buffer[..<count], as: UTF8.self)
+                        .trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0
+            {
                 return pid
             }
             if attempt < attempts - 1 { usleep(2000) }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The CLI's shortcut to a running agent for `docver status` and `docver conflicts`: the
@@ -23,10 +24,11 @@ public enum AgentShortcut {
         let files = MetadataFiles(gitDirectory: place.gitDirectory)
         // As `cachedStatus`: a checkout cut short leaves the working tree to be repaired first.
         guard FileStat(path: files.intent) == nil, FileStat(path: files.checkoutPending) == nil,
-              let answer = place.ask("shortcut-status", limit: nil, timeout: milliseconds),
-              let served = try? JSONDecoder().decode(ShortcutStatus.self, from: Data(answer.utf8)),
-              served.device == place.device, let status = served.status.status,
-              Device.isValidID(served.device) else { return nil }
+            let answer = place.ask("shortcut-status", limit: nil, timeout: milliseconds),
+            let served = try? JSONDecoder().decode(ShortcutStatus.self, from: Data(answer.utf8)),
+            served.device == place.device, let status = served.status.status,
+            Device.isValidID(served.device)
+        else { return nil }
         return (Device(unchecked: served.device, name: served.deviceName), status)
     }
 
@@ -34,7 +36,8 @@ public enum AgentShortcut {
     /// opened at `directory` (or the nearest container above it); nil when in doubt.
     public static func conflicts(from directory: String, timeout milliseconds: Int = 20) -> [Conflict]? {
         guard let place = Place(from: directory),
-              let answer = place.ask("shortcut-conflicts", limit: ListingText.limit, timeout: milliseconds) else { return nil }
+            let answer = place.ask("shortcut-conflicts", limit: ListingText.limit, timeout: milliseconds)
+        else { return nil }
         return ListingText.decodeConflicts(Data(answer.utf8))
     }
 
@@ -59,10 +62,11 @@ public enum AgentShortcut {
         init?(from directory: String) {
             let environment = ProcessInfo.processInfo.environment
             guard !environment.keys.contains(where: { $0.hasPrefix("GIT_CONFIG") }),
-                  var folder = FileSystem.realPath(directory), let start = FileStat(path: folder), start.isDirectory else { return nil }
+                var folder = FileSystem.realPath(directory), let start = FileStat(path: folder), start.isDirectory
+            else { return nil }
             var found: String?
             while found == nil {
-                guard !Self.isGitDirectory(folder) else { return nil } // libgit2 opens that one (bare)
+                guard !Self.isGitDirectory(folder) else { return nil }  // libgit2 opens that one (bare)
                 let candidate = folder == "/" ? "/.git" : folder + "/.git"
                 if let stat = FileStat(path: candidate) {
                     // A `.git` file (a linked worktree, a submodule): the normal path knows those.
@@ -76,11 +80,13 @@ public enum AgentShortcut {
                 folder = parent
             }
             guard let gitDirectory = found,
-                  case let .symbolic(branch) = RefFiles.value(of: "HEAD", gitDirectory: gitDirectory),
-                  branch.hasPrefix("refs/heads/docver/") else { return nil }
+                case let .symbolic(branch) = RefFiles.value(of: "HEAD", gitDirectory: gitDirectory),
+                branch.hasPrefix("refs/heads/docver/")
+            else { return nil }
             let device = String(branch.dropFirst("refs/heads/docver/".count))
             guard Device.isValidID(device), let value = RefFiles.value(of: branch, gitDirectory: gitDirectory),
-                  let signature = AgentShortcut.configSignature(gitDirectory: gitDirectory, environment: environment) else { return nil }
+                let signature = AgentShortcut.configSignature(gitDirectory: gitDirectory, environment: environment)
+            else { return nil }
             switch value {
             case let .commit(id): head = id
             case .absent: head = nil
@@ -102,9 +108,11 @@ public enum AgentShortcut {
         func ask(_ request: String, limit: Int?, timeout milliseconds: Int) -> String? {
             let socket = MetadataFiles(gitDirectory: gitDirectory).agentSocket
             guard FileStat(path: socket) != nil,
-                  let answer = SocketClient.request("\(request) \(device) \(head ?? "none") \(signature)", path: socket,
-                                                         timeout: milliseconds, limit: limit, rememberingSilence: true),
-                  !answer.hasPrefix(#"{"unavailable""#) else { return nil }
+                let answer = SocketClient.request(
+                    "\(request) \(device) \(head ?? "none") \(signature)", path: socket,
+                    timeout: milliseconds, limit: limit, rememberingSilence: true),
+                !answer.hasPrefix(#"{"unavailable""#)
+            else { return nil }
             return answer
         }
     }
@@ -159,7 +167,8 @@ public enum AgentShortcut {
     static func vouchedSignature(for container: Container) -> String? {
         let environment = ProcessInfo.processInfo.environment
         guard !environment.keys.contains(where: { $0.hasPrefix("GIT_CONFIG") }),
-              let signature = configSignature(gitDirectory: container.gitDirectory, environment: environment) else { return nil }
+            let signature = configSignature(gitDirectory: container.gitDirectory, environment: environment)
+        else { return nil }
         for path in configFiles(gitDirectory: container.gitDirectory, environment: environment) {
             guard let data = FileSystem.contentsIfReadable(path) else {
                 if FileStat(path: path) == nil { continue }
@@ -168,11 +177,12 @@ public enum AgentShortcut {
             guard let text = String(data: data, encoding: .utf8), !text.lowercased().contains("include") else { return nil }
         }
         guard let root = FileSystem.realPath(container.root.path), let gitDirectory = FileSystem.realPath(container.gitDirectory),
-              gitDirectory == (root == "/" ? "/.git" : root + "/.git"),
-              let (id, name) = try? container.withRepository({ repository in
-                  (try repository.configString(ConfigKey.device), (try? repository.configString(ConfigKey.deviceName)) ?? nil)
-              }),
-              id == container.device.id, (name ?? id) == container.device.name else { return nil }
+            gitDirectory == (root == "/" ? "/.git" : root + "/.git"),
+            let (id, name) = try? container.withRepository({ repository in
+                (try repository.configString(ConfigKey.device), (try? repository.configString(ConfigKey.deviceName)) ?? nil)
+            }),
+            id == container.device.id, (name ?? id) == container.device.name
+        else { return nil }
         return signature
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // The agent's Unix socket (.git/docver/agent.sock, mode 0600): a client connects, writes one
@@ -97,8 +98,10 @@ final class AgentSocketServer: Sendable {
 
     /// Binds the socket at `path` (a stale socket file there is replaced: the caller holds the
     /// agent lock, so no live agent owns it) and starts answering with `answer`.
-    init(path: String, subscribers: AgentSubscribers, answer: @escaping @Sendable (String) -> AgentSocketAnswer,
-         session: @escaping @Sendable (_ client: Int32, _ first: String, _ rest: Data) -> Void) throws {
+    init(
+        path: String, subscribers: AgentSubscribers, answer: @escaping @Sendable (String) -> AgentSocketAnswer,
+        session: @escaping @Sendable (_ client: Int32, _ first: String, _ rest: Data) -> Void
+    ) throws {
         self.path = path
         let folder: ShortPath
         var address: sockaddr_un
@@ -132,7 +135,7 @@ final class AgentSocketServer: Sendable {
                 let client = accept(listening, nil, nil)
                 if client < 0 {
                     if errno == EINTR || errno == ECONNABORTED { continue }
-                    return // shut down
+                    return  // shut down
                 }
                 _ = fcntl(client, F_SETFD, FD_CLOEXEC)
                 guard serving.add(1, ordering: .sequentiallyConsistent).newValue <= Self.maximumClients else {
@@ -172,8 +175,10 @@ final class AgentSocketServer: Sendable {
     /// How long a client may pause while reading its answer before the agent gives up on it.
     static let answerTimeout = 1000
 
-    private static func serve(_ client: Int32, subscribers: AgentSubscribers, answer: (String) -> AgentSocketAnswer,
-                              session: ((Int32, String, Data) -> Void)?) {
+    private static func serve(
+        _ client: Int32, subscribers: AgentSubscribers, answer: (String) -> AgentSocketAnswer,
+        session: ((Int32, String, Data) -> Void)?
+    ) {
         UnixSocket.setTimeout(client, milliseconds: requestTimeout)
         guard let (request, rest) = UnixSocket.readFirstLine(client) else {
             Glibc.close(client)

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Watches a container's references with inotify: `.git/refs` and every folder below it
@@ -51,7 +52,7 @@ final class ReferenceWatcher {
         var moved = false
         for event in inotify.readEvents() {
             if event.has(UInt32(IN_Q_OVERFLOW)) {
-                moved = true // events were lost: anything may have moved
+                moved = true  // events were lost: anything may have moved
                 try watchTree(gitDirectory + "/refs")
                 continue
             }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Watches, with inotify, the device branches of the remotes that are repositories on this
@@ -59,7 +60,8 @@ final class RemoteReferenceWatcher {
             var queue = ["refs/heads/docver"]
             while let folder = queue.popLast() {
                 guard try add(directory, folder, to: &kept),
-                      let names = try? FileSystem.contentsOfDirectory(directory + "/" + folder) else { continue }
+                    let names = try? FileSystem.contentsOfDirectory(directory + "/" + folder)
+                else { continue }
                 for name in names {
                     if let stat = FileStat(path: directory + "/" + folder + "/" + name), stat.isDirectory, !stat.isSymbolicLink {
                         queue.append(folder + "/" + name)
@@ -74,8 +76,10 @@ final class RemoteReferenceWatcher {
 
     /// Adds the watch of `folder` in `directory` to `list`; false when it is not there.
     @discardableResult
-    private func add(_ directory: String, _ folder: String,
-                     to list: inout [Int32: (gitDirectory: String, folder: String)]) throws -> Bool {
+    private func add(
+        _ directory: String, _ folder: String,
+        to list: inout [Int32: (gitDirectory: String, folder: String)]
+    ) throws -> Bool {
         let path = folder.isEmpty ? directory : directory + "/" + folder
         switch try DocverError.wrapping({ try inotify.addWatch(path) }) {
         case let .watching(watch):
@@ -93,7 +97,7 @@ final class RemoteReferenceWatcher {
         var newFolders = false
         for event in inotify.readEvents() {
             if event.has(UInt32(IN_Q_OVERFLOW)) {
-                moved = watchedRemotes // events were lost: anything may have moved
+                moved = watchedRemotes  // events were lost: anything may have moved
                 newFolders = true
                 continue
             }

@@ -18,7 +18,6 @@ extension ServedQuestion {
     }
 }
 
-
 /// The agent's answers, by question: computed on the agent's thread, read by the socket's.
 /// Sendable: everything lives inside `Mutex`es.
 final class ServedAnswers: Sendable {

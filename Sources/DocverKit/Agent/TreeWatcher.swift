@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Watches a whole working tree with inotify: every folder gets a watch (inotify is not

@@ -34,8 +34,10 @@ public struct DocumentState: OptionSet, Sendable, Hashable, CustomStringConverti
     /// The flags by name, such as `inConflict+savingError`.
     public var description: String {
         if isEmpty { return "normal" }
-        let names: [(DocumentState, String)] = [(.closed, "closed"), (.inConflict, "inConflict"), (.savingError, "savingError"),
-                                                (.editingDisabled, "editingDisabled")]
+        let names: [(DocumentState, String)] = [
+            (.closed, "closed"), (.inConflict, "inConflict"), (.savingError, "savingError"),
+            (.editingDisabled, "editingDisabled"),
+        ]
         return names.filter { contains($0.0) }.map(\.1).joined(separator: "+")
     }
 }

@@ -22,8 +22,10 @@ public actor ManagedDocument<Model: DocumentModel> {
         public var clock: any Clock<Duration>
 
         /// Settings with the given timing (defaults: 2 s autosave delay, 1 s polling, the continuous clock).
-        public init(autosaveDelay: Duration = .seconds(2), pollInterval: Duration = .seconds(1),
-                    clock: any Clock<Duration> = ContinuousClock()) {
+        public init(
+            autosaveDelay: Duration = .seconds(2), pollInterval: Duration = .seconds(1),
+            clock: any Clock<Duration> = ContinuousClock()
+        ) {
             self.autosaveDelay = autosaveDelay
             self.pollInterval = pollInterval
             self.clock = clock
@@ -280,7 +282,7 @@ public actor ManagedDocument<Model: DocumentModel> {
         do {
             let current = try container.currentVersion(of: path)
             guard current?.id != loadedVersion else {
-                baseHead = head // other documents changed; this one did not
+                baseHead = head  // other documents changed; this one did not
                 refreshConflictState(base: state)
                 return
             }
@@ -357,8 +359,9 @@ public actor ManagedDocument<Model: DocumentModel> {
         changeCount = 0
         fileModificationDate = result.current.modified
         if result.current.id != result.save, let model = try? container.contents(of: result.current),
-           let reloaded = try? Model(contents: model, type: fileType) {
-            self.model = reloaded // another version won: show it; ours is kept as a conflict version
+            let reloaded = try? Model(contents: model, type: fileType)
+        {
+            self.model = reloaded  // another version won: show it; ours is kept as a conflict version
         }
         loadedVersion = result.current.id
         announce(.saved(version: result.save))

@@ -6,8 +6,9 @@ import Foundation
 enum CommitIdentity {
     /// A device's saves: its name, `<id>@docver`, the local time and offset.
     static func device(_ device: Device, at date: Date) -> Repository.Identity {
-        Repository.Identity(name: device.name, email: "\(device.id)@docver", time: date,
-                            offsetMinutes: Int32(TimeZone.current.secondsFromGMT(for: date) / 60))
+        Repository.Identity(
+            name: device.name, email: "\(device.id)@docver", time: date,
+            offsetMinutes: Int32(TimeZone.current.secondsFromGMT(for: date) / 60))
     }
 
     /// The author and committer of a device's commit on top of `parents` (docs/FORMAT.md,
@@ -15,8 +16,10 @@ enum CommitIdentity {
     /// committer is dated at least one second after every parent's committer, so that dates
     /// never run backwards along history even when a parent came from a device whose clock
     /// is ahead (a hybrid logical clock).
-    static func device(_ device: Device, at wallClock: Date, after parents: [ObjectID],
-                       in repository: Repository) throws -> (author: Repository.Identity, committer: Repository.Identity) {
+    static func device(
+        _ device: Device, at wallClock: Date, after parents: [ObjectID],
+        in repository: Repository
+    ) throws -> (author: Repository.Identity, committer: Repository.Identity) {
         let author = self.device(device, at: wallClock)
         let ordered = try orderedDate(wallClock: wallClock, parents: parents, in: repository)
         return (author, self.device(device, at: ordered))
@@ -37,7 +40,8 @@ enum CommitIdentity {
     /// rule is the one every earlier docver applies: a device running an older build writes
     /// the byte-identical integration, so a fleet mid-upgrade still converges on one commit
     /// instead of integrating each other's integrations forever.
-    static func integration(of parents: [ObjectID], in repository: Repository) throws -> (author: Repository.Identity, committer: Repository.Identity) {
+    static func integration(of parents: [ObjectID], in repository: Repository) throws -> (author: Repository.Identity, committer: Repository.Identity)
+    {
         let committed = try parents.map { try Repository.Identity.clampedSeconds(repository.commit($0).committer.time) }.max()!
         let identity = integration(at: Date(timeIntervalSince1970: TimeInterval(committed)))
         return (identity, identity)

@@ -75,13 +75,13 @@ enum CommitHook {
     static let marker = "# Installed by docver: marks plain git commits made here as saves of this device."
 
     static let script = """
-    #!/bin/sh
-    \(marker)
-    case "$2" in merge|squash) exit 0 ;; esac
-    id=$(git config \(ConfigKey.device)) || exit 0
-    name=$(git config \(ConfigKey.deviceName) || echo "$id")
-    grep -q '^\(Trailer.device):' "$1" && exit 0
-    git interpret-trailers --in-place --if-exists add --trailer "\(Trailer.device): $id" --trailer "\(Trailer.deviceName): $name" --trailer "\(Trailer.plainCommit): 1" "$1"
+        #!/bin/sh
+        \(marker)
+        case "$2" in merge|squash) exit 0 ;; esac
+        id=$(git config \(ConfigKey.device)) || exit 0
+        name=$(git config \(ConfigKey.deviceName) || echo "$id")
+        grep -q '^\(Trailer.device):' "$1" && exit 0
+        git interpret-trailers --in-place --if-exists add --trailer "\(Trailer.device): $id" --trailer "\(Trailer.deviceName): $name" --trailer "\(Trailer.plainCommit): 1" "$1"
 
-    """
+        """
 }

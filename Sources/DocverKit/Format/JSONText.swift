@@ -157,7 +157,7 @@ struct JSONReader {
     }
 
     private mutating func string() throws(JSONSyntaxError) -> String {
-        position += 1 // the opening quote
+        position += 1  // the opening quote
         var result: [UInt8] = []
         while true {
             guard position < bytes.count else { throw error("unterminated string") }
@@ -206,7 +206,7 @@ struct JSONReader {
 
     private mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
         guard position + 4 <= bytes.count,
-              let value = UInt32(String(decoding: bytes[position..<position + 4], as: UTF8.self), radix: 16)
+            let value = UInt32(String(decoding: bytes[position..<position + 4], as: UTF8.self), radix: 16)
         else { throw error("a \\u escape needs four hexadecimal digits") }
         position += 4
         return value

@@ -18,7 +18,8 @@ enum KeyValueFiles {
     static func fileName(ofKey key: String) -> String {
         var name = ""
         for (index, byte) in key.utf8.enumerated() {
-            let plain = byte.isASCIIAlphanumeric || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+            let plain =
+                byte.isASCIIAlphanumeric || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
                 || (byte == UInt8(ascii: ".") && index > 0)
             if plain {
                 name.unicodeScalars.append(Unicode.Scalar(byte))
@@ -46,10 +47,10 @@ enum KeyValueFiles {
     /// A key file's key and value; nil when the bytes are not a key file.
     static func parse(_ data: Data) -> (key: String, value: PropertyListValue)? {
         guard case let .object(members)? = try? JSONReader.parse(data), members.count == 3,
-              let keyNode = members.first(where: { $0.key == "key" })?.value, case let .string(key) = keyNode,
-              let typeNode = members.first(where: { $0.key == "type" })?.value, case let .string(type) = typeNode,
-              let valueNode = members.first(where: { $0.key == "value" })?.value,
-              let value = decode(valueNode, as: type)
+            let keyNode = members.first(where: { $0.key == "key" })?.value, case let .string(key) = keyNode,
+            let typeNode = members.first(where: { $0.key == "type" })?.value, case let .string(type) = typeNode,
+            let valueNode = members.first(where: { $0.key == "value" })?.value,
+            let value = decode(valueNode, as: type)
         else { return nil }
         return (key, value)
     }
@@ -66,7 +67,8 @@ enum KeyValueFiles {
         case let .bool(flag): flag ? "true" : "false"
         case let .array(elements): "[" + elements.map(tagged).joined(separator: ",") + "]"
         case let .dictionary(members):
-            "{" + members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            "{"
+                + members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
                 .map { JSONWriter.string($0.key) + ":" + tagged($0.value) }.joined(separator: ",") + "}"
         }
     }
@@ -113,13 +115,14 @@ extension CommitMessage {
     /// trailers.
     static func keyValueSave(sets: [String], removals: [String], device: Device) -> CommitMessage {
         let count = sets.count + removals.count
-        let subject = switch (sets.count, removals.count) {
-        case (1, 0): "Set \(sets[0])"
-        case (0, 1): "Remove \(removals[0])"
-        case (_, 0): "Set \(count) keys"
-        case (0, _): "Remove \(count) keys"
-        default: "Change \(count) keys"
-        }
+        let subject =
+            switch (sets.count, removals.count) {
+            case (1, 0): "Set \(sets[0])"
+            case (0, 1): "Remove \(removals[0])"
+            case (_, 0): "Set \(count) keys"
+            case (0, _): "Remove \(count) keys"
+            default: "Change \(count) keys"
+            }
         var message = CommitMessage(subject: subject)
         message.body = sets.map { "set: \($0)" } + removals.map { "removed: \($0)" }
         message.trailers = [(Trailer.device, device.id), (Trailer.deviceName, device.name)]

@@ -29,8 +29,11 @@ enum ListingText {
 
     /// 10 fields.
     static func fields(_ version: DocumentVersion) -> [String] {
-        [version.id, escape(version.document.path), escape(version.device.id), escape(version.device.name), date(version.modified),
-         version.size.map { String($0) } ?? "-", version.kind.rawValue, version.isDeletion ? "1" : "0", version.commitID.hex, version.entryID?.hex ?? "-"]
+        [
+            version.id, escape(version.document.path), escape(version.device.id), escape(version.device.name), date(version.modified),
+            version.size.map { String($0) } ?? "-", version.kind.rawValue, version.isDeletion ? "1" : "0", version.commitID.hex,
+            version.entryID?.hex ?? "-",
+        ]
     }
 
     static func version(_ fields: ArraySlice<Substring>) -> DocumentVersion? {
@@ -38,16 +41,19 @@ enum ListingText {
         // Read in place (a listing decodes 10,000 of these: copying each slice into an array
         // was a measurable part of `ls`).
         func f(_ offset: Int) -> Substring { fields[fields.startIndex + offset] }
-        guard let modified = date(f(4)), let size: Int64? = f(5) == "-" ? .some(nil) : Int64(f(5)).map { .some($0) }, let kind = DocumentKind(rawValue: String(f(6))),
-              let commitID = ObjectID(hex: String(f(8))) else { return nil }
+        guard let modified = date(f(4)), let size: Int64? = f(5) == "-" ? .some(nil) : Int64(f(5)).map { .some($0) },
+            let kind = DocumentKind(rawValue: String(f(6))),
+            let commitID = ObjectID(hex: String(f(8)))
+        else { return nil }
         var entryID: ObjectID?
         if f(9) != "-" {
             guard let id = ObjectID(hex: String(f(9))) else { return nil }
             entryID = id
         }
-        return DocumentVersion(id: String(f(0)), document: DocumentPath(trusted: unescape(f(1))),
-                               device: Device(unchecked: unescape(f(2)), name: unescape(f(3))), modified: modified,
-                               size: size, kind: kind, isDeletion: f(7) == "1", commitID: commitID, entryID: entryID)
+        return DocumentVersion(
+            id: String(f(0)), document: DocumentPath(trusted: unescape(f(1))),
+            device: Device(unchecked: unescape(f(2)), name: unescape(f(3))), modified: modified,
+            size: size, kind: kind, isDeletion: f(7) == "1", commitID: commitID, entryID: entryID)
     }
 
     /// The records of a text: its lines, split into fields at tabs. One pass over the UTF-8
@@ -56,7 +62,9 @@ enum ListingText {
     /// and ends on a character boundary.
     static func lines(_ data: Data) -> [ArraySlice<Substring>] {
         var result: [ArraySlice<Substring>] = []
-        forEachLine(data) { fields in result.append(fields); return true }
+        forEachLine(data) { fields in
+            result.append(fields); return true
+        }
         return result
     }
 
@@ -91,8 +99,10 @@ enum ListingText {
     static func encode(_ items: [MetadataItem]) -> Data {
         var text = ""
         for item in items {
-            let head = [escape(item.document.path), date(item.created), item.hasUnresolvedConflicts ? "1" : "0",
-                        item.syncStatus.isUploaded ? "1" : "0", item.syncStatus.hasRemoteChanges ? "1" : "0"]
+            let head = [
+                escape(item.document.path), date(item.created), item.hasUnresolvedConflicts ? "1" : "0",
+                item.syncStatus.isUploaded ? "1" : "0", item.syncStatus.hasRemoteChanges ? "1" : "0",
+            ]
             text += (head + fields(item.current)).joined(separator: "\t") + "\n"
         }
         return Data(text.utf8)
@@ -108,7 +118,8 @@ enum ListingText {
     static func encode(_ conflicts: [Conflict]) -> Data {
         var text = ""
         for conflict in conflicts {
-            text += ["C", escape(conflict.document.path), String(conflict.conflicts.count), String(conflict.bases.count)].joined(separator: "\t") + "\n"
+            text +=
+                ["C", escape(conflict.document.path), String(conflict.conflicts.count), String(conflict.bases.count)].joined(separator: "\t") + "\n"
             for version in [conflict.current] + conflict.conflicts {
                 text += (["V"] + fields(version)).joined(separator: "\t") + "\n"
             }
@@ -125,7 +136,8 @@ enum ListingText {
         while let header = lines.popFirst() {
             let start = header.startIndex
             guard header.count == 4, header[start] == "C", let count = Int(header[start + 2]), let baseCount = Int(header[start + 3]),
-                  count >= 0, baseCount >= 0, lines.count >= 1 + count + baseCount else { return nil }
+                count >= 0, baseCount >= 0, lines.count >= 1 + count + baseCount
+            else { return nil }
             var versions: [DocumentVersion] = []
             for _ in 0...count {
                 guard let line = lines.popFirst(), line.first == "V", let version = version(line.dropFirst()) else { return nil }
@@ -134,11 +146,14 @@ enum ListingText {
             var bases: [String: DocumentVersion] = [:]
             for _ in 0..<baseCount {
                 guard let line = lines.popFirst(), line.count == 12, line.first == "B",
-                      let base = version(line.dropFirst(2)) else { return nil }
+                    let base = version(line.dropFirst(2))
+                else { return nil }
                 bases[String(line[line.startIndex + 1])] = base
             }
-            result.append(Conflict(document: DocumentPath(trusted: unescape(header[start + 1])), current: versions[0],
-                                   conflicts: Array(versions.dropFirst()), bases: bases))
+            result.append(
+                Conflict(
+                    document: DocumentPath(trusted: unescape(header[start + 1])), current: versions[0],
+                    conflicts: Array(versions.dropFirst()), bases: bases))
         }
         return result
     }
@@ -218,8 +233,9 @@ extension ListingText {
                 // `C`, the escaped document, the conflict count, the base count.
                 let fields = bytes[index..<stop].split(separator: 0x09, omittingEmptySubsequences: false)
                 guard fields.count == 4, fields[0].elementsEqual([UInt8(ascii: "C")]),
-                      let count = Int(String(decoding: fields[2], as: UTF8.self)), let bases = Int(String(decoding: fields[3], as: UTF8.self)),
-                      count >= 0, bases >= 0 else { return nil }
+                    let count = Int(String(decoding: fields[2], as: UTF8.self)), let bases = Int(String(decoding: fields[3], as: UTF8.self)),
+                    count >= 0, bases >= 0
+                else { return nil }
                 result.append((unescape(String(decoding: fields[1], as: UTF8.self)), count))
                 index = stop + 1
                 // The current version and each conflict version (`V`), then each base (`B`).
@@ -270,8 +286,9 @@ extension ListingText {
         guard header.starts(with: prefix) else { return nil }
         let rest = header.dropFirst(prefix.count)
         guard let tab = rest.firstIndex(of: 0x09), let count = Int(String(decoding: rest[..<tab], as: UTF8.self)),
-              key.map({ rest[(tab + 1)...].elementsEqual($0.utf8) }) ?? true,
-              let items = decodeItems(data[(end + 1)...]), items.count == count else { return nil }
+            key.map({ rest[(tab + 1)...].elementsEqual($0.utf8) }) ?? true,
+            let items = decodeItems(data[(end + 1)...]), items.count == count
+        else { return nil }
         return items
     }
 }
@@ -290,7 +307,7 @@ private struct DocumentLines {
         for index in 0...bytes.count {
             let byte: UInt8 = index == bytes.count ? 0x0A : bytes[index]
             guard byte == 0x09 || byte == 0x0A else { continue }
-            if index == bytes.count && start == index && fields.isEmpty { break } // ends with a newline
+            if index == bytes.count && start == index && fields.isEmpty { break }  // ends with a newline
             fields.append(start..<index)
             start = index + 1
             guard byte == 0x0A else { continue }
@@ -341,9 +358,10 @@ private struct DocumentLines {
     /// document, created, conflicted, uploaded, remote changes, then the 10 version fields.
     private func item(_ f: [Range<Int>]) -> MetadataItem? {
         guard f.count == 15, let created = date(f[1]), let modified = date(f[9]),
-              let size: Int64? = isDash(f[10]) ? .some(nil) : (integer(f[10], radix: 10) as Int64?).map { .some($0) },
-              let kind = DocumentKind(rawValue: text(f[11])),
-              let commitID = ObjectID(hexDigits: field(f[13])) else { return nil }
+            let size: Int64? = isDash(f[10]) ? .some(nil) : (integer(f[10], radix: 10) as Int64?).map { .some($0) },
+            let kind = DocumentKind(rawValue: text(f[11])),
+            let commitID = ObjectID(hexDigits: field(f[13]))
+        else { return nil }
         var entryID: ObjectID?
         if !isDash(f[14]) {
             guard let id = ObjectID(hexDigits: field(f[14])) else { return nil }
@@ -352,10 +370,12 @@ private struct DocumentLines {
         let versionPath = DocumentPath(trusted: escaped(f[6]))
         // The document is its current version's: one string for both when the bytes agree.
         let document = field(f[0]).elementsEqual(field(f[6])) ? versionPath : DocumentPath(trusted: escaped(f[0]))
-        let current = DocumentVersion(id: text(f[5]), document: versionPath,
-                                      device: Device(unchecked: escaped(f[7]), name: escaped(f[8])), modified: modified,
-                                      size: size, kind: kind, isDeletion: isOne(f[12]), commitID: commitID, entryID: entryID)
-        return MetadataItem(document: document, created: created, current: current, hasUnresolvedConflicts: isOne(f[2]),
-                            syncStatus: SyncStatus(isUploaded: isOne(f[3]), hasRemoteChanges: isOne(f[4])))
+        let current = DocumentVersion(
+            id: text(f[5]), document: versionPath,
+            device: Device(unchecked: escaped(f[7]), name: escaped(f[8])), modified: modified,
+            size: size, kind: kind, isDeletion: isOne(f[12]), commitID: commitID, entryID: entryID)
+        return MetadataItem(
+            document: document, created: created, current: current, hasUnresolvedConflicts: isOne(f[2]),
+            syncStatus: SyncStatus(isUploaded: isOne(f[3]), hasRemoteChanges: isOne(f[4])))
     }
 }

@@ -58,7 +58,8 @@ struct ConflictRecord: Codable, Hashable {
         // An integration can hold thousands of records: substrings until the record is known to
         // be valid, and ASCII split on bytes (the same fields; splitting on characters walks
         // grapheme boundaries, and a space followed by a combining mark is no separator).
-        let fields = value.utf8.allSatisfy({ $0 < 0x80 })
+        let fields =
+            value.utf8.allSatisfy({ $0 < 0x80 })
             ? value.utf8.split(separator: 0x20, maxSplits: 2).map { Substring($0) }
             : value.split(separator: " ", maxSplits: 2)
         guard fields.count == 3, RecordID.isValid(fields[0]), fields[1] == "-" || RecordID.isValid(fields[1]) else { return nil }
@@ -147,7 +148,8 @@ struct RecordTrust {
         isIntegration = trailers.contains { $0.key == Trailer.integration }
         // A plain `git commit` marked by the commit hook names its device too: a save of that
         // device, but its decision records were typed by hand, not made by a resolution.
-        isDocverSave = decisionsSigned && trailers.contains { $0.key == Trailer.device }
+        isDocverSave =
+            decisionsSigned && trailers.contains { $0.key == Trailer.device }
             && !trailers.contains { $0.key == Trailer.plainCommit }
     }
 

@@ -33,8 +33,10 @@ struct CommitMessage {
 
     /// A save's message: the subject, the user's further lines, one `change: path` line per
     /// document, then the device trailers and any records.
-    static func save(subject: String, changes: [DocumentChange], device: Device,
-                     records: [(key: String, value: String)] = []) -> CommitMessage {
+    static func save(
+        subject: String, changes: [DocumentChange], device: Device,
+        records: [(key: String, value: String)] = []
+    ) -> CommitMessage {
         var message = CommitMessage(subject: subject)
         if subject.contains("\n") {
             let lines = subject.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -78,13 +80,17 @@ struct CommitMessage {
         var result: [(key: String, value: String)] = []
         for line in lines[(blank + 1)...] {
             guard let colon = line.firstIndex(of: 0x3A), colon > line.startIndex,
-                  !line[line.startIndex..<colon].contains(0x20) else { continue }
+                !line[line.startIndex..<colon].contains(0x20)
+            else { continue }
             var valueStart = colon + 1
             while valueStart < line.endIndex, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
             var valueEnd = line.endIndex
             while valueEnd > valueStart, [0x20, 0x09, 0x0D].contains(line[valueEnd - 1]) { valueEnd -= 1 }
-            result.append((String(decoding: line[line.startIndex..<colon], as: UTF8.self),
-                           String(decoding: line[valueStart..<valueEnd], as: UTF8.self)))
+            result.append(
+                (
+                    String(decoding: line[line.startIndex..<colon], as: UTF8.self),
+                    String(decoding: line[valueStart..<valueEnd], as: UTF8.self)
+                ))
         }
         return result
     }

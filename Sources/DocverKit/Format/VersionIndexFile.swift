@@ -130,7 +130,8 @@ enum VersionIndexFile {
         var contents = Contents(commits: [], segments: 0, intact: true)
         while !reader.isAtEnd {
             guard let length = reader.u32(), let payload = reader.take(Int(length)), let checksum = reader.u64(),
-                  checksum == fnv1a(payload), let commits = decodePayload(payload) else {
+                checksum == fnv1a(payload), let commits = decodePayload(payload)
+            else {
                 contents.intact = false
                 break
             }
@@ -146,7 +147,8 @@ enum VersionIndexFile {
         var strings: [String] = []
         for _ in 0..<stringCount {
             guard let count = reader.u32(), let utf8 = reader.take(Int(count)),
-                  let string = String(validating: utf8, as: UTF8.self) else { return nil }
+                let string = String(validating: utf8, as: UTF8.self)
+            else { return nil }
             strings.append(string)
         }
         func string(_ id: UInt32?) -> String? { id.flatMap { Int($0) < strings.count ? strings[Int($0)] : nil } }
@@ -154,7 +156,8 @@ enum VersionIndexFile {
         var commits: [IndexedCommit] = []
         for _ in 0..<commitCount {
             guard let id = reader.objectID(), let time = reader.u64(), let tree = reader.objectID(),
-                  let parentCount = reader.u8() else { return nil }
+                let parentCount = reader.u8()
+            else { return nil }
             var parents: [ObjectID] = []
             for _ in 0..<parentCount {
                 guard let parent = reader.objectID() else { return nil }
@@ -178,8 +181,10 @@ enum VersionIndexFile {
                 guard let document = string(reader.u32()) else { return nil }
                 mentioned.append(document)
             }
-            commits.append(IndexedCommit(id: id, parents: parents, changes: changes, mentioned: mentioned,
-                                         time: Int64(bitPattern: time), tree: tree))
+            commits.append(
+                IndexedCommit(
+                    id: id, parents: parents, changes: changes, mentioned: mentioned,
+                    time: Int64(bitPattern: time), tree: tree))
         }
         return reader.isAtEnd ? commits : nil
     }
@@ -260,15 +265,17 @@ extension VersionIndexFile {
             guard let head = reader.take(4), head.elementsEqual(magic), reader.u32() == formatVersion else { return false }
             while reader.position < reader.end {
                 guard let length = reader.u32().map(Int.init), length <= reader.end - reader.position,
-                      reader.end - reader.position - length >= 8 else {
+                    reader.end - reader.position - length >= 8
+                else {
                     contents.intact = false
                     break
                 }
                 let start = reader.position
                 var trailer = RawReader(buffer: buffer, position: start + length, end: start + length + 8)
                 guard let checksum = trailer.u64(), checksum == fnv1a(UnsafeBufferPointer(rebasing: buffer[start..<(start + length)])),
-                      let (commits, locations, strings) = decodePayload(buffer, from: start, to: start + length,
-                                                                        segment: contents.segments, target: target, document: document)
+                    let (commits, locations, strings) = decodePayload(
+                        buffer, from: start, to: start + length,
+                        segment: contents.segments, target: target, document: document)
                 else {
                     contents.intact = false
                     break
@@ -286,9 +293,12 @@ extension VersionIndexFile {
         return contents
     }
 
-    private static func decodePayload(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, segment: Int,
-                                      target: [UInt8], document: String)
-        -> (commits: [IndexedCommit], locations: [ChangeLocation], strings: [Int])? {
+    private static func decodePayload(
+        _ buffer: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, segment: Int,
+        target: [UInt8], document: String
+    )
+        -> (commits: [IndexedCommit], locations: [ChangeLocation], strings: [Int])?
+    {
         var reader = RawReader(buffer: buffer, position: start, end: end)
         guard let stringCount = reader.u32().map(Int.init), stringCount <= end - start else { return nil }
         var strings: [Int] = []
@@ -304,7 +314,8 @@ extension VersionIndexFile {
         var locations: [ChangeLocation] = []
         for _ in 0..<commitCount {
             guard let id = reader.objectID(), let time = reader.u64(), let tree = reader.objectID(),
-                  let parentCount = reader.u8() else { return nil }
+                let parentCount = reader.u8()
+            else { return nil }
             var parents: [ObjectID] = []
             parents.reserveCapacity(Int(parentCount))
             for _ in 0..<parentCount {
@@ -319,7 +330,8 @@ extension VersionIndexFile {
                 var list: [(document: String, kind: IndexedChangeKind)] = []
                 for _ in 0..<count {
                     guard let string = reader.u32(), Int(string) < stringCount,
-                          let kind = reader.u8().flatMap(IndexedChangeKind.init) else { return nil }
+                        let kind = reader.u8().flatMap(IndexedChangeKind.init)
+                    else { return nil }
                     if string == targetID { list.append((document, kind)) }
                 }
                 changes.append(list)
@@ -330,8 +342,10 @@ extension VersionIndexFile {
                 guard let string = reader.u32(), Int(string) < stringCount else { return nil }
                 if string == targetID { mentioned.append(document) }
             }
-            commits.append(IndexedCommit(id: id, parents: parents, changes: changes, mentioned: mentioned,
-                                         time: Int64(bitPattern: time), tree: tree))
+            commits.append(
+                IndexedCommit(
+                    id: id, parents: parents, changes: changes, mentioned: mentioned,
+                    time: Int64(bitPattern: time), tree: tree))
         }
         return reader.position == end ? (commits, locations, strings) : nil
     }
@@ -339,7 +353,8 @@ extension VersionIndexFile {
     /// The whole first change list of the commit at `location` (against its first parent),
     /// decoded from bytes ``decode(_:document:)`` already checked.
     static func firstChangeList(in bytes: [UInt8], strings: [[Int]], at location: ChangeLocation)
-        -> [(document: String, kind: IndexedChangeKind)]? {
+        -> [(document: String, kind: IndexedChangeKind)]?
+    {
         bytes.withUnsafeBufferPointer { buffer in
             var reader = RawReader(buffer: buffer, position: location.offset, end: buffer.count)
             let table = strings[location.segment]
@@ -348,10 +363,12 @@ extension VersionIndexFile {
             list.reserveCapacity(Int(count))
             for _ in 0..<count {
                 guard let string = reader.u32().map(Int.init), string < table.count,
-                      let kind = reader.u8().flatMap(IndexedChangeKind.init) else { return nil }
+                    let kind = reader.u8().flatMap(IndexedChangeKind.init)
+                else { return nil }
                 var text = RawReader(buffer: buffer, position: table[string], end: buffer.count)
                 guard let length = text.u32().map(Int.init), let utf8 = text.take(length),
-                      let path = String(validating: utf8, as: UTF8.self) else { return nil }
+                    let path = String(validating: utf8, as: UTF8.self)
+                else { return nil }
                 list.append((path, kind))
             }
             return list

@@ -45,8 +45,9 @@ struct WriteIntent: Equatable {
 
     /// The bytes of the `intent` file (JSON, keys sorted).
     func render() -> Data {
-        let encoded = Encoded(version: Self.formatVersion, operation: operation.rawValue, from: from?.hex, to: to.hex,
-                              files: files.map { .init(path: $0.path, old: $0.old.map(Encoded.State.init), new: $0.new.map(Encoded.State.init)) })
+        let encoded = Encoded(
+            version: Self.formatVersion, operation: operation.rawValue, from: from?.hex, to: to.hex,
+            files: files.map { .init(path: $0.path, old: $0.old.map(Encoded.State.init), new: $0.new.map(Encoded.State.init)) })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         // Encoding plain strings, numbers and arrays cannot fail.
@@ -57,8 +58,9 @@ struct WriteIntent: Equatable {
     /// another format version, a bad id or mode).
     static func parse(_ data: Data) -> WriteIntent? {
         guard let encoded = try? JSONDecoder().decode(Encoded.self, from: data), encoded.version == formatVersion,
-              let operation = Operation(rawValue: encoded.operation),
-              let to = ObjectID(hex: encoded.to) else { return nil }
+            let operation = Operation(rawValue: encoded.operation),
+            let to = ObjectID(hex: encoded.to)
+        else { return nil }
         var from: ObjectID?
         if let hex = encoded.from {
             guard let id = ObjectID(hex: hex) else { return nil }

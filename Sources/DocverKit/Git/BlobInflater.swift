@@ -54,16 +54,19 @@ struct BlobInflater {
             guard let header = PackEntryHeader.read(pack: pack, offset: offset), header.type == 3 else {
                 throw Self.damaged(id, pack, "its entry header cannot be read")
             }
-            try Self.inflate(file: pack, from: offset + UInt64(header.length), expectedSize: header.size,
-                             crc: (crc, header.bytes), id: id, into: sink)
+            try Self.inflate(
+                file: pack, from: offset + UInt64(header.length), expectedSize: header.size,
+                crc: (crc, header.bytes), id: id, into: sink)
         }
     }
 
     /// The zlib stream at `start` in `path`: a loose object (`expectedSize` nil: its header
     /// says the size, and is skipped) or a packed blob's (`crc`: the index's CRC-32 of the
     /// entry and the entry header's bytes, which it covers).
-    private static func inflate(file path: String, from start: UInt64, expectedSize: UInt64?, crc expected: (UInt32, [UInt8])?,
-                                id: ObjectID, into sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+    private static func inflate(
+        file path: String, from start: UInt64, expectedSize: UInt64?, crc expected: (UInt32, [UInt8])?,
+        id: ObjectID, into sink: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw damaged(id, path, "it cannot be opened: \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
@@ -78,7 +81,7 @@ struct BlobInflater {
         var crc: uLong = expected.map { header in header.1.withUnsafeBufferPointer { crc32(0, $0.baseAddress, uInt($0.count)) } } ?? 0
         var position = off_t(start)
         var size = expectedSize
-        var header: [UInt8] = [] // a loose object's "blob <size>\0", until its NUL
+        var header: [UInt8] = []  // a loose object's "blob <size>\0", until its NUL
         var passed: UInt64 = 0
         while true {
             if stream.avail_in == 0 {
@@ -122,12 +125,15 @@ struct BlobInflater {
             if status == Z_STREAM_END { break }
         }
         guard let size, passed == size else { throw damaged(id, path, "it holds fewer bytes than its size") }
-        if let expected, UInt32(truncatingIfNeeded: crc) != expected.0 { throw damaged(id, path, "its packed bytes do not match the pack index's checksum") }
+        if let expected, UInt32(truncatingIfNeeded: crc) != expected.0 {
+            throw damaged(id, path, "its packed bytes do not match the pack index's checksum")
+        }
     }
 
     private static func damaged(_ id: ObjectID, _ path: String, _ reason: String) -> GitError {
-        GitError(code: .invalid, message: "object \(id.hex) in \(path) is damaged: \(reason); 'git fsck' lists what is damaged",
-                 function: "inflate")
+        GitError(
+            code: .invalid, message: "object \(id.hex) in \(path) is damaged: \(reason); 'git fsck' lists what is damaged",
+            function: "inflate")
     }
 }
 
@@ -145,7 +151,8 @@ enum PackIndex {
         }
         func word(_ bytes: ArraySlice<UInt8>) -> UInt32 { bytes.reduce(0) { $0 << 8 | UInt32($1) } }
         guard let header = read(8, at: 0), header == [0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2],
-              let fanout = read(1024, at: 8) else { return nil }
+            let fanout = read(1024, at: 8)
+        else { return nil }
         let raw = withUnsafeBytes(of: id.raw.id) { Array($0) }
         let count = Int(word(fanout[1020..<1024]))
         let first = Int(raw[0])
@@ -157,7 +164,8 @@ enum PackIndex {
             guard let name = read(20, at: names + middle * 20) else { return nil }
             if name == raw {
                 guard let crc = read(4, at: names + count * 20 + middle * 4),
-                      let small = read(4, at: names + count * 24 + middle * 4) else { return nil }
+                    let small = read(4, at: names + count * 24 + middle * 4)
+                else { return nil }
                 var offset = UInt64(word(small[...]))
                 if offset & 0x8000_0000 != 0 {
                     let large = Int(offset & 0x7fff_ffff)
@@ -221,7 +229,7 @@ extension Repository {
                     try sink(piece)
                 }
                 return
-            } catch where !passed {
+            } catch  where !passed {
                 // (Nothing passed yet: libgit2 reads it below.)
             }
         }
@@ -238,8 +246,9 @@ extension Repository {
         }
         let written = try writeBlob(size: size) { append in try inflater.inflate(into: append) }
         guard written == id else {
-            throw GitError(code: .invalid, message: "object \(id.hex) is damaged: its bytes hash to \(written.hex); 'git fsck' lists what is damaged",
-                           function: #function)
+            throw GitError(
+                code: .invalid, message: "object \(id.hex) is damaged: its bytes hash to \(written.hex); 'git fsck' lists what is damaged",
+                function: #function)
         }
         return true
     }

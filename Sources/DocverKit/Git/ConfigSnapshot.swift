@@ -1,5 +1,5 @@
-import Foundation
 internal import Clibgit2
+import Foundation
 
 /// A read-only snapshot of a repository's config, every level (the repository's, the user's,
 /// the system's), as libgit2 reads it. Owns its `git_config`.

@@ -1,5 +1,6 @@
 internal import Clibgit2
 internal import Clibgit2Startup
+import Foundation
 
 /// An error reported by libgit2, with libgit2's own message.
 ///
@@ -76,7 +77,7 @@ public struct GitError: Error, Sendable, Equatable, CustomStringConvertible {
 @discardableResult
 func check(_ result: Int32, _ function: String = #function) throws -> Int32 {
     guard result < 0 else { return result }
-    let osError = errno // before anything else can change it
+    let osError = errno  // before anything else can change it
     let message: String
     if let last = git_error_last(), let text = last.pointee.message {
         message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -108,5 +109,3 @@ let libgit2Initialised: Void = {
     docver_disable_strict_hash_verification()
     docver_cache_large_commits_and_trees()
 }()
-
-import Foundation

@@ -1,5 +1,5 @@
-import Foundation
 internal import Clibgit2
+import Foundation
 
 /// Line-based three-way merge and unified diffs of in-memory contents.
 enum TextMerge {
@@ -12,8 +12,10 @@ enum TextMerge {
 
     /// Merges `ours` and `theirs` against `base` with libgit2's `git_merge_file`; conflicting
     /// regions are written with diff3-style markers carrying the given labels.
-    static func merge(base: Data, ours: Data, theirs: Data, labels: (base: String, ours: String, theirs: String),
-                      favor: Favor = .normal) throws -> Result {
+    static func merge(
+        base: Data, ours: Data, theirs: Data, labels: (base: String, ours: String, theirs: String),
+        favor: Favor = .normal
+    ) throws -> Result {
         // Callable without a repository (a unit test merges texts alone): libgit2 keeps its
         // per-thread error state only once initialised, and crashes setting one before.
         _ = libgit2Initialised
@@ -56,14 +58,16 @@ enum TextMerge {
 
     /// A unified diff between two contents (nil: absent), labelled with paths.
     static func unifiedDiff(old: Data?, oldPath: String, new: Data?, newPath: String) throws -> String {
-        _ = libgit2Initialised // as in merge(base:ours:theirs:labels:favor:)
+        _ = libgit2Initialised  // as in merge(base:ours:theirs:labels:favor:)
         // A patch made from buffers points into them (libgit2 does not copy): render it
         // while the buffers are still alive.
         return try (old ?? Data()).withUnsafeBytes { oldPointer in
             try (new ?? Data()).withUnsafeBytes { newPointer in
                 var patch: OpaquePointer?
-                _ = try check(git_patch_from_buffers(&patch, old == nil ? nil : oldPointer.baseAddress, oldPointer.count, oldPath,
-                                                     new == nil ? nil : newPointer.baseAddress, newPointer.count, newPath, nil))
+                _ = try check(
+                    git_patch_from_buffers(
+                        &patch, old == nil ? nil : oldPointer.baseAddress, oldPointer.count, oldPath,
+                        new == nil ? nil : newPointer.baseAddress, newPointer.count, newPath, nil))
                 defer { git_patch_free(patch) }
                 var buffer = git_buf()
                 try check(git_patch_to_buf(&buffer, patch))
@@ -77,7 +81,10 @@ enum TextMerge {
 
 extension Repository {
     /// A git attribute's value for a path, read from .gitattributes as git would.
-    enum AttributeValue: Equatable { case unspecified, set, unset, value(String) }
+    enum AttributeValue: Equatable {
+        case unspecified, set, unset
+        case value(String)
+    }
 
     func attribute(_ name: String, for path: String) throws -> AttributeValue {
         var value: UnsafePointer<CChar>?

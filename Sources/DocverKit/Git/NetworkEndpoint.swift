@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The host and port a network remote's URL names (ssh, scp-like ssh, git, http, https); nil
@@ -111,7 +112,8 @@ struct NetworkEndpoint: Equatable, CustomStringConvertible {
     func probe(timeout: Double) throws(Unreachable) -> [sockaddr_storage] {
         let deadline = Date().addingTimeInterval(timeout)
         guard let addresses = addresses(within: timeout) else {
-            throw Unreachable(reason: "cannot resolve host '\(host)': no answer within \(Self.seconds(timeout)) seconds (docver.network.connectTimeout)")
+            throw Unreachable(
+                reason: "cannot resolve host '\(host)': no answer within \(Self.seconds(timeout)) seconds (docver.network.connectTimeout)")
         }
         guard !addresses.isEmpty else { throw Unreachable(reason: "cannot resolve host '\(host)'") }
         var failure = ""
@@ -130,7 +132,8 @@ struct NetworkEndpoint: Equatable, CustomStringConvertible {
             var poller = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
             let ready = poll(&poller, 1, Int32((remaining * 1000).rounded(.up)))
             if ready == 0 {
-                throw Unreachable(reason: "cannot connect to \(self): no answer within \(Self.seconds(timeout)) seconds (docver.network.connectTimeout)")
+                throw Unreachable(
+                    reason: "cannot connect to \(self): no answer within \(Self.seconds(timeout)) seconds (docver.network.connectTimeout)")
             }
             var code: Int32 = 0
             var size = socklen_t(MemoryLayout<Int32>.size)
@@ -260,17 +263,17 @@ final class StallWatchdog: @unchecked Sendable {
     /// The process's sockets: descriptor and inode (`socket:[N]`).
     private static func sockets() -> [(descriptor: Int32, inode: String)] {
         #if os(Linux)
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return [] }
-        var buffer = [CChar](repeating: 0, count: 64)
-        return names.compactMap { name in
-            guard let descriptor = Int32(name) else { return nil }
-            let count = readlink("/proc/self/fd/\(name)", &buffer, buffer.count - 1)
-            guard count > 0 else { return nil }
-            let target = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            return target.hasPrefix("socket:") ? (descriptor, target) : nil
-        }
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return [] }
+            var buffer = [CChar](repeating: 0, count: 64)
+            return names.compactMap { name in
+                guard let descriptor = Int32(name) else { return nil }
+                let count = readlink("/proc/self/fd/\(name)", &buffer, buffer.count - 1)
+                guard count > 0 else { return nil }
+                let target = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                return target.hasPrefix("socket:") ? (descriptor, target) : nil
+            }
         #else
-        return []
+            return []
         #endif
     }
 
@@ -278,14 +281,14 @@ final class StallWatchdog: @unchecked Sendable {
     /// and received (offsets 44 and 52, stable since Linux 2.6).
     private static func tcpInfo(_ descriptor: Int32) -> (state: UInt8, sinceSent: UInt32, sinceReceived: UInt32)? {
         #if os(Linux)
-        var buffer = [UInt8](repeating: 0, count: 104)
-        var length = socklen_t(buffer.count)
-        guard getsockopt(descriptor, Int32(IPPROTO_TCP), 11 /* TCP_INFO */, &buffer, &length) == 0, length >= 56 else { return nil }
-        return buffer.withUnsafeBytes { raw in
-            (raw[0], raw.loadUnaligned(fromByteOffset: 44, as: UInt32.self), raw.loadUnaligned(fromByteOffset: 52, as: UInt32.self))
-        }
+            var buffer = [UInt8](repeating: 0, count: 104)
+            var length = socklen_t(buffer.count)
+            guard getsockopt(descriptor, Int32(IPPROTO_TCP), 11 /* TCP_INFO */, &buffer, &length) == 0, length >= 56 else { return nil }
+            return buffer.withUnsafeBytes { raw in
+                (raw[0], raw.loadUnaligned(fromByteOffset: 44, as: UInt32.self), raw.loadUnaligned(fromByteOffset: 52, as: UInt32.self))
+            }
         #else
-        return nil
+            return nil
         #endif
     }
 }

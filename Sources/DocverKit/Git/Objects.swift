@@ -1,5 +1,5 @@
-import Foundation
 internal import Clibgit2
+import Foundation
 
 /// A commit object. Keeps its repository alive.
 final class Commit {
@@ -76,8 +76,9 @@ final class Tree {
     /// The direct entry with this name, or nil. The entry is borrowed from the tree.
     func entry(named name: String) -> TreeEntry? {
         guard let entry = git_tree_entry_byname(pointer, name) else { return nil }
-        return TreeEntry(name: name, id: ObjectID(git_tree_entry_id(entry).pointee),
-                         mode: FileMode(raw: git_tree_entry_filemode(entry)))
+        return TreeEntry(
+            name: name, id: ObjectID(git_tree_entry_id(entry).pointee),
+            mode: FileMode(raw: git_tree_entry_filemode(entry)))
     }
 
     /// The entry at a slash-separated path below this tree, or nil.
@@ -162,7 +163,8 @@ final class Index {
         guard let indexPath = git_index_path(pointer), let stamp = FileStat(path: String(cString: indexPath)) else { return }
         for position in 0..<git_index_entrycount(pointer) {
             guard let entry = git_index_get_byindex(pointer, position),
-                  Int(entry.pointee.mtime.seconds) >= stamp.mtimeSeconds, entry.pointee.file_size != 0 else { continue }
+                Int(entry.pointee.mtime.seconds) >= stamp.mtimeSeconds, entry.pointee.file_size != 0
+            else { continue }
             // libgit2 smudges its own racily clean entries the same way, in place (index.c,
             // `truncate_racily_clean`): the size is no part of the entry's key or order.
             UnsafeMutablePointer(mutating: entry).pointee.file_size = 0
@@ -173,10 +175,12 @@ final class Index {
     /// so the next status check trusts the stat data instead of hashing again.
     func add(path: String, id: ObjectID, mode: FileMode, stat: FileStat) throws {
         var entry = git_index_entry()
-        entry.ctime = git_index_time(seconds: Int32(truncatingIfNeeded: stat.ctimeSeconds),
-                                     nanoseconds: UInt32(truncatingIfNeeded: stat.ctimeNanoseconds))
-        entry.mtime = git_index_time(seconds: Int32(truncatingIfNeeded: stat.mtimeSeconds),
-                                     nanoseconds: UInt32(truncatingIfNeeded: stat.mtimeNanoseconds))
+        entry.ctime = git_index_time(
+            seconds: Int32(truncatingIfNeeded: stat.ctimeSeconds),
+            nanoseconds: UInt32(truncatingIfNeeded: stat.ctimeNanoseconds))
+        entry.mtime = git_index_time(
+            seconds: Int32(truncatingIfNeeded: stat.mtimeSeconds),
+            nanoseconds: UInt32(truncatingIfNeeded: stat.mtimeNanoseconds))
         entry.dev = UInt32(truncatingIfNeeded: stat.device)
         entry.ino = UInt32(truncatingIfNeeded: stat.inode)
         entry.uid = stat.uid

@@ -1,6 +1,6 @@
-import Foundation
 internal import Clibgit2
 internal import Clibgit2Startup
+import Foundation
 
 /// A transfer's progress as libgit2 reports it: objects and bytes received (and indexed) by
 /// a fetch, or sent by a push.
@@ -41,11 +41,14 @@ struct TransferSettings {
         var result: [Data] = []
         var body: String?
         for line in text.split(whereSeparator: \.isNewline).map({ $0.trimmingCharacters(in: .whitespaces) }) {
-            if line == "-----BEGIN CERTIFICATE-----" { body = "" }
-            else if line == "-----END CERTIFICATE-----" {
+            if line == "-----BEGIN CERTIFICATE-----" {
+                body = ""
+            } else if line == "-----END CERTIFICATE-----" {
                 if let body, let der = Data(base64Encoded: body) { result.append(der) }
                 body = nil
-            } else if body != nil { body! += line }
+            } else if body != nil {
+                body! += line
+            }
         }
         return result
     }
@@ -88,8 +91,11 @@ private let credentialCallback: git_credential_acquire_cb = { out, url, username
             // libssh2 fails the whole connection when the agent cannot be reached, so only a
             // socket that exists is tried (an empty or stale SSH_AUTH_SOCK is ignored).
             if let socket = ProcessInfo.processInfo.environment["SSH_AUTH_SOCK"], !socket.isEmpty,
-               (try? FileManager.default.attributesOfItem(atPath: socket)[.type] as? FileAttributeType) == .typeSocket,
-               git_credential_ssh_key_from_agent(out, user) == 0 { return 0 }
+                (try? FileManager.default.attributesOfItem(atPath: socket)[.type] as? FileAttributeType) == .typeSocket,
+                git_credential_ssh_key_from_agent(out, user) == 0
+            {
+                return 0
+            }
         }
         while !state.pointee.keyFiles.isEmpty {
             let key = state.pointee.keyFiles.removeFirst()
@@ -99,7 +105,8 @@ private let credentialCallback: git_credential_acquire_cb = { out, url, username
     if allowedTypes & GIT_CREDENTIAL_USERPASS_PLAINTEXT.rawValue != 0, !state.pointee.triedHelper {
         state.pointee.triedHelper = true
         if let url, let (name, password) = Subprocess.gitCredential(for: String(cString: url), in: state.pointee.settings.credentialDirectory),
-           git_credential_userpass_plaintext_new(out, name, password) == 0 {
+            git_credential_userpass_plaintext_new(out, name, password) == 0
+        {
             return 0
         }
     }
@@ -107,7 +114,8 @@ private let credentialCallback: git_credential_acquire_cb = { out, url, username
         return git_credential_username_new(out, user)
     }
     state.pointee.credentialsExhausted = true
-    let offered = allowedTypes & GIT_CREDENTIAL_SSH_KEY.rawValue != 0
+    let offered =
+        allowedTypes & GIT_CREDENTIAL_SSH_KEY.rawValue != 0
         ? "docver.network.sshKey, ssh-agent, ~/.ssh keys" : "git credential helpers"
     git_error_set_str(Int32(GIT_ERROR_NET.rawValue), "authentication failed: none of the available credentials (\(offered)) was accepted")
     return GIT_EAUTH.rawValue
@@ -124,10 +132,12 @@ private let fetchProgressCallback: git_indexer_progress_cb = { stats, payload in
     guard let stats, let payload else { return 0 }
     let state = payload.assumingMemoryBound(to: TransferState.self)
     state.pointee.watchdog?.touch()
-    state.pointee.progress?(TransferCounts(objects: Int(stats.pointee.received_objects),
-                                           totalObjects: Int(stats.pointee.total_objects),
-                                           indexedObjects: Int(stats.pointee.indexed_objects),
-                                           bytes: Int(stats.pointee.received_bytes)))
+    state.pointee.progress?(
+        TransferCounts(
+            objects: Int(stats.pointee.received_objects),
+            totalObjects: Int(stats.pointee.total_objects),
+            indexedObjects: Int(stats.pointee.indexed_objects),
+            bytes: Int(stats.pointee.received_bytes)))
     return 0
 }
 
@@ -136,8 +146,10 @@ private let pushProgressCallback: git_push_transfer_progress_cb = { current, tot
     guard let payload else { return 0 }
     let state = payload.assumingMemoryBound(to: TransferState.self)
     state.pointee.watchdog?.touch()
-    state.pointee.progress?(TransferCounts(objects: Int(current), totalObjects: Int(total),
-                                           indexedObjects: Int(current), bytes: Int(bytes)))
+    state.pointee.progress?(
+        TransferCounts(
+            objects: Int(current), totalObjects: Int(total),
+            indexedObjects: Int(current), bytes: Int(bytes)))
     return 0
 }
 
@@ -177,12 +189,14 @@ private let certificateCallback: git_transport_certificate_check_cb = { certific
         if valid != 0 || state.pointee.settings.trustedCertificates.contains(der) {
             problem = nil
         } else {
-            problem = "the TLS certificate of \(hostName) is not trusted: no system CA vouches for it for this host, and it is not in docver.network.trustedCertificates"
+            problem =
+                "the TLS certificate of \(hostName) is not trusted: no system CA vouches for it for this host, and it is not in docver.network.trustedCertificates"
         }
     case GIT_CERT_HOSTKEY_LIBSSH2:
         let key = UnsafeRawPointer(certificate).assumingMemoryBound(to: git_cert_hostkey.self).pointee
-        problem = KnownHosts.problem(with: key, host: hostName, port: state.pointee.settings.sshPort,
-                                     files: state.pointee.settings.knownHosts)
+        problem = KnownHosts.problem(
+            with: key, host: hostName, port: state.pointee.settings.sshPort,
+            files: state.pointee.settings.knownHosts)
     default:
         problem = valid != 0 ? nil : "the identity of \(hostName) could not be checked"
     }
@@ -230,9 +244,11 @@ enum KnownHosts {
         }
         let where_ = checked.isEmpty ? files.joined(separator: " or ") : checked.joined(separator: ", ")
         if listed {
-            return "the ssh host key of \(name)\(fingerprint) does not match the one in \(where_): the connection may be intercepted; if the server's key really changed, update that file"
+            return
+                "the ssh host key of \(name)\(fingerprint) does not match the one in \(where_): the connection may be intercepted; if the server's key really changed, update that file"
         }
-        return "the ssh host key of \(name)\(fingerprint) is unknown: it is not in \(where_) (add it after checking its fingerprint, e.g. with ssh-keyscan)"
+        return
+            "the ssh host key of \(name)\(fingerprint) is unknown: it is not in \(where_) (add it after checking its fingerprint, e.g. with ssh-keyscan)"
     }
 }
 
@@ -268,11 +284,12 @@ final class Remote {
     /// This remote's fetch settings.
     var fetchDefaults: FetchDefaults {
         if let configuredFetch { return configuredFetch }
-        let tags: FetchDefaults.Tags = switch git_remote_autotag(pointer) {
-        case GIT_REMOTE_DOWNLOAD_TAGS_NONE: .none
-        case GIT_REMOTE_DOWNLOAD_TAGS_ALL: .all
-        default: .following
-        }
+        let tags: FetchDefaults.Tags =
+            switch git_remote_autotag(pointer) {
+            case GIT_REMOTE_DOWNLOAD_TAGS_NONE: .none
+            case GIT_REMOTE_DOWNLOAD_TAGS_ALL: .all
+            default: .following
+            }
         return FetchDefaults(tags: tags, prune: git_remote_prune_refs(pointer) != 0)
     }
 
@@ -315,11 +332,12 @@ final class Remote {
         if let push = rewrites.pushURL(url: url, pushURL: pushURL) {
             try check(git_remote_set_instance_pushurl(remote.pointer, push))
         }
-        let tags: FetchDefaults.Tags = switch try config.string("remote.\(name).tagopt") ?? "" {
-        case "--no-tags": .none
-        case "--tags": .all
-        default: .following
-        }
+        let tags: FetchDefaults.Tags =
+            switch try config.string("remote.\(name).tagopt") ?? "" {
+            case "--no-tags": .none
+            case "--tags": .all
+            default: .following
+            }
         let prune = try config.bool("remote.\(name).prune") ?? config.bool("fetch.prune") ?? false
         remote.configuredFetch = FetchDefaults(tags: tags, prune: prune)
         return remote
@@ -376,16 +394,19 @@ final class Remote {
     }
 
     /// Fetches with explicit refspecs, reporting objects and bytes received to `progress`.
-    func fetch(_ refspecs: [String], settings: TransferSettings = TransferSettings(),
-               progress: ((TransferCounts) -> Void)? = nil) throws {
+    func fetch(
+        _ refspecs: [String], settings: TransferSettings = TransferSettings(),
+        progress: ((TransferCounts) -> Void)? = nil
+    ) throws {
         var options = git_fetch_options()
         try check(git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)))
         let defaults = fetchDefaults
-        options.download_tags = switch defaults.tags {
-        case .following: GIT_REMOTE_DOWNLOAD_TAGS_AUTO
-        case .none: GIT_REMOTE_DOWNLOAD_TAGS_NONE
-        case .all: GIT_REMOTE_DOWNLOAD_TAGS_ALL
-        }
+        options.download_tags =
+            switch defaults.tags {
+            case .following: GIT_REMOTE_DOWNLOAD_TAGS_AUTO
+            case .none: GIT_REMOTE_DOWNLOAD_TAGS_NONE
+            case .all: GIT_REMOTE_DOWNLOAD_TAGS_ALL
+            }
         options.prune = defaults.prune ? GIT_FETCH_PRUNE : GIT_FETCH_NO_PRUNE
         var state = TransferState(keyFiles: defaultKeyFiles(), settings: settings, progress: progress)
         try withUnsafeMutablePointer(to: &state) { statePointer in
@@ -407,8 +428,10 @@ final class Remote {
     /// does not count bytes (1.5 passes the byte field of indexer statistics that
     /// `git_packbuilder_write` never fills in): the reports carry 0 bytes while the push runs,
     /// and the last one, sent once the push is done, the size of the pack it wrote.
-    func push(_ refspecs: [String], settings: TransferSettings = TransferSettings(),
-              progress: ((TransferCounts) -> Void)? = nil) throws -> (rejected: [String: String], messages: [String]) {
+    func push(
+        _ refspecs: [String], settings: TransferSettings = TransferSettings(),
+        progress: ((TransferCounts) -> Void)? = nil
+    ) throws -> (rejected: [String: String], messages: [String]) {
         var options = git_push_options()
         try check(git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)))
         let packFolder = progress == nil ? nil : localPackFolder
@@ -459,8 +482,10 @@ final class Remote {
         try withoutPipeSignal { try transfer(state, settings: settings, body) }
     }
 
-    private func transfer(_ state: UnsafeMutablePointer<TransferState>, settings: TransferSettings,
-                          _ body: () throws -> Void) throws {
+    private func transfer(
+        _ state: UnsafeMutablePointer<TransferState>, settings: TransferSettings,
+        _ body: () throws -> Void
+    ) throws {
         // The system CAs, whose parse start-up deferred (libgit2_startup.h): any transfer over
         // a network may speak HTTPS, if only after a redirect; one on this machine never does.
         // A bundle that cannot be read leaves the pinned certificates only, as libgit2's own
@@ -488,7 +513,11 @@ final class Remote {
             try body()
         } catch let error as GitError {
             if let endpoint, watchdog?.fired == true {
-                throw GitError(code: error.code, message: "no progress from \(endpoint) for \(NetworkEndpoint.seconds(settings.stallTimeout)) seconds (docver.network.stallTimeout): the transfer was abandoned", function: error.function)
+                throw GitError(
+                    code: error.code,
+                    message:
+                        "no progress from \(endpoint) for \(NetworkEndpoint.seconds(settings.stallTimeout)) seconds (docver.network.stallTimeout): the transfer was abandoned",
+                    function: error.function)
             }
             let message = state.pointee.certificateProblem ?? error.message
             throw GitError(code: error.code, message: Self.oneLine(message), function: error.function)

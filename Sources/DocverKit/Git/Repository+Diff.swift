@@ -1,5 +1,5 @@
-import Foundation
 internal import Clibgit2
+import Foundation
 
 // Tree-to-tree differences: changed paths and renames.
 

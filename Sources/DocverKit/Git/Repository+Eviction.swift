@@ -82,9 +82,11 @@ extension Repository {
     /// Writes a pack of `ids` with git (deltas reused where their bases go too) into the
     /// object database; returns its name (the hash in `pack-<name>.pack`).
     private func writePack(of ids: [ObjectID]) throws -> String {
-        let output = try runGit(["pack-objects", "-q", "--delta-base-offset", gitDirectory + "objects/pack/pack"],
-                                input: Data(ids.map { $0.hex + "\n" }.joined().utf8), settings: TransferSettings(),
-                                function: "git pack-objects").output
+        let output = try runGit(
+            ["pack-objects", "-q", "--delta-base-offset", gitDirectory + "objects/pack/pack"],
+            input: Data(ids.map { $0.hex + "\n" }.joined().utf8), settings: TransferSettings(),
+            function: "git pack-objects"
+        ).output
         let name = String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard name.count == 40, ObjectID(hex: name) != nil else {
             throw GitError(code: .other(-1), message: "git pack-objects named no pack", function: "git pack-objects")
@@ -99,7 +101,8 @@ extension Repository {
         return data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> [ObjectID]? in
             let header = 8, fanout = 256 * 4
             guard bytes.count >= header + fanout, Array(bytes[0..<4]) == [0xff, 0x74, 0x4f, 0x63],
-                  Array(bytes[4..<8]) == [0, 0, 0, 2] else { return nil }
+                Array(bytes[4..<8]) == [0, 0, 0, 2]
+            else { return nil }
             let last = header + fanout - 4
             let count = Int(bytes[last]) << 24 | Int(bytes[last + 1]) << 16 | Int(bytes[last + 2]) << 8 | Int(bytes[last + 3])
             let start = header + fanout

@@ -1,5 +1,5 @@
-import Foundation
 internal import Clibgit2
+import Foundation
 
 // The commit graph: merge bases, ancestry, history walks.
 
@@ -42,7 +42,6 @@ extension Repository {
         for hide in hidden { try walk.hide(hide) }
         return walk
     }
-
 
     /// The best common ancestor of several commits, for an octopus merge; nil when unrelated.
     func mergeBase(of commits: [ObjectID]) throws -> ObjectID? {

@@ -1,5 +1,5 @@
-import Foundation
 internal import Clibgit2
+import Foundation
 
 // Fetched objects are received into a quarantine, as git's receive-pack receives pushed ones
 // (`objects/tmp_objdir-incoming-*`): a folder of their own under `.git/objects`, read together
@@ -22,8 +22,9 @@ extension Repository {
         }
         var template = Array((objects + Self.incomingPrefix + "XXXXXX").utf8CString)
         guard mkdtemp(&template) != nil else {
-            throw GitError(code: .other(-1), message: "cannot create a folder in \(objects): \(String(cString: strerror(errno)))",
-                           function: "mkdtemp")
+            throw GitError(
+                code: .other(-1), message: "cannot create a folder in \(objects): \(String(cString: strerror(errno)))",
+                function: "mkdtemp")
         }
         let path = String(cString: template)
         try FileManager.default.createDirectory(atPath: path + "/pack", withIntermediateDirectories: false)
@@ -107,8 +108,9 @@ extension Repository {
         if rename(source, destination) == 0 { return }
         let problem = errno
         if FileManager.default.fileExists(atPath: destination) { return }
-        throw GitError(code: .other(-1), message: "cannot move \(source) to \(destination): \(String(cString: strerror(problem)))",
-                       function: "rename")
+        throw GitError(
+            code: .other(-1), message: "cannot move \(source) to \(destination): \(String(cString: strerror(problem)))",
+            function: "rename")
     }
 
     /// Makes libgit2 look for packs again (it lists them when it misses an object).

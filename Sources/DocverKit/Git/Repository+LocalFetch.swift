@@ -1,5 +1,5 @@
-import Foundation
 internal import Clibgit2
+import Foundation
 
 // A fetch from a bare repository on this machine, without libgit2's local transport.
 //
@@ -20,8 +20,10 @@ extension Repository {
     /// Returns false, having moved no reference, when some wanted commit is still missing
     /// afterwards (a repository being repacked meanwhile, an unreadable object): the caller
     /// then fetches through libgit2's transport. `progress` receives the indexer's counts.
-    func fetchLocally(from path: String, sourcePrefix: String, destinationPrefix: String, message: String,
-                      progress: ((TransferCounts) -> Void)?) throws -> Bool {
+    func fetchLocally(
+        from path: String, sourcePrefix: String, destinationPrefix: String, message: String,
+        progress: ((TransferCounts) -> Void)?
+    ) throws -> Bool {
         let source = try Repository(opening: path, search: false)
         // A reference whose name git refuses (a file put under refs/ by hand) is ignored, as
         // git ignores it, rather than failing the whole fetch on the name it would get here.
@@ -40,9 +42,10 @@ extension Repository {
                 let stem = String(name.dropLast(".idx".count))
                 let pack = packs + "/" + stem + ".pack"
                 guard FileManager.default.fileExists(atPath: pack),
-                      !FileManager.default.fileExists(atPath: gitDirectory + "objects/pack/" + stem + ".idx"),
-                      incomingObjects.map({ !FileManager.default.fileExists(atPath: $0 + "/pack/" + stem + ".idx") }) ?? true,
-                      let objects = try missingObjects(packIndex: packs + "/" + name) else { continue }
+                    !FileManager.default.fileExists(atPath: gitDirectory + "objects/pack/" + stem + ".idx"),
+                    incomingObjects.map({ !FileManager.default.fileExists(atPath: $0 + "/pack/" + stem + ".idx") }) ?? true,
+                    let objects = try missingObjects(packIndex: packs + "/" + name)
+                else { continue }
                 wanted.append((pack, objects))
             }
             // One count over all the packs, so the reports only grow.
@@ -71,8 +74,9 @@ extension Repository {
                 return false
             }
         }
-        let current = Dictionary(try references(matching: destinationPrefix + "*").map { ($0.name, $0.target) },
-                                 uniquingKeysWith: { first, _ in first })
+        let current = Dictionary(
+            try references(matching: destinationPrefix + "*").map { ($0.name, $0.target) },
+            uniquingKeysWith: { first, _ in first })
         for (name, target) in heads {
             let local = destinationPrefix + name.dropFirst(sourcePrefix.count)
             if current[local] != target { try forceReference(local, to: target, message: message) }
@@ -182,8 +186,10 @@ extension Repository {
                 try check(git_odb_read(&object, sourceODB, &raw))
                 defer { git_odb_object_free(object) }
                 var written = git_oid()
-                try check(git_odb_write(&written, odb, git_odb_object_data(object), git_odb_object_size(object),
-                                        git_odb_object_type(object)))
+                try check(
+                    git_odb_write(
+                        &written, odb, git_odb_object_data(object), git_odb_object_size(object),
+                        git_odb_object_type(object)))
             }
         }
         return corruption
@@ -205,9 +211,11 @@ private let indexerProgressCallback: git_indexer_progress_cb = { stats, payload 
     guard let stats, let payload else { return 0 }
     let reporter = payload.assumingMemoryBound(to: IndexerProgress.self)
     let done = reporter.pointee.doneObjects
-    reporter.pointee.report?(TransferCounts(objects: done + Int(stats.pointee.received_objects),
-                                            totalObjects: max(reporter.pointee.totalObjects, done + Int(stats.pointee.total_objects)),
-                                            indexedObjects: done + Int(stats.pointee.indexed_objects),
-                                            bytes: reporter.pointee.bytes))
+    reporter.pointee.report?(
+        TransferCounts(
+            objects: done + Int(stats.pointee.received_objects),
+            totalObjects: max(reporter.pointee.totalObjects, done + Int(stats.pointee.total_objects)),
+            indexedObjects: done + Int(stats.pointee.indexed_objects),
+            bytes: reporter.pointee.bytes))
     return 0
 }

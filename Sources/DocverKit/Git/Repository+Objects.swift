@@ -1,5 +1,5 @@
-import Foundation
 internal import Clibgit2
+import Foundation
 
 // Objects: reading and writing blobs, trees and commits.
 
@@ -74,8 +74,9 @@ extension Repository {
         let hex = id.hex
         let path = gitDirectory + "objects/" + hex.prefix(2) + "/" + hex.dropFirst(2)
         guard docver_loose_object_is_complete(path) == 1 else {
-            throw GitError(code: .invalid, message: "object \(hex) is corrupt (a truncated or damaged file \(path)); 'git fsck' lists what is damaged",
-                           function: #function)
+            throw GitError(
+                code: .invalid, message: "object \(hex) is corrupt (a truncated or damaged file \(path)); 'git fsck' lists what is damaged",
+                function: #function)
         }
         checkedLooseObjects.insert(id)
     }
@@ -94,18 +95,20 @@ extension Repository {
         // Without an object database every read fails anyway, and says so.
         guard git_repository_odb(&odb, pointer) == 0 else { return }
         defer { git_odb_free(odb) }
-        _ = docver_add_checking_backend(odb, gitDirectory + "objects/", { payload, id in
-            guard let payload, let id else { return 0 }
-            let repository = Unmanaged<Repository>.fromOpaque(payload).takeUnretainedValue()
-            do {
-                try repository.refuseTruncatedLooseObject(ObjectID(id.pointee))
-                return 0
-            } catch {
-                // Read by the checked call that made libgit2 read the object (same thread).
-                git_error_set_str(Int32(GIT_ERROR_ODB.rawValue), "\(error)")
-                return GIT_EINVALID.rawValue
-            }
-        }, Unmanaged.passUnretained(self).toOpaque())
+        _ = docver_add_checking_backend(
+            odb, gitDirectory + "objects/",
+            { payload, id in
+                guard let payload, let id else { return 0 }
+                let repository = Unmanaged<Repository>.fromOpaque(payload).takeUnretainedValue()
+                do {
+                    try repository.refuseTruncatedLooseObject(ObjectID(id.pointee))
+                    return 0
+                } catch {
+                    // Read by the checked call that made libgit2 read the object (same thread).
+                    git_error_set_str(Int32(GIT_ERROR_ODB.rawValue), "\(error)")
+                    return GIT_EINVALID.rawValue
+                }
+            }, Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// The id `data` has as a blob, computed without writing anything.
@@ -174,7 +177,10 @@ extension Repository {
     }
 
     struct TreeUpdate {
-        enum Action { case upsert(ObjectID, FileMode), remove }
+        enum Action {
+            case upsert(ObjectID, FileMode)
+            case remove
+        }
         var path: String
         var action: Action
     }
@@ -249,15 +255,18 @@ extension Repository {
     /// Throws when `prefix` (a path ending in `/`) is already as deep as docver walks.
     static func checkTreeDepth(_ prefix: String) throws {
         guard prefix.utf8.lazy.filter({ $0 == UInt8(ascii: "/") }).count >= maximumTreeDepth else { return }
-        throw GitError(code: .invalid, message: "folders nested deeper than \(maximumTreeDepth) levels at '\(prefix.prefix(80))…'",
-                       function: #function)
+        throw GitError(
+            code: .invalid, message: "folders nested deeper than \(maximumTreeDepth) levels at '\(prefix.prefix(80))…'",
+            function: #function)
     }
 
     /// Creates a commit object without moving any reference (the caller does a CAS update).
     /// With `sign`, the commit carries the signature `sign` returns for its contents in its
     /// `gpgsig` header, where git looks for it (`git log --show-signature`).
-    func createCommit(tree treeID: ObjectID, parents: [ObjectID], author: Identity, committer: Identity,
-                      message: String, sign: ((Data) throws -> String)? = nil) throws -> ObjectID {
+    func createCommit(
+        tree treeID: ObjectID, parents: [ObjectID], author: Identity, committer: Identity,
+        message: String, sign: ((Data) throws -> String)? = nil
+    ) throws -> ObjectID {
         let authorSignature = try Signature(author)
         let committerSignature = try Signature(committer)
         let treeObject = try tree(treeID)
@@ -266,16 +275,20 @@ extension Repository {
         var oid = git_oid()
         try withExtendedLifetime((authorSignature, committerSignature, treeObject, parentCommits)) {
             guard let sign else {
-                _ = try check(git_commit_create(&oid, pointer, nil, authorSignature.pointer, committerSignature.pointer,
-                                                "UTF-8", message, treeObject.pointer, parentPointers.count, &parentPointers))
+                _ = try check(
+                    git_commit_create(
+                        &oid, pointer, nil, authorSignature.pointer, committerSignature.pointer,
+                        "UTF-8", message, treeObject.pointer, parentPointers.count, &parentPointers))
                 return
             }
             var buffer = git_buf()
             defer { git_buf_dispose(&buffer) }
             try parentPointers.withUnsafeMutableBufferPointer { parents in
                 try parents.baseAddress!.withMemoryRebound(to: Optional<OpaquePointer>.self, capacity: parents.count) { base in
-                    _ = try check(git_commit_create_buffer(&buffer, pointer, authorSignature.pointer, committerSignature.pointer,
-                                                           "UTF-8", message, treeObject.pointer, parents.count, base))
+                    _ = try check(
+                        git_commit_create_buffer(
+                            &buffer, pointer, authorSignature.pointer, committerSignature.pointer,
+                            "UTF-8", message, treeObject.pointer, parents.count, base))
                 }
             }
             let content = Data(bytes: buffer.ptr, count: buffer.size)
@@ -294,8 +307,10 @@ extension Repository {
         let status = git_commit_extract_signature(&signature, &signed, pointer, &raw, nil)
         if status == GIT_ENOTFOUND.rawValue { return nil }
         _ = try check(status)
-        return (String(decoding: Data(bytes: signature.ptr, count: signature.size), as: UTF8.self),
-                Data(bytes: signed.ptr, count: signed.size))
+        return (
+            String(decoding: Data(bytes: signature.ptr, count: signature.size), as: UTF8.self),
+            Data(bytes: signed.ptr, count: signed.size)
+        )
     }
 
     /// True when two trees hold the same entry (id and mode, or absence) at a path.

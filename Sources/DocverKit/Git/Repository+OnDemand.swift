@@ -36,8 +36,10 @@ extension Repository {
     /// (``receiving(into:)``). Returns git's warning when the server does not filter (it then
     /// sent everything). `local`: the remote is a repository on this machine, whose
     /// `git upload-pack` is told to filter whatever its own config says.
-    func fetchLeavingOutContents(_ refspec: String, from remote: String, local: Bool,
-                                 settings: TransferSettings) throws -> String? {
+    func fetchLeavingOutContents(
+        _ refspec: String, from remote: String, local: Bool,
+        settings: TransferSettings
+    ) throws -> String? {
         var arguments = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--filter=blob:none"]
         if local { arguments.append("--upload-pack=" + Self.filteringUploadPack) }
         arguments += [remote, refspec]
@@ -50,8 +52,10 @@ extension Repository {
     /// object (git's protocol version 2 does, as do GitHub and GitLab).
     func fetchObjects(_ ids: [ObjectID], from remote: String, local: Bool, settings: TransferSettings) throws {
         guard !ids.isEmpty else { return }
-        var arguments = ["-c", "fetch.negotiationAlgorithm=noop", "fetch", "--quiet", "--no-tags",
-                         "--no-write-fetch-head", "--filter=blob:none", "--stdin"]
+        var arguments = [
+            "-c", "fetch.negotiationAlgorithm=noop", "fetch", "--quiet", "--no-tags",
+            "--no-write-fetch-head", "--filter=blob:none", "--stdin",
+        ]
         if local { arguments.append("--upload-pack=" + Self.filteringUploadPack) }
         arguments.append(remote)
         _ = try runGit(arguments, input: Data(ids.map { $0.hex + "\n" }.joined().utf8), settings: settings)
@@ -79,9 +83,10 @@ extension Repository {
         var pending: [(tree: ObjectID, reference: ObjectID?)] = [(try commit(head).treeID, try reference.map { try commit($0).treeID })]
         while let (treeID, referenceID) = pending.popLast() {
             guard treeID != referenceID, seen.insert(treeID).inserted else { continue }
-            let known = try referenceID.map { id in
-                Dictionary(try rawTreeEntries(id).map { ($0.name, $0.id) }, uniquingKeysWith: { first, _ in first })
-            } ?? [:]
+            let known =
+                try referenceID.map { id in
+                    Dictionary(try rawTreeEntries(id).map { ($0.name, $0.id) }, uniquingKeysWith: { first, _ in first })
+                } ?? [:]
             for entry in try rawTreeEntries(treeID) {
                 let before = known[entry.name]
                 if before == entry.id || entry.rawMode == 0o160000 { continue }
@@ -99,8 +104,10 @@ extension Repository {
     /// folder (whose folders are all here), split by whether their contents are here; each one
     /// here with the folder that names it (nil for `id` itself). `seen`: entries already looked
     /// at, not looked at again. Fetches nothing.
-    func contents(under id: ObjectID, isFolder: Bool,
-                  seen: inout Set<ObjectID>) throws -> (here: [(file: ObjectID, folder: ObjectID?)], missing: [ObjectID]) {
+    func contents(
+        under id: ObjectID, isFolder: Bool,
+        seen: inout Set<ObjectID>
+    ) throws -> (here: [(file: ObjectID, folder: ObjectID?)], missing: [ObjectID]) {
         var here: [(file: ObjectID, folder: ObjectID?)] = [], missing: [ObjectID] = []
         func visit(_ id: ObjectID, isFolder: Bool, in folder: ObjectID?) throws {
             guard seen.insert(id).inserted else { return }
@@ -137,8 +144,10 @@ extension Repository {
     /// Runs git on this repository (its quarantine in front when it has one) and returns what
     /// it wrote on standard error; a failure throws its last line, the URL's password hidden.
     /// `function`: the git command, named in the error.
-    func runGit(_ arguments: [String], input: Data?, settings: TransferSettings,
-                function: String = "git fetch") throws -> (output: Data, errors: String) {
+    func runGit(
+        _ arguments: [String], input: Data?, settings: TransferSettings,
+        function: String = "git fetch"
+    ) throws -> (output: Data, errors: String) {
         var environment = [
             "GIT_DIR": String(gitDirectory.dropLast()),
             "GIT_TERMINAL_PROMPT": "0",
@@ -152,7 +161,8 @@ extension Repository {
         if ProcessInfo.processInfo.environment["GIT_SSH_COMMAND"] == nil {
             // No prompt, and a server that goes quiet is left, as docver's own transport does.
             let alive = max(1, Int(settings.stallTimeout / 3))
-            environment["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes -o ConnectTimeout=\(Int(settings.connectTimeout.rounded(.up)))"
+            environment["GIT_SSH_COMMAND"] =
+                "ssh -o BatchMode=yes -o ConnectTimeout=\(Int(settings.connectTimeout.rounded(.up)))"
                 + " -o ServerAliveInterval=\(alive) -o ServerAliveCountMax=3"
         }
         let options = [
@@ -167,9 +177,10 @@ extension Repository {
         let outcome: Subprocess.Outcome
         do {
             // In the working tree, where git reads a relative remote path from, as libgit2 does.
-            outcome = try Subprocess.run(["git"] + options + arguments, input: input,
-                                         directory: URL(fileURLWithPath: workdir ?? gitDirectory, isDirectory: true),
-                                         environment: environment, collectingErrors: true)
+            outcome = try Subprocess.run(
+                ["git"] + options + arguments, input: input,
+                directory: URL(fileURLWithPath: workdir ?? gitDirectory, isDirectory: true),
+                environment: environment, collectingErrors: true)
         } catch {
             throw GitError(code: .other(-1), message: "cannot run git, which documents on demand need: \(error)", function: function)
         }
@@ -192,17 +203,19 @@ extension Repository {
         var odb: OpaquePointer?
         guard git_repository_odb(&odb, pointer) == 0 else { return }
         defer { git_odb_free(odb) }
-        _ = docver_add_promisor_backend(odb, { payload, id in
-            guard let payload, let id else { return 0 }
-            let repository = Unmanaged<Repository>.fromOpaque(payload).takeUnretainedValue()
-            do {
-                try repository.fetchMissing(ObjectID(id.pointee))
-                return 0
-            } catch {
-                git_error_set_str(Int32(GIT_ERROR_ODB.rawValue), "\(error)")
-                return -1
-            }
-        }, Unmanaged.passUnretained(self).toOpaque())
+        _ = docver_add_promisor_backend(
+            odb,
+            { payload, id in
+                guard let payload, let id else { return 0 }
+                let repository = Unmanaged<Repository>.fromOpaque(payload).takeUnretainedValue()
+                do {
+                    try repository.fetchMissing(ObjectID(id.pointee))
+                    return 0
+                } catch {
+                    git_error_set_str(Int32(GIT_ERROR_ODB.rawValue), "\(error)")
+                    return -1
+                }
+            }, Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// Fetches the object `id` that this repository lacks from its promisor remotes, the first
@@ -236,9 +249,11 @@ extension Repository {
         let fetch = try fetchFromPromisors(ids, settings: TransferSettings())
         guard fetch.remote == nil, !fetch.failures.isEmpty else { return }
         let what = ids.count == 1 ? "the contents \(ids[0].hex.prefix(12)) are" : "the contents of \(ids.count) files are"
-        throw GitError(code: .notFound, message: "\(what) not on this device (it keeps documents on demand)"
-                       + " and could not be fetched from " + fetch.failures.map { "'\($0.remote)': \($0.reason)" }.joined(separator: "; "),
-                       function: "git fetch")
+        throw GitError(
+            code: .notFound,
+            message: "\(what) not on this device (it keeps documents on demand)"
+                + " and could not be fetched from " + fetch.failures.map { "'\($0.remote)': \($0.reason)" }.joined(separator: "; "),
+            function: "git fetch")
     }
 
     /// What ``fetchFromPromisors(_:settings:)`` did: the remote that sent the objects (nil when

@@ -1,5 +1,5 @@
-import Foundation
 internal import Clibgit2
+import Foundation
 
 // Objects as stored, before libgit2 normalises them: for checking what arrives from a remote
 // (ArrivalValidator) the way `git fsck --strict` does.
@@ -25,20 +25,24 @@ extension Repository {
         let tree = try self.tree(id)
         return (0..<git_tree_entrycount(tree.pointer)).compactMap { index in
             guard let entry = git_tree_entry_byindex(tree.pointer, index) else { return nil }
-            let name = git_tree_entry_name(entry).map { pointer in
-                Array(UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer)))
-            } ?? []
-            return RawTreeEntry(name: name, id: ObjectID(git_tree_entry_id(entry).pointee),
-                                rawMode: git_tree_entry_filemode_raw(entry).rawValue)
+            let name =
+                git_tree_entry_name(entry).map { pointer in
+                    Array(UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer)))
+                } ?? []
+            return RawTreeEntry(
+                name: name, id: ObjectID(git_tree_entry_id(entry).pointee),
+                rawMode: git_tree_entry_filemode_raw(entry).rawValue)
         }
     }
 
     /// A commit's header as stored (libgit2 parses leniently; this is the text itself).
     func rawCommit(_ id: ObjectID) throws -> RawCommit {
         let commit = try self.commit(id)
-        let header = git_commit_raw_header(commit.pointer).map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) } ?? ""
-        return RawCommit(tree: commit.treeID, parents: commit.parentIDs,
-                         headerLines: header.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
+        let header =
+            git_commit_raw_header(commit.pointer).map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) } ?? ""
+        return RawCommit(
+            tree: commit.treeID, parents: commit.parentIDs,
+            headerLines: header.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
     }
 
     /// The type of an object, without reading its contents; nil when it is missing.

@@ -1,5 +1,5 @@
-import Foundation
 internal import Clibgit2
+import Foundation
 
 // References: reading, compare-and-swap updates, globs.
 

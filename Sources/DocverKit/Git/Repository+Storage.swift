@@ -1,5 +1,5 @@
-import Foundation
 internal import Clibgit2
+import Foundation
 
 // What the object database holds and what the references reach: for `docver du` and the
 // checks around `docver gc` (libgit2 1.5 has no garbage collector of its own).
@@ -39,13 +39,14 @@ final class ObjectDatabase {
         let result = git_odb_read_header(&size, &type, pointer, &raw)
         if result == GIT_ENOTFOUND.rawValue { return nil }
         try check(result)
-        let kind: StoredKind = switch type {
-        case GIT_OBJECT_COMMIT: .commit
-        case GIT_OBJECT_TREE: .tree
-        case GIT_OBJECT_BLOB: .blob
-        case GIT_OBJECT_TAG: .tag
-        default: .other
-        }
+        let kind: StoredKind =
+            switch type {
+            case GIT_OBJECT_COMMIT: .commit
+            case GIT_OBJECT_TREE: .tree
+            case GIT_OBJECT_BLOB: .blob
+            case GIT_OBJECT_TAG: .tag
+            default: .other
+            }
         return StoredObjectHeader(kind: kind, size: Int64(size))
     }
 
@@ -53,11 +54,14 @@ final class ObjectDatabase {
     func allObjectIDs() throws -> Set<ObjectID> {
         var ids = Set<ObjectID>()
         try withUnsafeMutablePointer(to: &ids) { payload in
-            _ = try check(git_odb_foreach(pointer, { id, payload in
-                guard let id, let payload else { return -1 }
-                payload.assumingMemoryBound(to: Set<ObjectID>.self).pointee.insert(ObjectID(id.pointee))
-                return 0
-            }, payload))
+            _ = try check(
+                git_odb_foreach(
+                    pointer,
+                    { id, payload in
+                        guard let id, let payload else { return -1 }
+                        payload.assumingMemoryBound(to: Set<ObjectID>.self).pointee.insert(ObjectID(id.pointee))
+                        return 0
+                    }, payload))
         }
         return ids
     }
@@ -105,7 +109,8 @@ extension Repository {
     /// - Returns: the reachable commits (in no particular order) and every reachable object
     ///   with its size.
     func reachableObjects(from roots: [ObjectID], in database: ObjectDatabase) throws
-        -> (commits: [ObjectID], objects: [ObjectID: StoredObjectHeader]) {
+        -> (commits: [ObjectID], objects: [ObjectID: StoredObjectHeader])
+    {
         var objects: [ObjectID: StoredObjectHeader] = [:]
         var commits: [ObjectID] = []
         var pending = roots

@@ -1,5 +1,5 @@
-import Foundation
 internal import Clibgit2
+import Foundation
 
 // The index and the working tree: status, checkout, ignore rules.
 
@@ -30,8 +30,10 @@ extension Repository {
 
     /// Runs `body` with a copy of `options` whose pathspec is `paths` (none when empty), as C
     /// strings that live until `body` returns.
-    private static func withPathspec(_ paths: [String], _ options: git_diff_options,
-                                     _ body: (inout git_diff_options) throws -> Void) throws {
+    private static func withPathspec(
+        _ paths: [String], _ options: git_diff_options,
+        _ body: (inout git_diff_options) throws -> Void
+    ) throws {
         let cPaths = paths.map { strdup($0) }
         defer { cPaths.forEach { free($0) } }
         var pointers: [UnsafeMutablePointer<CChar>?] = cPaths
@@ -51,7 +53,8 @@ extension Repository {
     func changesFromTreeToWorkdir(_ treeID: ObjectID?, paths: [String] = [], refreshIndex: Bool = false) throws -> [WorkdirChange] {
         var options = git_diff_options()
         try check(git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION)))
-        options.flags = GIT_DIFF_INCLUDE_UNTRACKED.rawValue | GIT_DIFF_RECURSE_UNTRACKED_DIRS.rawValue
+        options.flags =
+            GIT_DIFF_INCLUDE_UNTRACKED.rawValue | GIT_DIFF_RECURSE_UNTRACKED_DIRS.rawValue
             | GIT_DIFF_INCLUDE_TYPECHANGE.rawValue | GIT_DIFF_DISABLE_PATHSPEC_MATCH.rawValue
         if refreshIndex {
             options.flags |= GIT_DIFF_UPDATE_INDEX.rawValue
@@ -118,7 +121,8 @@ extension Repository {
     func checkout(tree target: ObjectID, baseline: ObjectID?, paths: [String]? = nil, force: Bool = false) throws {
         var options = git_checkout_options()
         try check(git_checkout_options_init(&options, UInt32(GIT_CHECKOUT_OPTIONS_VERSION)))
-        options.checkout_strategy = force
+        options.checkout_strategy =
+            force
             ? GIT_CHECKOUT_FORCE.rawValue
             : GIT_CHECKOUT_SAFE.rawValue | GIT_CHECKOUT_ALLOW_CONFLICTS.rawValue
         let targetTree = try tree(target)

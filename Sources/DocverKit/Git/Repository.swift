@@ -1,5 +1,5 @@
-import Foundation
 internal import Clibgit2
+import Foundation
 
 /// An open libgit2 repository. Owns its `git_repository` handle.
 ///

@@ -15,8 +15,9 @@ extension Container {
             if let big = try bigFileDiff(document, from: old, to: new, in: repository) { return big }
             let before = try contents(of: old, document: document, in: repository)
             let after = try contents(of: new, document: document, in: repository)
-            return DocumentDiff(document: document, old: old, new: new,
-                                files: try Self.patches(document, before, after))
+            return DocumentDiff(
+                document: document, old: old, new: new,
+                files: try Self.patches(document, before, after))
         }
     }
 
@@ -33,9 +34,12 @@ extension Container {
     /// git's rule for big files (`core.bigFileThreshold`, 512 MiB by default): a flat file at
     /// least that big is binary, and is compared by its id, so neither side is read (a film
     /// was read whole, twice; issue 29). nil when no flat side is that big.
-    private func bigFileDiff(_ document: DocumentPath, from old: DiffSide, to new: DiffSide,
-                             in repository: Repository) throws -> DocumentDiff? {
-        let threshold = try ConfigKey.byteSize(ConfigKey.bigFileThreshold, default: ConfigKey.defaultBigFileThreshold, in: repository)
+    private func bigFileDiff(
+        _ document: DocumentPath, from old: DiffSide, to new: DiffSide,
+        in repository: Repository
+    ) throws -> DocumentDiff? {
+        let threshold =
+            try ConfigKey.byteSize(ConfigKey.bigFileThreshold, default: ConfigKey.defaultBigFileThreshold, in: repository)
             ?? Int64.max
         // Each side: its size and how to get its id, or nil for an absent side; a package is
         // not flat and leaves the diff to the usual path.
@@ -54,13 +58,15 @@ extension Container {
             }
         }
         guard case let .some(before) = try flat(old), case let .some(after) = try flat(new),
-              [before, after].contains(where: { ($0?.size ?? 0) >= threshold }) else { return nil }
+            [before, after].contains(where: { ($0?.size ?? 0) >= threshold })
+        else { return nil }
         let change: FilePatch.Change = before == nil ? .added : after == nil ? .deleted : .modified
         if change == .modified, try before!.id() == after!.id() {
             return DocumentDiff(document: document, old: old, new: new, files: [])
         }
-        return DocumentDiff(document: document, old: old, new: new,
-                            files: [Self.binaryPatch(document.path, change: change)])
+        return DocumentDiff(
+            document: document, old: old, new: new,
+            files: [Self.binaryPatch(document.path, change: change)])
     }
 
     private func contents(of side: DiffSide, document: DocumentPath, in repository: Repository) throws -> DocumentContents {

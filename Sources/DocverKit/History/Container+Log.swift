@@ -26,7 +26,8 @@ extension Container {
     public func log(ofExisting document: DocumentPath, limit: Int? = nil, each body: (LogEntry) throws -> Void) throws {
         try withRepository { repository in
             if try currentVersion(of: document, in: repository) == nil,
-               try unresolvedConflicts(of: document, in: repository).isEmpty {
+                try unresolvedConflicts(of: document, in: repository).isEmpty
+            {
                 throw DocverError.noSuchDocument(document.path)
             }
             try log(of: document, limit: limit, in: repository, each: body)
@@ -73,7 +74,9 @@ extension Container {
         // The message and its trailers read once: an integration's can hold thousands of records.
         let message = commit.message
         let trailers = CommitMessage.trailers(of: message)
-        let kind: LogEntry.Kind = trailers.contains { $0.key == Trailer.integration } ? .integration
+        let kind: LogEntry.Kind =
+            trailers.contains { $0.key == Trailer.integration }
+            ? .integration
             : trailers.contains { [Trailer.resolved, Trailer.removed, Trailer.replaced].contains($0.key) } ? .resolution : .save
         var changes: [DocumentChange] = []
         if kind != .integration, let indexed = index?.changes(of: commit.id) {
@@ -84,8 +87,9 @@ extension Container {
             let parentTree = try commit.parentIDs.first.map { try repository.commit($0).treeID }
             let parentTreeObject = try parentTree.map { try repository.tree($0) }
             let tree = try repository.tree(commit.treeID)
-            let documents = Set(try repository.changedPaths(from: parentTree, to: commit.treeID)
-                .map { DocumentPath.document(containingFile: $0) })
+            let documents = Set(
+                try repository.changedPaths(from: parentTree, to: commit.treeID)
+                    .map { DocumentPath.document(containingFile: $0) })
             changes = try documents.filter { !DocumentPath.isReserved($0.path) }.sorted().compactMap { document in
                 let before = try parentTreeObject?.documentEntry(atPath: document.path) != nil
                 let after = try tree.documentEntry(atPath: document.path) != nil
@@ -93,7 +97,8 @@ extension Container {
             }
         }
         let subject = message.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
-        return LogEntry(id: commit.id.hex, kind: kind, device: commit.device(trailers: trailers), date: commit.author.time,
-                        subject: subject, changes: changes, conflicts: trailers.conflictRecordCount)
+        return LogEntry(
+            id: commit.id.hex, kind: kind, device: commit.device(trailers: trailers), date: commit.author.time,
+            subject: subject, changes: changes, conflicts: trailers.conflictRecordCount)
     }
 }

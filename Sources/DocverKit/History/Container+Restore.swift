@@ -8,8 +8,9 @@ extension Container {
             /// (docs/MODEL.md: R5, R12.)
             let version = try version(versionID, of: document, in: repository)
             let record = VersionRecord(path: document.path, version: version.id).trailer(Trailer.restored)
-            return try writeVersion(version, of: document, subject: "Restore \(document.path) to version \(version.shortID)",
-                                    records: [record], in: repository)
+            return try writeVersion(
+                version, of: document, subject: "Restore \(document.path) to version \(version.shortID)",
+                records: [record], in: repository)
         }
     }
 }

@@ -7,8 +7,10 @@ extension Container {
         try withRepository { repository in try currentVersion(of: document, in: repository) }
     }
 
-    func currentVersion(of document: DocumentPath, in repository: Repository,
-                        memo: VersionMemo? = nil) throws -> DocumentVersion? {
+    func currentVersion(
+        of document: DocumentPath, in repository: Repository,
+        memo: VersionMemo? = nil
+    ) throws -> DocumentVersion? {
         guard let head = try headCommit(repository) else { return nil }
         return try VersionGraph(repository: repository, memo: memo, index: versionIndex(in: repository, for: document))
             .currentVersion(of: document, at: head)
@@ -54,8 +56,9 @@ extension Container {
         }
         let commit = try repository.commit(commitID)
         let parentTree = try commit.parentIDs.first.map { try repository.commit($0).treeID }
-        let documents = Set(try repository.changedPaths(from: parentTree, to: commit.treeID)
-            .map { DocumentPath.document(containingFile: $0) })
+        let documents = Set(
+            try repository.changedPaths(from: parentTree, to: commit.treeID)
+                .map { DocumentPath.document(containingFile: $0) })
         guard documents.count == 1, let only = documents.first else {
             if documents.isEmpty { throw DocverError.noSuchVersion(id) }
             throw DocverError.versionNeedsDocument(version: id)
@@ -120,7 +123,6 @@ extension Container {
         try collect(entryID, prefix: "")
         return .package(FilePackage(files: files))
     }
-
 
     /// The save a version id (4 to 40 hexadecimal digits, any case) names: one error for an id
     /// that is no id or names no save, another for a prefix several saves share.

@@ -51,7 +51,8 @@ struct VersionGraph {
         // A commit descends from a commit of some side's line only if every line holding it
         // holds that commit too (a commit of a line is never reachable from the base).
         if !lines.isEmpty, lines.contains(where: { $0.contains(ancestor) }),
-           lines.contains(where: { $0.contains(commit) && !$0.contains(ancestor) }) {
+            lines.contains(where: { $0.contains(commit) && !$0.contains(ancestor) })
+        {
             return false
         }
         if let index, let start = index.number(of: commit), let target = index.number(of: ancestor) {
@@ -132,11 +133,13 @@ struct VersionGraph {
         if try repository.tree(treeID).documentEntry(atPath: path) != nil {
             let found: [ObjectID]
             if DocumentPath.document(containingFile: path).path.bytesEqual(path),
-               let indexed = index?.introducingCommits(ofStateOf: path, at: start, limit: Self.introductionSearchLimit) {
+                let indexed = index?.introducingCommits(ofStateOf: path, at: start, limit: Self.introductionSearchLimit)
+            {
                 found = indexed
             } else {
-                found = try VersionWalk.introducingCommits(ofStateIn: TreeHistory(graph: self, path: path), at: start,
-                                                           limit: Self.introductionSearchLimit)
+                found = try VersionWalk.introducingCommits(
+                    ofStateIn: TreeHistory(graph: self, path: path), at: start,
+                    limit: Self.introductionSearchLimit)
             }
             result += found.filter { $0 != first }
         }
@@ -212,12 +215,14 @@ struct VersionGraph {
             kind = entry.mode.isTree ? .package : .flat
             size = try entry.mode.isTree ? treeSize(entry.id) : repository.blobSizeIfHere(entry.id)
         } else if let parent = commit.parentIDs.first,
-                  let previous = try repository.tree(repository.commit(parent).treeID).documentEntry(atPath: document.path) {
+            let previous = try repository.tree(repository.commit(parent).treeID).documentEntry(atPath: document.path)
+        {
             kind = previous.mode.isTree ? .package : .flat
         }
-        return DocumentVersion(id: commitID.hex, document: document, device: commit.device,
-                               modified: commit.author.time, size: size, kind: kind,
-                               isDeletion: entry == nil, commitID: commitID, entryID: entry?.id)
+        return DocumentVersion(
+            id: commitID.hex, document: document, device: commit.device,
+            modified: commit.author.time, size: size, kind: kind,
+            isDeletion: entry == nil, commitID: commitID, entryID: entry?.id)
     }
 
     /// A version from what the caller already knows: the commit that introduced the state
@@ -225,11 +230,14 @@ struct VersionGraph {
     /// Reads only the entry's size, never a tree on the way to the entry; the commit's device
     /// and date are the caller's, read once for all the documents the commit saved.
     /// `size`: the entry's size when the caller knows it (a size is a fact about the entry's id).
-    func version(of document: DocumentPath, at commitID: ObjectID, device: Device, modified: Date,
-                 entry: TreeEntry, size: Int64? = nil) throws -> DocumentVersion {
-        DocumentVersion(id: commitID.hex, document: document, device: device, modified: modified,
-                        size: try size ?? (entry.mode.isTree ? treeSize(entry.id) : repository.blobSizeIfHere(entry.id)),
-                        kind: entry.mode.isTree ? .package : .flat, isDeletion: false, commitID: commitID, entryID: entry.id)
+    func version(
+        of document: DocumentPath, at commitID: ObjectID, device: Device, modified: Date,
+        entry: TreeEntry, size: Int64? = nil
+    ) throws -> DocumentVersion {
+        DocumentVersion(
+            id: commitID.hex, document: document, device: device, modified: modified,
+            size: try size ?? (entry.mode.isTree ? treeSize(entry.id) : repository.blobSizeIfHere(entry.id)),
+            kind: entry.mode.isTree ? .package : .flat, isDeletion: false, commitID: commitID, entryID: entry.id)
     }
 
     /// A version's size, its contents fetched first when they are not on this device (a device
@@ -283,7 +291,8 @@ struct VersionGraph {
             // further back: that version is the one the history shows (a few hops at most).
             var hops = 0
             while hops < 8, versionCommit.parentIDs.count > 1, versionCommit.device == CommitIdentity.integrationDevice,
-                  let origin = try originOfIntegratedState(versionCommit, path: document.path), origin != versionID {
+                let origin = try originOfIntegratedState(versionCommit, path: document.path), origin != versionID
+            {
                 versionID = origin
                 versionCommit = try repository.commit(origin)
                 hops += 1
@@ -538,9 +547,10 @@ extension VersionGraph {
         for (document, ids) in found {
             guard ids.count > 1 else { result[document] = ids[0]; continue }
             let held = try headTree.documentEntry(atPath: document.path).map(EntryState.init)
-            result[document] = try ids.first { id in
-                try repository.tree(repository.commit(id).treeID).documentEntry(atPath: document.path).map(EntryState.init) == held
-            } ?? ids[0]
+            result[document] =
+                try ids.first { id in
+                    try repository.tree(repository.commit(id).treeID).documentEntry(atPath: document.path).map(EntryState.init) == held
+                } ?? ids[0]
         }
         return result
     }

@@ -18,8 +18,9 @@ final class VersionMemo {
     init(file: String) {
         self.file = file
         if let data = FileSystem.localContentsIfReadable(file),
-           let stored = try? JSONDecoder().decode([[String]].self, from: data), stored.count < Self.limit,
-           stored.allSatisfy({ $0.count == 2 }) {
+            let stored = try? JSONDecoder().decode([[String]].self, from: data), stored.count < Self.limit,
+            stored.allSatisfy({ $0.count == 2 })
+        {
             entries = Dictionary(stored.map { (ByteString($0[0]), $0[1]) }) { _, last in last }
         } else {
             entries = [:]

@@ -57,7 +57,9 @@ enum VersionWalk {
     /// absence (`absent`: the document is absent at `start`) meets a commit with several
     /// parents lacking the document, every such line is searched (``latestDeletion(in:from:)``).
     /// (docs/MODEL.md: R4, R17.)
-    static func introducingCommit<Source: CommitSource>(in source: Source, from start: Source.Node, absent: Bool) throws(Source.Failure) -> Source.Node {
+    static func introducingCommit<Source: CommitSource>(in source: Source, from start: Source.Node, absent: Bool) throws(Source.Failure)
+        -> Source.Node
+    {
         var current = start
         while true {
             // Up to here the walk had a single way back, so the answer there is the answer here.
@@ -130,7 +132,9 @@ enum VersionWalk {
     /// for a document present at `start`). At most `limit` commits are passed; past it the
     /// search keeps what it found, in the same order on every device holding the same commits.
     /// (docs/MODEL.md, "Version": a state several versions hold is every one of them.)
-    static func introducingCommits<Source: CommitSource>(ofStateIn source: Source, at start: Source.Node, limit: Int) throws(Source.Failure) -> [Source.Node] {
+    static func introducingCommits<Source: CommitSource>(ofStateIn source: Source, at start: Source.Node, limit: Int) throws(Source.Failure)
+        -> [Source.Node]
+    {
         var result: [Source.Node] = []
         var visited: Set<Source.Node> = []
         var stack = [start]

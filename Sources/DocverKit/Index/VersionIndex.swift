@@ -113,9 +113,11 @@ struct VersionIndex: Sendable {
             return ChangeList(documents: sorted.map(\.0), kinds: sorted.map(\.1))
         }
         let number = Int32(nodes.count)
-        nodes.append(Node(id: commit.id, parents: parents, generation: generation, changes: changes,
-                          mentioned: mentions.map { intern($0) }, time: commit.time,
-                          tree: commit.tree))
+        nodes.append(
+            Node(
+                id: commit.id, parents: parents, generation: generation, changes: changes,
+                mentioned: mentions.map { intern($0) }, time: commit.time,
+                tree: commit.tree))
         nodeNumbers[commit.id] = number
         hasChildren.append(false)
         for parent in parents { hasChildren[Int(parent)] = true }

@@ -45,8 +45,10 @@ struct VersionIndexStore {
 
     /// An index this process read earlier, extended to `tips`; what it learned is appended to
     /// the file, and `remember` is given the file's new identity with the extended index.
-    private func extending(_ cached: VersionIndex, to tips: [ObjectID],
-                           remember: (_ stamp: [Int]?, _ index: VersionIndex) -> Void) throws -> VersionIndex {
+    private func extending(
+        _ cached: VersionIndex, to tips: [ObjectID],
+        remember: (_ stamp: [Int]?, _ index: VersionIndex) -> Void
+    ) throws -> VersionIndex {
         var index = cached
         let learned = try extend(&index, to: tips)
         if !learned.isEmpty {
@@ -89,8 +91,9 @@ struct VersionIndexStore {
             return ours.filter { $0.value.stamp == now }.count
         }
         guard documentsRead < Self.documentReadLimit, let data = FileSystem.mappedContentsIfReadable(file),
-              let contents = VersionIndexFile.decode(data, document: document),
-              contents.intact, contents.segments > 0, contents.segments < Self.segmentLimit else {
+            let contents = VersionIndexFile.decode(data, document: document),
+            contents.intact, contents.segments > 0, contents.segments < Self.segmentLimit
+        else {
             return try load(covering: tips)
         }
         var index = VersionIndex(scope: document)
@@ -120,7 +123,7 @@ struct VersionIndexStore {
             intact = contents.intact
             segments = contents.segments
             for commit in contents.commits where !index.add(commit) {
-                intact = false // a commit without its parents: the file was not written by docver
+                intact = false  // a commit without its parents: the file was not written by docver
                 break
             }
             if try !matchesRepository(index) {
@@ -141,7 +144,7 @@ struct VersionIndexStore {
     /// cheap check that catches an index copied from another repository or edited by hand.
     private func matchesRepository(_ index: VersionIndex) throws -> Bool {
         for tip in index.tips {
-            guard try repository.objectExists(tip) else { continue } // pruned by gc: harmless
+            guard try repository.objectExists(tip) else { continue }  // pruned by gc: harmless
             guard let number = index.number(of: tip) else { return false }
             let recorded = index.nodes[Int(number)].parents.map { index.nodes[Int($0)].id }
             guard try repository.commit(tip).parentIDs == recorded else { return false }
@@ -183,7 +186,9 @@ struct VersionIndexStore {
         for parent in parents.isEmpty ? [nil] : parents.map(Optional.some) {
             var parentTreeID: ObjectID?
             if let parent {
-                if let known = trees[parent] { parentTreeID = known } else {
+                if let known = trees[parent] {
+                    parentTreeID = known
+                } else {
                     parentTreeID = try repository.commit(parent).treeID
                     trees[parent] = parentTreeID
                 }
@@ -191,14 +196,14 @@ struct VersionIndexStore {
             let parentTree = try parentTreeID.map { try DocumentEntryReader(repository: repository, tree: $0) }
             // A document changed when its document entry did (docs/FORMAT.md, "Documents": a
             // plain folder at its name is its absence, as in `sameDocumentState`).
-            var documents = Set<DocumentPath>() // bytes: two spellings are two documents
+            var documents = Set<DocumentPath>()  // bytes: two spellings are two documents
             for path in try repository.changedPaths(from: parentTreeID, to: commit.treeID) {
                 documents.insert(DocumentPath.document(containingFile: path))
             }
             var list: [(document: String, kind: IndexedChangeKind)] = []
             for document in documents.sorted().map(\.path) {
                 if parentTreeID == nil {
-                    list.append((document, .added)) // a root: each file or package is new
+                    list.append((document, .added))  // a root: each file or package is new
                     continue
                 }
                 let before = try parentTree?.documentEntry(atPath: document), after = try tree.documentEntry(atPath: document)
@@ -210,11 +215,13 @@ struct VersionIndexStore {
         var mentioned: [String] = []
         for trailer in commit.trailers where Trailer.documentRecords.contains(trailer.key) {
             guard let encoded = trailer.value.split(separator: " ").last,
-                  let path = TrailerPath.decode(String(encoded)), !mentioned.contains(where: { $0.bytesEqual(path) }) else { continue }
+                let path = TrailerPath.decode(String(encoded)), !mentioned.contains(where: { $0.bytesEqual(path) })
+            else { continue }
             mentioned.append(path)
         }
-        return IndexedCommit(id: id, parents: parents, changes: changes, mentioned: mentioned, time: commit.committerSeconds,
-                             tree: commit.treeID)
+        return IndexedCommit(
+            id: id, parents: parents, changes: changes, mentioned: mentioned, time: commit.committerSeconds,
+            tree: commit.treeID)
     }
 
     private func rewrite(_ index: VersionIndex) {

@@ -17,8 +17,9 @@ struct KeyValueSnapshot {
     /// does not match its key) is not a key: the store ignores it, git keeps it.
     init(commit: ObjectID?, in repository: Repository) throws {
         guard let commit,
-              let folder = try repository.tree(repository.commit(commit).treeID).entry(atPath: KeyValueFiles.folder),
-              folder.mode.isTree else { return }
+            let folder = try repository.tree(repository.commit(commit).treeID).entry(atPath: KeyValueFiles.folder),
+            folder.mode.isTree
+        else { return }
         for entry in try repository.tree(folder.id).entries where entry.mode.isBlob {
             files[entry.name] = entry.id
             let data = try repository.blob(entry.id).data
@@ -96,9 +97,10 @@ extension Container {
                 let newTree = try repository.writeTree(base: headTree ?? ObjectID.emptyTree, replacing: replacements)
                 let message = CommitMessage.keyValueSave(sets: sets, removals: removals, device: device).render()
                 let identity = try CommitIdentity.device(device, at: commitClock.now(), after: head.map { [$0] } ?? [], in: repository)
-                let commit = try repository.createCommit(tree: newTree, parents: head.map { [$0] } ?? [],
-                                                         author: identity.author, committer: identity.committer, message: message,
-                                                         sign: commitSigner(in: repository))
+                let commit = try repository.createCommit(
+                    tree: newTree, parents: head.map { [$0] } ?? [],
+                    author: identity.author, committer: identity.committer, message: message,
+                    sign: commitSigner(in: repository))
                 do {
                     // A checkout from the old tree touches only the keys' files and updates the index,
                     // so `git status` stays clean (one checkout, not a durable write per file: the
@@ -132,7 +134,9 @@ extension Container {
                 if try repository.commit(introducing).device.id != device.id { keys.insert(key) }
             }
             guard !keys.isEmpty else { return nil }
-            let reason: KeyValueStoreChange.Reason = after.usage.exceedsQuota ? .quotaViolation
+            let reason: KeyValueStoreChange.Reason =
+                after.usage.exceedsQuota
+                ? .quotaViolation
                 : before.files.isEmpty ? .initialSync : .serverChange
             return KeyValueStoreChange(keys: keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }, reason: reason)
         }
@@ -157,7 +161,9 @@ extension Container {
                 let entry = try repository.tree(commit.treeID).entry(atPath: path)
                 let parents = commit.parentIDs
                 // A state is introduced where it differs from every parent (a root: where it exists).
-                let introduced = parents.isEmpty ? entry != nil
+                let introduced =
+                    parents.isEmpty
+                    ? entry != nil
                     : try parents.allSatisfy { try !repository.sameEntry(components, commit.treeID, repository.commit($0).treeID) }
                 guard introduced else { continue }
                 var value: PropertyListValue?
@@ -165,10 +171,14 @@ extension Container {
                     guard let parsed = KeyValueFiles.parse(try repository.blob(entry.id).data), parsed.key == key else { continue }
                     value = parsed.value
                 }
-                let role: KeyValueVersion.Role = id == current ? .current
+                let role: KeyValueVersion.Role =
+                    id == current
+                    ? .current
                     : try repository.isAncestorOrSame(id, of: current) ? .superseded : .lost
-                result.append(KeyValueVersion(id: id.hex, key: key, value: value, modified: commit.author.time,
-                                              device: commit.device, role: role))
+                result.append(
+                    KeyValueVersion(
+                        id: id.hex, key: key, value: value, modified: commit.author.time,
+                        device: commit.device, role: role))
             }
             // The current state first, then git's topological order (a state before the ones it
             // replaced), which is the same on every device holding the same head.

@@ -166,8 +166,9 @@ public final class KeyValueStore: Sendable {
         try state.withLock { state in
             let before = state.usage
             let old = state.sizes[key]
-            let after = KeyValueUsage(keys: before.keys + (size == nil ? 0 : 1) - (old == nil ? 0 : 1),
-                                      bytes: before.bytes + (size ?? 0) - (old ?? 0))
+            let after = KeyValueUsage(
+                keys: before.keys + (size == nil ? 0 : 1) - (old == nil ? 0 : 1),
+                bytes: before.bytes + (size ?? 0) - (old ?? 0))
             try KeyValueSnapshot.checkQuota(from: before, to: after)
             state.pending[key] = .some(value)
             state.sizes[key] = size
@@ -243,8 +244,10 @@ public final class KeyValueStore: Sendable {
     /// Arrivals are noticed by reading this device's branch every `pollInterval`, off the
     /// cooperative pool. The stream ends when it is cancelled or the container can no longer
     /// be read.
-    public func changes(pollInterval: Duration = .seconds(1),
-                        clock: any Clock<Duration> = ContinuousClock()) -> AsyncStream<KeyValueStoreChange> {
+    public func changes(
+        pollInterval: Duration = .seconds(1),
+        clock: any Clock<Duration> = ContinuousClock()
+    ) -> AsyncStream<KeyValueStoreChange> {
         let store = self
         // From the head the store last read, taken now: an arrival between this call and the
         // first poll is reported, not mistaken for the starting point.

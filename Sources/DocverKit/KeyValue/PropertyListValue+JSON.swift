@@ -52,7 +52,8 @@ extension PropertyListValue {
         case let .bool(flag): flag ? "true" : "false"
         case let .array(elements): "[" + elements.map(\.jsonText).joined(separator: ",") + "]"
         case let .dictionary(members):
-            "{" + members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            "{"
+                + members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
                 .map { JSONWriter.string($0.key) + ":" + $0.value.jsonText }.joined(separator: ",") + "}"
         }
     }

@@ -27,7 +27,7 @@ extension String {
     /// place: a folder of 200,000 documents is sorted and looked up by these, and comparing
     /// through the `utf8` view a byte at a time was a tenth of its arrival.
     func compareBytes(_ other: String) -> Int {
-        var lhs = self, rhs = other // (`withUTF8` is mutating: it may make a bridged string contiguous)
+        var lhs = self, rhs = other  // (`withUTF8` is mutating: it may make a bridged string contiguous)
         return lhs.withUTF8 { left in
             rhs.withUTF8 { right in
                 let common = min(left.count, right.count)

@@ -16,13 +16,15 @@ public enum DateInput {
     public static func parse(_ text: String, timeZone: TimeZone = .current) -> Date? {
         var scanner = Scanner(Array(text.utf8))
         guard let year = scanner.number(digits: 4), scanner.skip("-"),
-              let month = scanner.number(digits: 2), scanner.skip("-"),
-              let day = scanner.number(digits: 2) else { return nil }
+            let month = scanner.number(digits: 2), scanner.skip("-"),
+            let day = scanner.number(digits: 2)
+        else { return nil }
         var hour = 0, minute = 0, second = 0
         var zone: TimeZone?
         if !scanner.atEnd {
             guard scanner.skip("T") || scanner.skip("t") || scanner.skip(" "),
-                  let h = scanner.number(digits: 2), scanner.skip(":"), let m = scanner.number(digits: 2) else { return nil }
+                let h = scanner.number(digits: 2), scanner.skip(":"), let m = scanner.number(digits: 2)
+            else { return nil }
             (hour, minute) = (h, m)
             if scanner.skip(":") {
                 guard let s = scanner.number(digits: 2) else { return nil }
@@ -33,12 +35,14 @@ public enum DateInput {
             }
             if !scanner.atEnd {
                 guard let offset = scanner.zoneOffset(), scanner.atEnd,
-                      let parsed = TimeZone(secondsFromGMT: offset) else { return nil }
+                    let parsed = TimeZone(secondsFromGMT: offset)
+                else { return nil }
                 zone = parsed
             }
         }
         guard year >= 1, (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
-              (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second) else { return nil }
+            (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second)
+        else { return nil }
         // Proleptic Gregorian, as the listings print dates (localtime_r), not the calendar's
         // switch from the Julian calendar in 1582.
         let civil = Double(daysSinceEpoch(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second)
@@ -77,7 +81,8 @@ public enum DateInput {
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text
         }
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1))-\(pad(parts.tm_mday))T\(pad(parts.tm_hour)):\(pad(parts.tm_min)):\(pad(parts.tm_sec))Z"
+        return
+            "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1))-\(pad(parts.tm_mday))T\(pad(parts.tm_hour)):\(pad(parts.tm_min)):\(pad(parts.tm_sec))Z"
     }
 
     /// Reads ASCII fields from the front of the input.

@@ -12,7 +12,7 @@ public struct Device: Hashable, Sendable, Codable {
         guard Self.isValidID(id) else { throw DocverError.invalidDeviceID(id) }
         let displayName = name ?? id
         guard !displayName.isEmpty, displayName.count <= Self.maximumNameLength,
-              !displayName.contains(where: { $0.isNewline || $0.asciiValue.map { $0 < 0x20 } == true })
+            !displayName.contains(where: { $0.isNewline || $0.asciiValue.map { $0 < 0x20 } == true })
         else { throw DocverError.invalidDeviceName(displayName) }
         self.id = id
         self.name = displayName
@@ -66,7 +66,8 @@ public struct Device: Hashable, Sendable, Codable {
     public static func defaultName(hostName: String, containerPath: String, homeDirectory: String? = nil) -> String {
         var place = containerPath
         if let home = homeDirectory.map({ $0.hasSuffix("/") ? String($0.dropLast()) : $0 }), !home.isEmpty,
-           place.hasPrefix(home + "/") {
+            place.hasPrefix(home + "/")
+        {
             place = "~" + place.dropFirst(home.count)
         }
         let room = maximumNameLength - hostName.count - 3

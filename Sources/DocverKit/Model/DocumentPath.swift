@@ -111,7 +111,8 @@ public struct DocumentPath: Hashable, Comparable, Sendable, Codable, CustomStrin
     /// A name's extension: text after the last dot, when the dot is neither first nor last.
     static func fileExtension(of name: String) -> String? {
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex,
-              name.index(after: dot) != name.endIndex else { return nil }
+            name.index(after: dot) != name.endIndex
+        else { return nil }
         return name[name.index(after: dot)...].lowercased()
     }
 

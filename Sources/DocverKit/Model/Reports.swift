@@ -182,7 +182,8 @@ public struct DocumentSyncChange: Sendable, Hashable {
             let what = version?.isDeletion == true ? "deletion" : "edit"
             return "\(document): your \(what) is now a conflict version; current is \(currentText)"
         case .conflictVersionKept:
-            return "\(document): \(version?.device.name ?? "another device")'s version \(version?.shortID ?? "") is kept as a conflict version; current is \(currentText)"
+            return
+                "\(document): \(version?.device.name ?? "another device")'s version \(version?.shortID ?? "") is kept as a conflict version; current is \(currentText)"
         case .setAsideByPlainMerge:
             return "\(document): \(version?.device.name ?? "another device")'s version \(version?.shortID ?? "") was set aside by a plain git merge "
                 + "(listed by 'versions --all'); current is \(currentText)"

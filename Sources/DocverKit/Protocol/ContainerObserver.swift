@@ -76,8 +76,10 @@ final class ContainerObserver: Sendable {
             guard !stopped.load(ordering: .sequentiallyConsistent) else { return }
             if let agent = agentOnline(), agent.online != agentReach {
                 agentReach = agent.online
-                send(ProtocolNotification(method: "syncStateChanged",
-                                          params: SyncStateChange(agentOnline: agent.online, since: agent.since, reason: agent.reason)))
+                send(
+                    ProtocolNotification(
+                        method: "syncStateChanged",
+                        params: SyncStateChange(agentOnline: agent.online, since: agent.since, reason: agent.reason)))
             }
             // A watch the kernel refused (a folder created under refs/ beyond the watch limit)
             // still means something moved: the state is taken, as for any move.
@@ -144,9 +146,10 @@ struct ContainerState {
         for document in Set(next.documents.keys).union(documents.keys).sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
             let before = documents[document], after = next.documents[document]
             guard before != after else { continue }
-            documentChanges.append(DocumentChangeNotice(
-                document: document, change: before == nil ? "added" : after == nil ? "deleted" : "modified",
-                version: after, previous: before))
+            documentChanges.append(
+                DocumentChangeNotice(
+                    document: document, change: before == nil ? "added" : after == nil ? "deleted" : "modified",
+                    version: after, previous: before))
         }
         if !documentChanges.isEmpty {
             notifications.append(ProtocolNotification(method: "documentChanged", params: DocumentsChanged(documents: documentChanges)))
@@ -157,19 +160,28 @@ struct ContainerState {
             let appeared = next.conflicts[document]?.conflicts.map(\.id).filter { !before.contains($0) } ?? []
             let resolved = conflicts[document]?.conflicts.map(\.id).filter { !after.contains($0) } ?? []
             if !resolved.isEmpty {
-                notifications.append(ProtocolNotification(method: "conflictResolved", params: ConflictResolvedNotice(
-                    document: document, versions: resolved, open: after.count)))
+                notifications.append(
+                    ProtocolNotification(
+                        method: "conflictResolved",
+                        params: ConflictResolvedNotice(
+                            document: document, versions: resolved, open: after.count)))
             }
             if !appeared.isEmpty, let conflict = next.conflicts[document] {
-                notifications.append(ProtocolNotification(method: "conflictAppeared", params: ConflictAppearedNotice(
-                    document: document, versions: appeared, conflict: ConflictOutput(conflict))))
+                notifications.append(
+                    ProtocolNotification(
+                        method: "conflictAppeared",
+                        params: ConflictAppearedNotice(
+                            document: document, versions: appeared, conflict: ConflictOutput(conflict))))
             }
         }
         let keys = Set(next.keyValues.keys).union(keyValues.keys).filter { next.keyValues[$0] != keyValues[$0] }
         if !keys.isEmpty {
-            notifications.append(ProtocolNotification(method: "keyValueChanged", params: KeyValueChangedNotice(
-                keys: keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) },
-                removed: keys.filter { next.keyValues[$0] == nil }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })))
+            notifications.append(
+                ProtocolNotification(
+                    method: "keyValueChanged",
+                    params: KeyValueChangedNotice(
+                        keys: keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) },
+                        removed: keys.filter { next.keyValues[$0] == nil }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })))
         }
         return notifications
     }
@@ -262,8 +274,9 @@ struct SyncStateChange: Encodable, Sendable {
 
     init(progress: TransferProgress) {
         state = .progress
-        self.progress = Progress(remote: progress.remote, direction: progress.direction.rawValue, objects: progress.objects,
-                                 totalObjects: progress.totalObjects, indexedObjects: progress.indexedObjects, bytes: progress.bytes)
+        self.progress = Progress(
+            remote: progress.remote, direction: progress.direction.rawValue, objects: progress.objects,
+            totalObjects: progress.totalObjects, indexedObjects: progress.indexedObjects, bytes: progress.bytes)
     }
 
     init(finished report: SyncReport) {

@@ -22,8 +22,10 @@ struct ProtocolRequest {
             throw ProtocolError(.parseError, "not valid JSON: \(error.message) (at byte \(error.offset))")
         }
         guard case let .object(members) = node else {
-            throw ProtocolError(.invalidRequest, isArray(node)
-                ? "batches are not supported: send one request per line" : "a request is a JSON object")
+            throw ProtocolError(
+                .invalidRequest,
+                isArray(node)
+                    ? "batches are not supported: send one request per line" : "a request is a JSON object")
         }
         let fields = ProtocolParameters(members: members, context: "the request")
         var id: JSONNode?
@@ -212,7 +214,7 @@ struct ProtocolID: Encodable {
         case let .string(text)?: try container.encode(text)
         case let .number(text)?:
             if let integer = Int64(text) { try container.encode(integer) } else { try container.encode(Double(text) ?? 0) }
-        default: try container.encodeNil() // unknown: an unreadable request's answer has a null id
+        default: try container.encodeNil()  // unknown: an unreadable request's answer has a null id
         }
     }
 }

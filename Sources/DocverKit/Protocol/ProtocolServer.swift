@@ -35,9 +35,11 @@ public final class ProtocolServer: Sendable {
 
     /// A server for `container`. `hint` gives the advice for a failure (the CLI's, which
     /// quotes its commands); `output` writes one line (without its newline).
-    public init(container: Container, serverVersion: String,
-                hint: @escaping @Sendable (DocverError) -> String? = { _ in nil },
-                output: @escaping @Sendable (String) -> Void) {
+    public init(
+        container: Container, serverVersion: String,
+        hint: @escaping @Sendable (DocverError) -> String? = { _ in nil },
+        output: @escaping @Sendable (String) -> Void
+    ) {
         self.container = container
         self.serverVersion = serverVersion
         self.hint = hint
@@ -76,9 +78,11 @@ public final class ProtocolServer: Sendable {
         do {
             line = try ProtocolEncoding.line(message)
         } catch {
-            line = (try? ProtocolEncoding.line(ProtocolResponse<NoResult>(
-                id: ProtocolID(node: nil), result: nil,
-                error: ProtocolError(.internalError, "could not encode a message: \(error)")))) ?? ""
+            line =
+                (try? ProtocolEncoding.line(
+                    ProtocolResponse<NoResult>(
+                        id: ProtocolID(node: nil), result: nil,
+                        error: ProtocolError(.internalError, "could not encode a message: \(error)")))) ?? ""
         }
         writing.withLock { _ in output(line) }
     }
@@ -134,8 +138,10 @@ public final class ProtocolServer: Sendable {
             let from = try params.optionalString("from") ?? "@"
             let to = try params.optionalString("to") ?? "working"
             return try await offCooperativePool {
-                DiffOutput(try container.diff(document, from: Self.side(from, of: document, in: container),
-                                              to: Self.side(to, of: document, in: container)))
+                DiffOutput(
+                    try container.diff(
+                        document, from: Self.side(from, of: document, in: container),
+                        to: Self.side(to, of: document, in: container)))
             }
         case "save":
             let documents = try params.strings("documents").map(DocumentPath.init)
@@ -241,7 +247,8 @@ public final class ProtocolServer: Sendable {
     /// change after the answer is reported.
     private func initialize(_ params: ProtocolParameters) async throws -> InitializeResult {
         if let asked = try params.optionalString("protocolVersion"),
-           asked.split(separator: ".").first != Self.protocolVersion.split(separator: ".").first {
+            asked.split(separator: ".").first != Self.protocolVersion.split(separator: ".").first
+        {
             throw ProtocolError(.invalidParams, "protocol version \(asked) is not supported; this server speaks \(Self.protocolVersion)")
         }
         if observer.withLock({ $0 }) == nil {
@@ -326,10 +333,11 @@ public final class ProtocolServer: Sendable {
             }
             return status
         }
-        return DocumentQuery(glob: try params.optionalString("glob"), types: Set(try params.strings("types")),
-                             hasUnresolvedConflicts: inConflict ? true : nil, modifiedSince: since,
-                             savedBy: try params.optionalString("savedBy"), downloadStatus: downloadStatus,
-                             sortKey: DocumentQuery.SortKey(rawValue: sort) ?? .path, descending: try params.bool("reverse"))
+        return DocumentQuery(
+            glob: try params.optionalString("glob"), types: Set(try params.strings("types")),
+            hasUnresolvedConflicts: inConflict ? true : nil, modifiedSince: since,
+            savedBy: try params.optionalString("savedBy"), downloadStatus: downloadStatus,
+            sortKey: DocumentQuery.SortKey(rawValue: sort) ?? .path, descending: try params.bool("reverse"))
     }
 
     /// A version id as given goes through (the library says what it is not); `@`, `@-N` and

@@ -59,9 +59,10 @@ public struct ConflictOutput: Encodable, Sendable {
         current = VersionOutput(conflict.current)
         conflicts = conflict.conflicts.map { VersionOutput($0, conflict: true) }
         base = conflict.base.map { VersionOutput($0) }
-        bases = Dictionary(uniqueKeysWithValues: conflict.conflicts.compactMap { version in
-            conflict.base(of: version).map { (version.id, $0.id) }
-        })
+        bases = Dictionary(
+            uniqueKeysWithValues: conflict.conflicts.compactMap { version in
+                conflict.base(of: version).map { (version.id, $0.id) }
+            })
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -69,7 +70,7 @@ public struct ConflictOutput: Encodable, Sendable {
         try container.encode(document, forKey: .document)
         try container.encode(current, forKey: .current)
         try container.encode(conflicts, forKey: .conflicts)
-        try container.encode(base, forKey: .base) // null when there is no base, never missing
+        try container.encode(base, forKey: .base)  // null when there is no base, never missing
         try container.encode(bases, forKey: .bases)
     }
 
@@ -152,7 +153,8 @@ public struct VersionsOutput: Encodable, Sendable {
     public init(document: DocumentPath, _ versions: DocumentVersions) {
         self.document = document.path
         current = VersionOutput(versions.current)
-        conflicts = versions.unresolvedConflicts.map { VersionOutput($0, conflict: true) }
+        conflicts =
+            versions.unresolvedConflicts.map { VersionOutput($0, conflict: true) }
             + versions.resolvedConflicts.map { VersionOutput($0, conflict: true, resolved: true) }
         history = versions.history.map { VersionOutput($0) }
         merged = versions.merged.map { VersionOutput($0) }
@@ -182,7 +184,7 @@ public struct SaveOutput: Encodable, Sendable {
 
     public func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(save, forKey: .save) // null when nothing was saved, never missing
+        try container.encode(save, forKey: .save)  // null when nothing was saved, never missing
         try container.encode(changes, forKey: .changes)
     }
 
@@ -272,7 +274,7 @@ public struct SyncOutput: Encodable, Sendable {
 
     public func encode(to encoder: Encoder) throws {
         var keyed = encoder.container(keyedBy: CodingKeys.self)
-        try keyed.encode(savedBeforeSync, forKey: .savedBeforeSync) // null when nothing was saved
+        try keyed.encode(savedBeforeSync, forKey: .savedBeforeSync)  // null when nothing was saved
         try keyed.encode(integrated, forKey: .integrated)
         try keyed.encode(pushed, forKey: .pushed)
         try keyed.encode(changes, forKey: .changes)
@@ -320,7 +322,7 @@ public struct DownloadOutput: Encodable, Sendable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(documents, forKey: .documents) // null, not absent, with --all
+        try container.encode(documents, forKey: .documents)  // null, not absent, with --all
         try container.encode(fetchedFiles, forKey: .fetchedFiles)
         try container.encode(onDemand, forKey: .onDemand)
         try container.encode(broughtBack, forKey: .broughtBack)
@@ -427,8 +429,8 @@ public struct ShowOutput: Encodable, Sendable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(version, forKey: .version)
         try container.encode(contents, forKey: .contents)
-        try container.encode(text, forKey: .text) // null unless a flat version in UTF-8
-        try container.encode(base64, forKey: .base64) // null unless a flat version
+        try container.encode(text, forKey: .text)  // null unless a flat version in UTF-8
+        try container.encode(base64, forKey: .base64)  // null unless a flat version
         try container.encode(components, forKey: .components)
     }
 
@@ -557,7 +559,7 @@ public struct FailureOutput: Encodable, Sendable {
         try container.encode(code, forKey: .code)
         try container.encodeIfPresent(exitCode, forKey: .exitCode)
         try container.encode(message, forKey: .message)
-        try container.encode(hint, forKey: .hint) // null when there is none
+        try container.encode(hint, forKey: .hint)  // null when there is none
     }
 
     enum CodingKeys: String, CodingKey { case code, exitCode, message, hint }

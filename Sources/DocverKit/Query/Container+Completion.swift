@@ -11,7 +11,7 @@ extension Container {
         try withRepository { repository in
             guard let head = try headCommit(repository) else { return [] }
             return try documentEntries(in: repository.commit(head).treeID, repository: repository).map(\.0)
-                .sorted() // by bytes, as git orders names
+                .sorted()  // by bytes, as git orders names
         }
     }
 

@@ -48,8 +48,9 @@ extension Container {
             if let cached = cache.listing(key: key) {
                 items = cached
             } else {
-                items = try documentListing(at: head, tracking: trackingReferences.map(\.target),
-                                            known: cache.facts(), in: repository)
+                items = try documentListing(
+                    at: head, tracking: trackingReferences.map(\.target),
+                    known: cache.facts(), in: repository)
                 cache.store(items, key: key)
             }
             return withDownloadStatus(items).filter(query.matches).sorted(by: query.areInOrder)
@@ -59,8 +60,10 @@ extension Container {
     /// Every document at `head` with its metadata, in tree order, computed from history.
     /// `known`: facts about immutable objects from an earlier listing (entry sizes, version
     /// commits' devices and dates), read instead of the objects.
-    private func documentListing(at head: ObjectID, tracking: [ObjectID], known: DocumentListingCache.Facts,
-                                 in repository: Repository) throws -> [MetadataItem] {
+    private func documentListing(
+        at head: ObjectID, tracking: [ObjectID], known: DocumentListingCache.Facts,
+        in repository: Repository
+    ) throws -> [MetadataItem] {
         let conflicted = Set(try conflictState(in: repository).unresolvedByDocument().keys)
         var remoteChanged = Set<DocumentPath>()
         for tip in tracking where try !repository.isAncestorOrSame(tip, of: head) {
@@ -79,12 +82,15 @@ extension Container {
         let everDeleted = shared == nil ? [] : index?.deletedDocuments() ?? []
         // Uploaded: reachable from a tracking branch, i.e. not among the commits only this
         // device has (one walk, however many documents).
-        let onlyHere: Set<ObjectID>? = tracking.isEmpty ? nil : try {
-            var result = Set<ObjectID>()
-            let walk = try repository.revwalk(from: [head], hiding: tracking, topological: false)
-            while let id = try walk.next() { result.insert(id) }
-            return result
-        }()
+        let onlyHere: Set<ObjectID>? =
+            tracking.isEmpty
+            ? nil
+            : try {
+                var result = Set<ObjectID>()
+                let walk = try repository.revwalk(from: [head], hiding: tracking, topological: false)
+                while let id = try walk.next() { result.insert(id) }
+                return result
+            }()
         var dates: [ObjectID: Date] = [:]
         // Per version commit, its device and date, read once: a commit is shared by many
         // documents, and its device comes from parsing its message (a first save of 10,000
@@ -97,13 +103,16 @@ extension Container {
             if let answer {
                 // The version holds the state the head holds: the head's entry, the
                 // version commit's date and device.
-                let saver = try savers[answer.current] ?? {
-                    let commit = try repository.commit(answer.current)
-                    return (commit.device, commit.author.time)
-                }()
+                let saver =
+                    try savers[answer.current]
+                    ?? {
+                        let commit = try repository.commit(answer.current)
+                        return (commit.device, commit.author.time)
+                    }()
                 savers[answer.current] = saver
-                current = try graph.version(of: document, at: answer.current, device: saver.device,
-                                            modified: saver.modified, entry: entry, size: known.sizes[entry.id])
+                current = try graph.version(
+                    of: document, at: answer.current, device: saver.device,
+                    modified: saver.modified, entry: entry, size: known.sizes[entry.id])
             } else {
                 current = try graph.version(of: document, at: graph.introducingCommit(of: document.path, from: head))
             }
@@ -112,16 +121,20 @@ extension Container {
             if let answer, answer.appearedAtRoot || !everDeleted.contains(ByteString(document.path)) {
                 // Before its appearance the document never existed on this line: the
                 // appearance is its oldest version.
-                if let known = dates[answer.appeared] { created = known } else {
+                if let known = dates[answer.appeared] {
+                    created = known
+                } else {
                     created = try repository.commit(answer.appeared).author.time
                     dates[answer.appeared] = created
                 }
             } else {
                 created = try (graph.history(of: document, after: current, limit: nil).last ?? current).modified
             }
-            items.append(MetadataItem(document: document, created: created, current: current,
-                                      hasUnresolvedConflicts: conflicted.contains(document),
-                                      syncStatus: SyncStatus(isUploaded: uploaded, hasRemoteChanges: remoteChanged.contains(document))))
+            items.append(
+                MetadataItem(
+                    document: document, created: created, current: current,
+                    hasUnresolvedConflicts: conflicted.contains(document),
+                    syncStatus: SyncStatus(isUploaded: uploaded, hasRemoteChanges: remoteChanged.contains(document))))
         }
         return items
     }
@@ -131,8 +144,10 @@ extension Container {
     /// container's agent runs, the query subscribes to it and hears of every move of a
     /// reference at once; otherwise it polls the references every `pollInterval` (and tries
     /// to subscribe again at each poll). Each look and query runs off the cooperative pool.
-    public func liveQuery(_ query: DocumentQuery = DocumentQuery(), pollInterval: Duration = .seconds(1),
-                          clock: any Clock<Duration> = ContinuousClock()) -> AsyncThrowingStream<[MetadataItem], any Error> {
+    public func liveQuery(
+        _ query: DocumentQuery = DocumentQuery(), pollInterval: Duration = .seconds(1),
+        clock: any Clock<Duration> = ContinuousClock()
+    ) -> AsyncThrowingStream<[MetadataItem], any Error> {
         let container = self
         return AsyncThrowingStream { continuation in
             let task = Task {

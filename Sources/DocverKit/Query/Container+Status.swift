@@ -4,7 +4,7 @@ extension Container {
     /// Documents changed since the last save, and documents in conflict.
     public func status() throws -> ContainerStatus {
         if hasInterruptedCheckout || hasEmptyIndex {
-            try withWriteLock { _ in } // finishes the interrupted update before reading the tree
+            try withWriteLock { _ in }  // finishes the interrupted update before reading the tree
         }
         let served = servedConflicts()
         return try withRepository { repository in
@@ -29,7 +29,8 @@ extension Container {
             let changes = try changed ?? changedDocuments(since: headTree, in: repository)
             // The same listing `conflicts()` gives (the agent's, or the one cached per head), so
             // the two never disagree; from the cache, only the counts are read.
-            let counts = try served.map(Self.counts)
+            let counts =
+                try served.map(Self.counts)
                 ?? head.flatMap { ConflictCache(files: files, repository: repository).counts(at: $0) }
                 ?? Self.counts(computeConflicts(in: repository))
             return ContainerStatus(changed: changes, inConflict: counts)

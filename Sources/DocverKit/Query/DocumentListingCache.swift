@@ -43,7 +43,8 @@ struct DocumentListingCache {
     func facts() -> Facts {
         var facts = Facts()
         guard let data = FileSystem.localContentsIfReadable(files.documentListing),
-              let items = ListingText.decodeDocumentListing(data, format: Self.format, key: nil) else { return facts }
+            let items = ListingText.decodeDocumentListing(data, format: Self.format, key: nil)
+        else { return facts }
         for item in items {
             if let entry = item.current.entryID, let size = item.current.size { facts.sizes[entry] = size }
             facts.savers[item.current.commitID] = (item.current.device, item.current.modified)
@@ -55,7 +56,8 @@ struct DocumentListingCache {
     /// after a power loss the file may be empty or short, which its header's count rejects.
     func store(_ items: [MetadataItem], key: String) {
         try? FileSystem.createDirectory(files.directory)
-        try? AtomicFile.write(ListingText.encodeDocumentListing(format: Self.format, key: key, items: items),
-                              to: files.documentListing, flush: false)
+        try? AtomicFile.write(
+            ListingText.encodeDocumentListing(format: Self.format, key: key, items: items),
+            to: files.documentListing, flush: false)
     }
 }

@@ -25,8 +25,10 @@ public struct DocumentQuery: Sendable, Hashable {
     public var descending: Bool
 
     /// A query; every filter left nil or empty matches everything.
-    public init(glob: String? = nil, types: Set<String> = [], hasUnresolvedConflicts: Bool? = nil, modifiedSince: Date? = nil,
-                savedBy: String? = nil, downloadStatus: DownloadStatus? = nil, sortKey: SortKey = .path, descending: Bool = false) {
+    public init(
+        glob: String? = nil, types: Set<String> = [], hasUnresolvedConflicts: Bool? = nil, modifiedSince: Date? = nil,
+        savedBy: String? = nil, downloadStatus: DownloadStatus? = nil, sortKey: SortKey = .path, descending: Bool = false
+    ) {
         self.glob = glob
         self.types = Set(types.map { $0.lowercased() })
         self.hasUnresolvedConflicts = hasUnresolvedConflicts

@@ -24,11 +24,12 @@ struct ConflictCache {
         state.trust = policy?.key
         var hidden: [ObjectID] = []
         if let data = FileSystem.localContentsIfReadable(files.conflictState),
-           let cached = try? JSONDecoder().decode(ConflictState.self, from: data),
-           cached.trust == policy?.key,
-           let cachedHead = cached.head.flatMap(ObjectID.init(hex:)),
-           try repository.objectExists(cachedHead),
-           try repository.isAncestorOrSame(cachedHead, of: head) {
+            let cached = try? JSONDecoder().decode(ConflictState.self, from: data),
+            cached.trust == policy?.key,
+            let cachedHead = cached.head.flatMap(ObjectID.init(hex:)),
+            try repository.objectExists(cachedHead),
+            try repository.isAncestorOrSame(cachedHead, of: head)
+        {
             if cachedHead == head { return cached }
             state = cached
             hidden = [cachedHead]
@@ -39,9 +40,10 @@ struct ConflictCache {
             let commit = try repository.commit(id)
             let trailers = commit.trailers
             // (Only commits that carry decisions have a signature worth checking.)
-            let signed = try policy.map { policy in
-                try !Decision(trailers: trailers).carriesRecords || policy.verifies(commit, trailers: trailers, in: repository)
-            } ?? true
+            let signed =
+                try policy.map { policy in
+                    try !Decision(trailers: trailers).carriesRecords || policy.verifies(commit, trailers: trailers, in: repository)
+                } ?? true
             try state.absorb(trailers, decisionsSigned: signed) { version, path in
                 try Self.isVersion(version, of: path, in: repository)
             }
@@ -56,8 +58,9 @@ struct ConflictCache {
     /// one file and writes nothing (for shell completion).
     func cachedState(at head: ObjectID) -> ConflictState? {
         guard let data = FileSystem.localContentsIfReadable(files.conflictState),
-              let cached = try? JSONDecoder().decode(ConflictState.self, from: data),
-              cached.head == head.hex else { return nil }
+            let cached = try? JSONDecoder().decode(ConflictState.self, from: data),
+            cached.head == head.hex
+        else { return nil }
         return cached
     }
 
@@ -90,8 +93,9 @@ struct ConflictCache {
     /// The conflict listing cached for `head`, if there is one.
     func listing(at head: ObjectID) -> [Conflict]? {
         guard let data = FileSystem.localContentsIfReadable(files.conflictListing) else { return nil }
-        return ListingText.decodeListing(data, format: Self.listingFormat, head: head.hex,
-                                         trust: (try? SigningPolicy(repository: repository))??.key)
+        return ListingText.decodeListing(
+            data, format: Self.listingFormat, head: head.hex,
+            trust: (try? SigningPolicy(repository: repository))??.key)
     }
 
     /// One document's entry of the conflict listing cached for `head`, decoding only that
@@ -99,22 +103,25 @@ struct ConflictCache {
     /// the document has no open conflict.
     func listing(at head: ObjectID, of document: DocumentPath) -> Conflict?? {
         guard let data = FileSystem.mappedContentsIfReadable(files.conflictListing) else { return nil }
-        return ListingText.decodeListing(data, format: Self.listingFormat, head: head.hex,
-                                         trust: (try? SigningPolicy(repository: repository))??.key, document: document.path)
+        return ListingText.decodeListing(
+            data, format: Self.listingFormat, head: head.hex,
+            trust: (try? SigningPolicy(repository: repository))??.key, document: document.path)
     }
 
     /// Each document's count of unresolved conflict versions from the listing cached for
     /// `head`, without decoding the versions; nil when no listing for `head` is cached.
     func counts(at head: ObjectID) -> [DocumentConflictCount]? {
         guard let data = FileSystem.mappedContentsIfReadable(files.conflictListing) else { return nil }
-        return ListingText.decodeConflictCounts(data, format: Self.listingFormat, head: head.hex,
-                                                trust: (try? SigningPolicy(repository: repository))??.key)?
+        return ListingText.decodeConflictCounts(
+            data, format: Self.listingFormat, head: head.hex,
+            trust: (try? SigningPolicy(repository: repository))??.key)?
             .map { DocumentConflictCount(document: DocumentPath(trusted: $0.document), conflicts: $0.conflicts) }
     }
 
     func storeListing(_ conflicts: [Conflict], at head: ObjectID) {
-        let data = ListingText.encodeListing(format: Self.listingFormat, head: head.hex,
-                                             trust: (try? SigningPolicy(repository: repository))??.key, conflicts: conflicts)
+        let data = ListingText.encodeListing(
+            format: Self.listingFormat, head: head.hex,
+            trust: (try? SigningPolicy(repository: repository))??.key, conflicts: conflicts)
         try? FileSystem.createDirectory(files.directory)
         try? AtomicFile.write(data, to: files.conflictListing)
         try? FileSystem.remove(files.formerConflictListing)

@@ -54,7 +54,8 @@ enum ConflictMarkers {
                     first = line
                 case .ours where isMarker(bytes, at: offset, of: UInt8(ascii: "|")): section = .base
                 case .ours where isMarker(bytes, at: offset, of: UInt8(ascii: "=")),
-                     .base where isMarker(bytes, at: offset, of: UInt8(ascii: "=")): section = .theirs
+                    .base where isMarker(bytes, at: offset, of: UInt8(ascii: "=")):
+                    section = .theirs
                 case .theirs where isMarker(bytes, at: offset, of: UInt8(ascii: ">")):
                     section = .common
                     result.append((ours: (first.ours, line.ours - first.ours), theirs: (first.theirs, line.theirs - first.theirs)))
@@ -76,8 +77,8 @@ enum ConflictMarkers {
     /// (a 1 GiB document is not held whole to be searched; issue 29).
     static func hasRegions(reading read: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws -> Bool {
         struct Decided: Error {}
-        var seen = 0 // bytes, up to the binary probe's length
-        var head: [UInt8] = [] // the current line's first 8 bytes
+        var seen = 0  // bytes, up to the binary probe's length
+        var head: [UInt8] = []  // the current line's first 8 bytes
         var lineDecided = false
         var open = false
         var found = false
@@ -107,9 +108,9 @@ enum ConflictMarkers {
                 }
             }
         } catch is Decided {
-            return found // (thrown for a NUL among the first bytes too: binary, not searched)
+            return found  // (thrown for a NUL among the first bytes too: binary, not searched)
         }
-        if !head.isEmpty { decide() } // the last line, without a newline
+        if !head.isEmpty { decide() }  // the last line, without a newline
         return found
     }
 

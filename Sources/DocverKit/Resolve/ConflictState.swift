@@ -25,13 +25,16 @@ struct ConflictState: Codable, Equatable {
     /// that may not carry them, and records naming a version of a document that `exists`
     /// denies are ignored.
     /// (docs/MODEL.md: R14, R27.)
-    mutating func absorb(_ trailers: [(key: String, value: String)], decisionsSigned: Bool = true,
-                         exists: (_ version: String, _ path: String) throws -> Bool) rethrows {
+    mutating func absorb(
+        _ trailers: [(key: String, value: String)], decisionsSigned: Bool = true,
+        exists: (_ version: String, _ path: String) throws -> Bool
+    ) rethrows {
         // R25: conflict records count only in integrations.
         let trust = RecordTrust(trailers, decisionsSigned: decisionsSigned)
         for trailer in trailers where trailer.key == Trailer.conflict {
             guard trust.honours(trailer.key), let record = ConflictRecord(trailerValue: trailer.value),
-                  try exists(record.version, record.path) else {
+                try exists(record.version, record.path)
+            else {
                 ignored.insert("\(trailer.key): \(trailer.value)"); continue
             }
             conflicts.insert(record)
@@ -73,16 +76,18 @@ struct ConflictState: Codable, Equatable {
     /// Conflict records neither resolved nor removed, by document.
     /// (docs/MODEL.md: R28.)
     func unresolvedByDocument() -> [DocumentPath: [ConflictRecord]] {
-        Dictionary(grouping: conflicts.filter { record in
-            !resolved.contains(record.versionRecord) && !removed.contains(record.versionRecord)
-        }, by: { DocumentPath(trusted: $0.path) })
+        Dictionary(
+            grouping: conflicts.filter { record in
+                !resolved.contains(record.versionRecord) && !removed.contains(record.versionRecord)
+            }, by: { DocumentPath(trusted: $0.path) })
     }
 
     /// Conflict records resolved but not removed, by document.
     func resolvedByDocument() -> [DocumentPath: [ConflictRecord]] {
-        Dictionary(grouping: conflicts.filter { record in
-            resolved.contains(record.versionRecord) && !removed.contains(record.versionRecord)
-        }, by: { DocumentPath(trusted: $0.path) })
+        Dictionary(
+            grouping: conflicts.filter { record in
+                resolved.contains(record.versionRecord) && !removed.contains(record.versionRecord)
+            }, by: { DocumentPath(trusted: $0.path) })
     }
 
     /// The signing rule the state was computed under (``SigningPolicy/key``; nil: none).
@@ -97,8 +102,10 @@ struct ConflictState: Codable, Equatable {
     static let currentFormat = 3
     private(set) var format = ConflictState.currentFormat
 
-    init(head: String? = nil, conflicts: Set<ConflictRecord> = [], resolved: Set<VersionRecord> = [],
-         removed: Set<VersionRecord> = [], ignored: Set<String> = [], setAside: Set<VersionRecord> = []) {
+    init(
+        head: String? = nil, conflicts: Set<ConflictRecord> = [], resolved: Set<VersionRecord> = [],
+        removed: Set<VersionRecord> = [], ignored: Set<String> = [], setAside: Set<VersionRecord> = []
+    ) {
         self.head = head
         self.conflicts = conflicts
         self.resolved = resolved

@@ -112,4 +112,3 @@ extension Container {
         (a.modified, a.device.id, a.id) > (b.modified, b.device.id, b.id)
     }
 }
-

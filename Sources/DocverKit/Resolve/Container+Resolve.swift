@@ -17,10 +17,12 @@ extension Container {
             // listing leaves it out while it is current. Replacing it is a decision against
             // it, so it is marked resolved, and does not turn into a new conflict version.
             let replaced = try conflicts(document, in: repository).first.map { try openRecordNamingCurrent($0, in: repository) } ?? []
-            let records = [VersionRecord(path: document.path, version: version.id).trailer(Trailer.replaced)]
+            let records =
+                [VersionRecord(path: document.path, version: version.id).trailer(Trailer.replaced)]
                 + replaced.filter { $0 != version.id }.map { VersionRecord(path: document.path, version: $0).trailer(Trailer.resolved) }
-            return try writeVersion(version, of: document, subject: "Replace \(document) with version \(version.shortID)",
-                                    records: records, in: repository)
+            return try writeVersion(
+                version, of: document, subject: "Replace \(document) with version \(version.shortID)",
+                records: records, in: repository)
         }
     }
 
@@ -35,22 +37,28 @@ extension Container {
     /// edits are not saved by this call. Every text file of a package is checked; binary files
     /// are not.
     @discardableResult
-    public func markResolved(_ document: DocumentPath, versions versionIDs: [String] = [],
-                             force: Bool = false) throws -> SaveResult {
+    public func markResolved(
+        _ document: DocumentPath, versions versionIDs: [String] = [],
+        force: Bool = false
+    ) throws -> SaveResult {
         try withWriteLock { repository in
             let conflict = try openConflict(document, in: repository)
-            let targets = try versionIDs.isEmpty ? conflict.conflicts : versionIDs.map { id in
-                let version = try version(id, of: document, in: repository)
-                guard conflict.conflicts.contains(where: { $0.id == version.id }) else {
-                    throw DocverError.notAConflictVersion(version: id, document: document.path)
+            let targets =
+                try versionIDs.isEmpty
+                ? conflict.conflicts
+                : versionIDs.map { id in
+                    let version = try version(id, of: document, in: repository)
+                    guard conflict.conflicts.contains(where: { $0.id == version.id }) else {
+                        throw DocverError.notAConflictVersion(version: id, document: document.path)
+                    }
+                    return version
                 }
-                return version
-            }
             if !force { try refuseConflictMarkers(in: document) }
             let currentRecorded = versionIDs.isEmpty ? try openRecordNamingCurrent(conflict, in: repository) : []
             let records = (targets.map(\.id) + currentRecorded).map { VersionRecord(path: document.path, version: $0).trailer(Trailer.resolved) }
-            return try recordOnly(subject: "Mark \(targets.count) conflict version\(targets.count == 1 ? "" : "s") of \(document) resolved",
-                                  records: records, in: repository)
+            return try recordOnly(
+                subject: "Mark \(targets.count) conflict version\(targets.count == 1 ? "" : "s") of \(document) resolved",
+                records: records, in: repository)
         }
     }
 
@@ -71,7 +79,8 @@ extension Container {
                 throw DocverError.noOtherVersions(document: document.path)
             }
             if !unresolved.isEmpty && !force { try refuseConflictMarkers(in: document) }
-            let records = unresolved.map { $0.versionRecord.trailer(Trailer.resolved) }
+            let records =
+                unresolved.map { $0.versionRecord.trailer(Trailer.resolved) }
                 + (unresolved + resolved).map { $0.versionRecord.trailer(Trailer.removed) }
             return try recordOnly(subject: "Remove other versions of \(document)", records: records, in: repository)
         }
@@ -82,8 +91,10 @@ extension Container {
     /// The strategy may take its time (an editor may ask the user); the result is applied
     /// only if the conflict is still the one it saw, so a resolution never discards a version
     /// that arrived meanwhile. With `dryRun`, nothing changes.
-    public func resolve(_ document: DocumentPath, using strategy: some ResolutionStrategy,
-                        keepVersions: Bool = false, dryRun: Bool = false) async throws -> ResolutionOutcome {
+    public func resolve(
+        _ document: DocumentPath, using strategy: some ResolutionStrategy,
+        keepVersions: Bool = false, dryRun: Bool = false
+    ) async throws -> ResolutionOutcome {
         let container = self
         // Refused before anything is written: a document not in conflict keeps its unsaved edits unsaved.
         _ = try await offCooperativePool { try container.withRepository { try container.openConflict(document, in: $0) } }
@@ -108,8 +119,9 @@ extension Container {
         let resolved = isFinal ? conflict.conflicts.map(\.id) : []
         let removed = isFinal && !keepVersions ? conflict.conflicts.map(\.id) : []
         if dryRun {
-            return ResolutionOutcome(document: document, strategy: strategy.name, resolution: resolution,
-                                     resolved: resolved, removed: removed, save: nil)
+            return ResolutionOutcome(
+                document: document, strategy: strategy.name, resolution: resolution,
+                resolved: resolved, removed: removed, save: nil)
         }
         let strategyName = strategy.name
         let save = try await offCooperativePool {
@@ -122,16 +134,22 @@ extension Container {
                 // it is not listed as another version, but once this resolution makes another
                 // state current it would be; the resolution decides about it too.
                 let currentRecorded = isFinal ? try container.openRecordNamingCurrent(conflict, in: repository) : []
-                let records = [(Trailer.strategy, strategyName)]
+                let records =
+                    [(Trailer.strategy, strategyName)]
                     + (resolved + currentRecorded).map { VersionRecord(path: document.path, version: $0).trailer(Trailer.resolved) }
-                    + (removed + (keepVersions ? [] : currentRecorded)).map { VersionRecord(path: document.path, version: $0).trailer(Trailer.removed) }
-                let subject = isFinal ? "Resolve conflict in \(document) (\(strategyName))"
+                    + (removed + (keepVersions ? [] : currentRecorded)).map {
+                        VersionRecord(path: document.path, version: $0).trailer(Trailer.removed)
+                    }
+                let subject =
+                    isFinal
+                    ? "Resolve conflict in \(document) (\(strategyName))"
                     : "Save \(document) merged with conflict markers"
                 return try container.writeDocumentState(state, of: document, subject: subject, records: records, in: repository)
             }
         }
-        return ResolutionOutcome(document: document, strategy: strategy.name, resolution: resolution,
-                                 resolved: resolved, removed: removed, save: save.id)
+        return ResolutionOutcome(
+            document: document, strategy: strategy.name, resolution: resolution,
+            resolved: resolved, removed: removed, save: save.id)
     }
 
     /// The current version's id when an open conflict record names it, else nothing.
@@ -157,8 +175,10 @@ extension Container {
 
     /// The tree entry a resolution makes current. Merged contents keep the file modes the
     /// versions agree on, and a mode changed on one side only (docs/RESOLVING.md, "File modes").
-    private func entryState(for resolution: Resolution, of conflict: Conflict,
-                            in repository: Repository) throws -> EntryState? {
+    private func entryState(
+        for resolution: Resolution, of conflict: Conflict,
+        in repository: Repository
+    ) throws -> EntryState? {
         switch resolution {
         case let .keep(version):
             return try entryState(of: version, in: repository)

@@ -28,8 +28,9 @@ extension Container {
                     merged.append(try graph.version(of: document, at: id))
                 }
             }
-            return DocumentVersions(current: current, unresolvedConflicts: unresolved, resolvedConflicts: resolved, history: history,
-                                    merged: merged.sorted(by: Self.newestFirst))
+            return DocumentVersions(
+                current: current, unresolvedConflicts: unresolved, resolvedConflicts: resolved, history: history,
+                merged: merged.sorted(by: Self.newestFirst))
         }
     }
 }

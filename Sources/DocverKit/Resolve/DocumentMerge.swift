@@ -20,8 +20,9 @@ extension Container {
                 let base = try baseOf(version)
                 let theirs = try contents(of: version, in: repository)
                 let labels = (base: "base", ours: ourLabel, theirs: "\(version.device.name) (\(version.shortID))")
-                let step = try mergeContents(document: document, base: base, ours: merged, theirs: theirs,
-                                             labels: labels, markers: markers, in: repository)
+                let step = try mergeContents(
+                    document: document, base: base, ours: merged, theirs: theirs,
+                    labels: labels, markers: markers, in: repository)
                 merged = step.contents
                 clean = clean && step.clean
                 ourLabel = "merged"
@@ -32,13 +33,16 @@ extension Container {
                 for version in [conflict.current] + others {
                     // (The current version against the newest conflict version, as `Conflict.base`.)
                     let base = try baseOf(version == conflict.current ? conflict.conflicts[0] : version)
-                    let again = try? mergeContents(document: document, base: base, ours: merged,
-                                                   theirs: contents(of: version, in: repository),
-                                                   labels: ("base", "merged", "check"), markers: false, in: repository)
+                    let again = try? mergeContents(
+                        document: document, base: base, ours: merged,
+                        theirs: contents(of: version, in: repository),
+                        labels: ("base", "merged", "check"), markers: false, in: repository)
                     guard let again, again.clean, Self.equivalent(again.contents, merged, type: document.type) else {
-                        throw DocverError.mergeFailed(document: document.path, reasons: [
-                            "the changes of \(version.device.name) (\(version.shortID)) would not all be in the merge",
-                        ])
+                        throw DocverError.mergeFailed(
+                            document: document.path,
+                            reasons: [
+                                "the changes of \(version.device.name) (\(version.shortID)) would not all be in the merge"
+                            ])
                     }
                 }
             }
@@ -54,12 +58,14 @@ extension Container {
     /// several versions (lines that reached the same bytes through different versions): the
     /// base is what all of them and the conflict version started from.
     func mergePlan(_ conflict: Conflict, in repository: Repository) throws
-        -> (others: [DocumentVersion], base: (DocumentVersion) throws -> DocumentContents?) {
+        -> (others: [DocumentVersion], base: (DocumentVersion) throws -> DocumentContents?)
+    {
         let document = conflict.document
         let others = conflict.conflicts.sorted { Self.newestFirst($1, $0) }
         if let deletion = ([conflict.current] + others).first(where: \.isDeletion) {
-            throw DocverError.notMergeable(document: document.path,
-                                           reason: "\(deletion.device.name) deleted it while another device changed it; choose a version")
+            throw DocverError.notMergeable(
+                document: document.path,
+                reason: "\(deletion.device.name) deleted it while another device changed it; choose a version")
         }
         guard others.allSatisfy({ $0.kind == conflict.current.kind }) else {
             throw DocverError.notMergeable(document: document.path, reason: "one version is a file, another a package; choose a version")
@@ -74,13 +80,18 @@ extension Container {
     /// Refuses a merge of a version larger than `docver.maxMergeSize` (default 64 MiB) before
     /// reading any: a content merge holds every version in memory, and a film is not merged.
     func refuseLargeVersions(_ conflict: Conflict, in repository: Repository) throws {
-        guard let limit = try ConfigKey.byteSize(ConfigKey.maximumMergeSize, default: ConfigKey.defaultMaximumMergeSize,
-                                                 in: repository),
-              let graph = Optional(VersionGraph(repository: repository, index: nil)),
-              let (large, size) = try ([conflict.current] + conflict.conflicts).lazy.map({ ($0, try graph.size(of: $0)) })
-                .first(where: { $0.1 > limit }) else { return }
-        throw DocverError.notMergeable(document: conflict.document.path, reason:
-            "\(large.device.name)'s version (\(large.shortID)) is \(size) bytes, above docver.maxMergeSize (\(limit)); choose a version")
+        guard
+            let limit = try ConfigKey.byteSize(
+                ConfigKey.maximumMergeSize, default: ConfigKey.defaultMaximumMergeSize,
+                in: repository),
+            let graph = Optional(VersionGraph(repository: repository, index: nil)),
+            let (large, size) = try ([conflict.current] + conflict.conflicts).lazy.map({ ($0, try graph.size(of: $0)) })
+                .first(where: { $0.1 > limit })
+        else { return }
+        throw DocverError.notMergeable(
+            document: conflict.document.path,
+            reason:
+                "\(large.device.name)'s version (\(large.shortID)) is \(size) bytes, above docver.maxMergeSize (\(limit)); choose a version")
     }
 
     /// The file modes a merge of a conflict's versions keeps, as git's merge does: a mode the
@@ -106,7 +117,8 @@ extension Container {
                 if o == b { merged[name] = t; continue }
                 guard refusing else { continue }
                 let file = name.string.isEmpty ? document.path : document.path + "/" + name.string
-                let reason = Set([o.isExecutable, t.isExecutable]).count == 2 && o != .link && t != .link
+                let reason =
+                    Set([o.isExecutable, t.isExecutable]).count == 2 && o != .link && t != .link
                     ? "executable in one version, not in another" : "a link in one version, a file in another"
                 throw DocverError.notMergeable(document: file, reason: "its file mode differs: \(reason); choose a version")
             }
@@ -139,8 +151,10 @@ extension Container {
     /// where the ancestors themselves disagree keep conflict markers, which then differ from
     /// both sides and surface as a conflict of the merge). nil when the two share no
     /// ancestor or it is the document's absence.
-    func mergeBase(of a: [ObjectID], and b: [ObjectID], document: DocumentPath, graph: VersionGraph,
-                   depth: Int = 0) throws -> DocumentContents? {
+    func mergeBase(
+        of a: [ObjectID], and b: [ObjectID], document: DocumentPath, graph: VersionGraph,
+        depth: Int = 0
+    ) throws -> DocumentContents? {
         let ancestors = try graph.commonAncestors(of: a, and: b, path: document.path)
         func contents(at id: ObjectID) throws -> DocumentContents? {
             let version = try graph.version(of: document, at: id)
@@ -155,8 +169,10 @@ extension Container {
             // leaves the fold as it is: the base is then the newer ancestors' merge.
             guard let ours = merged, let theirs = try contents(at: next) else { continue }
             let base = try mergeBase(of: [first], and: [next], document: document, graph: graph, depth: depth + 1)
-            if let step = try? mergeContents(document: document, base: base, ours: ours, theirs: theirs,
-                                             labels: ("base", "ancestor", "ancestor"), markers: true, in: graph.repository) {
+            if let step = try? mergeContents(
+                document: document, base: base, ours: ours, theirs: theirs,
+                labels: ("base", "ancestor", "ancestor"), markers: true, in: graph.repository)
+            {
                 merged = step.contents
             }
         }
@@ -165,8 +181,10 @@ extension Container {
 
     /// True when a `.gitattributes` merge driver or `merge=union` decides some file of the
     /// document: their results are theirs to vouch for, and are not checked again.
-    private func usesOpaqueMergeRule(_ document: DocumentPath, _ contents: DocumentContents,
-                                     in repository: Repository) throws -> Bool {
+    private func usesOpaqueMergeRule(
+        _ document: DocumentPath, _ contents: DocumentContents,
+        in repository: Repository
+    ) throws -> Bool {
         var paths = [document.path]
         if case let .package(package) = contents { paths += package.files.keys.map { document.path + "/" + $0 } }
         return try paths.contains { path in
@@ -188,22 +206,26 @@ extension Container {
         switch (a, b) {
         case let (.flat(x), .flat(y)): return sameFile(x, y, type: type)
         case let (.package(x), .package(y)):
-            return Set(x.files.keys) == Set(y.files.keys) && x.files.keys.allSatisfy { name in
-                sameFile(x.files[name], y.files[name], type: DocumentPath.fileExtension(of: String(name.split(separator: "/").last ?? "")) ?? "")
-            }
+            return Set(x.files.keys) == Set(y.files.keys)
+                && x.files.keys.allSatisfy { name in
+                    sameFile(x.files[name], y.files[name], type: DocumentPath.fileExtension(of: String(name.split(separator: "/").last ?? "")) ?? "")
+                }
         default: return a == b
         }
     }
 
-    private func mergeContents(document: DocumentPath, base: DocumentContents?, ours: DocumentContents,
-                               theirs: DocumentContents, labels: (base: String, ours: String, theirs: String),
-                               markers: Bool, in repository: Repository) throws -> (contents: DocumentContents, clean: Bool) {
+    private func mergeContents(
+        document: DocumentPath, base: DocumentContents?, ours: DocumentContents,
+        theirs: DocumentContents, labels: (base: String, ours: String, theirs: String),
+        markers: Bool, in repository: Repository
+    ) throws -> (contents: DocumentContents, clean: Bool) {
         switch (ours, theirs) {
         case let (.flat(mine), .flat(other)):
             var baseData: Data?
             if case let .flat(data)? = base { baseData = data }
-            let result = try mergeFlat(path: document.path, type: document.type, base: baseData, ours: mine, theirs: other,
-                                       labels: labels, markers: markers, in: repository)
+            let result = try mergeFlat(
+                path: document.path, type: document.type, base: baseData, ours: mine, theirs: other,
+                labels: labels, markers: markers, in: repository)
             return (.flat(result.data), result.clean)
         case let (.package(mine), .package(other)):
             var baseFiles: [String: Data] = [:]
@@ -222,8 +244,9 @@ extension Container {
                 }
                 let componentType = DocumentPath.fileExtension(of: String(name.split(separator: "/").last ?? "")) ?? ""
                 do {
-                    let merged = try mergeFlat(path: document.path + "/" + name, type: componentType, base: b, ours: o,
-                                               theirs: t, labels: labels, markers: markers, in: repository)
+                    let merged = try mergeFlat(
+                        path: document.path + "/" + name, type: componentType, base: b, ours: o,
+                        theirs: t, labels: labels, markers: markers, in: repository)
                     result[name] = merged.data
                     clean = clean && merged.clean
                 } catch let DocverError.mergeFailed(_, componentReasons) {
@@ -240,9 +263,11 @@ extension Container {
     }
 
     /// Merges one file's contents by the rule its attributes or type select.
-    func mergeFlat(path: String, type: String, base: Data?, ours: Data, theirs: Data,
-                   labels: (base: String, ours: String, theirs: String), markers: Bool,
-                   in repository: Repository) throws -> (data: Data, clean: Bool) {
+    func mergeFlat(
+        path: String, type: String, base: Data?, ours: Data, theirs: Data,
+        labels: (base: String, ours: String, theirs: String), markers: Bool,
+        in repository: Repository
+    ) throws -> (data: Data, clean: Bool) {
         if ours == theirs { return (ours, true) }
         if let base, ours == base { return (theirs, true) }
         if let base, theirs == base { return (ours, true) }
@@ -266,14 +291,17 @@ extension Container {
             throw DocverError.notMergeable(document: path, reason: "its contents are binary; choose a version")
         }
         guard textExtensions.contains(type) || type.isEmpty else {
-            throw DocverError.notMergeable(document: path,
-                                           reason: "no merge rule for type '.\(type)'; configure a merge driver in .gitattributes or choose a version")
+            throw DocverError.notMergeable(
+                document: path,
+                reason: "no merge rule for type '.\(type)'; configure a merge driver in .gitattributes or choose a version")
         }
         return try mergeText(path: path, base: base, ours: ours, theirs: theirs, labels: labels, markers: markers)
     }
 
-    private func mergeText(path: String, base: Data?, ours: Data, theirs: Data,
-                           labels: (base: String, ours: String, theirs: String), markers: Bool) throws -> (data: Data, clean: Bool) {
+    private func mergeText(
+        path: String, base: Data?, ours: Data, theirs: Data,
+        labels: (base: String, ours: String, theirs: String), markers: Bool
+    ) throws -> (data: Data, clean: Bool) {
         let result = try TextMerge.merge(base: base ?? Data(), ours: ours, theirs: theirs, labels: labels)
         if result.clean { return (result.merged, true) }
         if markers { return (result.merged, false) }
@@ -300,8 +328,10 @@ extension Container {
 
     /// Runs a merge driver configured the git way: `merge.NAME.driver` with `%O %A %B %L %P`;
     /// exit status 0 means merged (the result is what the driver left in `%A`).
-    private func runMergeDriver(_ name: String, path: String, base: Data?, ours: Data, theirs: Data,
-                                in repository: Repository) throws -> (data: Data, clean: Bool) {
+    private func runMergeDriver(
+        _ name: String, path: String, base: Data?, ours: Data, theirs: Data,
+        in repository: Repository
+    ) throws -> (data: Data, clean: Bool) {
         guard let command = try repository.configString("merge.\(name).driver") else {
             throw DocverError.notMergeable(document: path, reason: "merge driver '\(name)' has no merge.\(name).driver command in git config")
         }

@@ -19,8 +19,10 @@ enum JSONMerge {
     static func merge(path: String, base: Data?, ours: Data, theirs: Data) throws -> Data {
         func parse(_ data: Data, _ side: String) throws -> Document {
             do { return try Document(data) } catch let SyntaxError.duplicateKey(key, location) {
-                throw DocverError.notMergeable(document: path, reason:
-                    "the \(side) version is not valid JSON for merging: the key \"\(key)\" appears more than once in \(location)")
+                throw DocverError.notMergeable(
+                    document: path,
+                    reason:
+                        "the \(side) version is not valid JSON for merging: the key \"\(key)\" appears more than once in \(location)")
             } catch {
                 throw DocverError.notMergeable(document: path, reason: "the \(side) version is not valid JSON")
             }
@@ -33,11 +35,13 @@ enum JSONMerge {
 
         var merger = Merger(ours: oursDocument.bytes, theirs: theirsDocument.bytes)
         let root = oursDocument.root.range
-        let merged = merger.merge(baseDocument?.root, oursDocument.root, theirsDocument.root, path: "$",
-                                  indent: lineIndent(oursDocument.bytes, at: root.lowerBound))
+        let merged = merger.merge(
+            baseDocument?.root, oursDocument.root, theirsDocument.root, path: "$",
+            indent: lineIndent(oursDocument.bytes, at: root.lowerBound))
         guard merger.conflicts.isEmpty, let merged else {
-            throw DocverError.mergeFailed(document: path,
-                                          reasons: merger.conflicts.map { "\($0) changed to different values on both devices" })
+            throw DocverError.mergeFailed(
+                document: path,
+                reasons: merger.conflicts.map { "\($0) changed to different values on both devices" })
         }
         let bytes = oursDocument.bytes
         return Data(bytes[..<root.lowerBound]) + Data(merged) + Data(bytes[root.upperBound...])
@@ -73,8 +77,10 @@ enum JSONMerge {
         /// The merged text of one value; nil when the value is absent from the result.
         /// `indent` is the indentation of the line the value starts on in the result: a value
         /// copied from theirs is re-indented to it.
-        mutating func merge(_ base: Node?, _ ours: Node?, _ theirs: Node?, path: String,
-                            indent: [UInt8]) -> [UInt8]? {
+        mutating func merge(
+            _ base: Node?, _ ours: Node?, _ theirs: Node?, path: String,
+            indent: [UInt8]
+        ) -> [UInt8]? {
             if Node.same(ours, theirs) || Node.same(theirs, base) { return ours.map { Array(self.ours[$0.range]) } }
             if let ours, let theirs, case let .object(mine) = ours.value, case let .object(other) = theirs.value {
                 var baseObject: Object?
@@ -100,18 +106,20 @@ enum JSONMerge {
 
         /// Merges two objects key by key, keeping ours's members in place with ours's layout;
         /// the members theirs added follow ours's last one, in theirs's order.
-        private mutating func mergeObjects(_ base: Object?, _ oursNode: Node, _ mine: Object,
-                                           _ theirsNode: Node, _ other: Object, path: String) -> [UInt8] {
+        private mutating func mergeObjects(
+            _ base: Object?, _ oursNode: Node, _ mine: Object,
+            _ theirsNode: Node, _ other: Object, path: String
+        ) -> [UInt8] {
             let members = mine.members, source = ours
             let open = oursNode.range.lowerBound, close = oursNode.range.upperBound - 1
             // What separates member i from what precedes it ("{" or the previous value).
             func prefix(_ index: Int) -> ArraySlice<UInt8> {
-                source[(index == 0 ? open + 1 : members[index - 1].value.range.upperBound) ..< members[index].keyRange.lowerBound]
+                source[(index == 0 ? open + 1 : members[index - 1].value.range.upperBound)..<members[index].keyRange.lowerBound]
             }
             var separator: [UInt8] = [], colon: [UInt8] = [], addedIndent: [UInt8] = []
             if let last = members.last {
                 separator = members.count >= 2 ? Array(prefix(members.count - 1)) : [UInt8(ascii: ",")] + prefix(0)
-                colon = Array(ours[last.keyRange.upperBound ..< last.value.range.lowerBound])
+                colon = Array(ours[last.keyRange.upperBound..<last.value.range.lowerBound])
                 if let newline = separator.lastIndex(of: UInt8(ascii: "\n")) {
                     addedIndent = Array(separator[(newline + 1)...].prefix { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") })
                 } else {
@@ -121,14 +129,18 @@ enum JSONMerge {
 
             var outputs: [Output] = []
             for (index, member) in members.enumerated() {
-                if let text = merge(base?.member(member.key)?.value, member.value, other.member(member.key)?.value,
-                                    path: path + "." + member.name, indent: lineIndent(ours, at: member.value.range.lowerBound)) {
+                if let text = merge(
+                    base?.member(member.key)?.value, member.value, other.member(member.key)?.value,
+                    path: path + "." + member.name, indent: lineIndent(ours, at: member.value.range.lowerBound))
+                {
                     outputs.append(.ours(index, text))
                 }
             }
             for member in other.members where mine.member(member.key) == nil {
-                if let text = merge(base?.member(member.key)?.value, nil, member.value, path: path + "." + member.name,
-                                    indent: addedIndent) {
+                if let text = merge(
+                    base?.member(member.key)?.value, nil, member.value, path: path + "." + member.name,
+                    indent: addedIndent)
+                {
                     outputs.append(.theirs(member, text))
                 }
             }
@@ -139,8 +151,9 @@ enum JSONMerge {
                 guard !outputs.isEmpty else { return Array(ours[oursNode.range]) }
                 let added = Set(outputs.compactMap { if case let .theirs(member, _) = $0 { member.key } else { nil } })
                 let text = JSONMerge.render(theirsNode, in: theirs, keeping: other.members.indices.filter { added.contains(other.members[$0].key) })
-                return reindent(text[...], from: lineIndent(theirs, at: theirsNode.range.lowerBound),
-                                to: lineIndent(ours, at: oursNode.range.lowerBound), units: units)
+                return reindent(
+                    text[...], from: lineIndent(theirs, at: theirsNode.range.lowerBound),
+                    to: lineIndent(ours, at: oursNode.range.lowerBound), units: units)
             }
             guard !outputs.isEmpty else { return [UInt8(ascii: "{"), UInt8(ascii: "}")] }
             var result: [UInt8] = [UInt8(ascii: "{")]
@@ -148,7 +161,7 @@ enum JSONMerge {
                 switch output {
                 case let .ours(index, text):
                     result += position == 0 ? prefix(0) : prefix(index)
-                    result += ours[members[index].keyRange.lowerBound ..< members[index].value.range.lowerBound]
+                    result += ours[members[index].keyRange.lowerBound..<members[index].value.range.lowerBound]
                     result += text
                 case let .theirs(member, text):
                     result += position == 0 ? prefix(0)[...] : separator[...]
@@ -157,7 +170,7 @@ enum JSONMerge {
                     result += text
                 }
             }
-            result += ours[members[members.count - 1].value.range.upperBound ..< close]
+            result += ours[members[members.count - 1].value.range.upperBound..<close]
             result.append(UInt8(ascii: "}"))
             return result
         }
@@ -172,13 +185,13 @@ enum JSONMerge {
         var result: [UInt8] = [UInt8(ascii: "{")]
         for (position, index) in kept.enumerated() {
             if position == 0 {
-                result += source[open + 1 ..< members[0].keyRange.lowerBound]
-                result += source[members[index].keyRange.lowerBound ..< members[index].value.range.upperBound]
+                result += source[open + 1..<members[0].keyRange.lowerBound]
+                result += source[members[index].keyRange.lowerBound..<members[index].value.range.upperBound]
             } else {
-                result += source[members[index - 1].value.range.upperBound ..< members[index].value.range.upperBound]
+                result += source[members[index - 1].value.range.upperBound..<members[index].value.range.upperBound]
             }
         }
-        result += source[lastMember.value.range.upperBound ..< close]
+        result += source[lastMember.value.range.upperBound..<close]
         result.append(UInt8(ascii: "}"))
         return result
     }
@@ -192,7 +205,7 @@ private func lineIndent(_ bytes: [UInt8], at offset: Int) -> [UInt8] {
     while start > 0, bytes[start - 1] != UInt8(ascii: "\n") { start -= 1 }
     var end = start
     while end < bytes.count, bytes[end] == UInt8(ascii: " ") || bytes[end] == UInt8(ascii: "\t") { end += 1 }
-    return Array(bytes[start ..< end])
+    return Array(bytes[start..<end])
 }
 
 /// The indentation of one level: the shortest indentation of a line, when it is all spaces
@@ -203,9 +216,10 @@ private func indentUnit(_ bytes: [UInt8]) -> [UInt8]? {
     while let newline = bytes[index...].firstIndex(of: UInt8(ascii: "\n")) {
         var end = newline + 1
         while end < bytes.count, bytes[end] == UInt8(ascii: " ") || bytes[end] == UInt8(ascii: "\t") { end += 1 }
-        let indent = bytes[(newline + 1) ..< end]
+        let indent = bytes[(newline + 1)..<end]
         if !indent.isEmpty, end < bytes.count, bytes[end] != UInt8(ascii: "\n"), bytes[end] != UInt8(ascii: "\r"),
-           indent.count < (shortest?.count ?? .max) {
+            indent.count < (shortest?.count ?? .max)
+        {
             shortest = indent
         }
         index = end
@@ -217,8 +231,10 @@ private func indentUnit(_ bytes: [UInt8]) -> [UInt8]? {
 /// `text` with every line after the first that starts with `old` starting with `new` instead,
 /// and, with `units`, each further level of theirs's indentation turned into one of ours.
 /// JSON strings hold no raw line breaks, so every line break in a value is layout.
-private func reindent(_ text: ArraySlice<UInt8>, from old: [UInt8], to new: [UInt8],
-                      units: (theirs: [UInt8], ours: [UInt8])?) -> [UInt8] {
+private func reindent(
+    _ text: ArraySlice<UInt8>, from old: [UInt8], to new: [UInt8],
+    units: (theirs: [UInt8], ours: [UInt8])?
+) -> [UInt8] {
     let convertUnits = units.map { $0.theirs != $0.ours } ?? false
     guard old != new || convertUnits else { return Array(text) }
     var result: [UInt8] = []
@@ -289,9 +305,10 @@ extension JSONMerge {
             case let (.array(x), .array(y)):
                 return x.count == y.count && zip(x, y).allSatisfy { $0.sameValue(as: $1) }
             case let (.object(x), .object(y)):
-                return x.members.count == y.members.count && x.members.allSatisfy { member in
-                    y.member(member.key).map { member.value.sameValue(as: $0.value) } ?? false
-                }
+                return x.members.count == y.members.count
+                    && x.members.allSatisfy { member in
+                        y.member(member.key).map { member.value.sameValue(as: $0.value) } ?? false
+                    }
             default: return false
             }
         }
@@ -363,12 +380,12 @@ extension JSONMerge {
             switch byte {
             case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
             case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
-            case UInt8(ascii: "\""): return Node(value: .string(try parseString()), range: start ..< position)
-            case UInt8(ascii: "t"): try literal("true"); return Node(value: .bool(true), range: start ..< position)
-            case UInt8(ascii: "f"): try literal("false"); return Node(value: .bool(false), range: start ..< position)
-            case UInt8(ascii: "n"): try literal("null"); return Node(value: .null, range: start ..< position)
-            case UInt8(ascii: "-"), UInt8(ascii: "0") ... UInt8(ascii: "9"):
-                return Node(value: .number(try parseNumber()), range: start ..< position)
+            case UInt8(ascii: "\""): return Node(value: .string(try parseString()), range: start..<position)
+            case UInt8(ascii: "t"): try literal("true"); return Node(value: .bool(true), range: start..<position)
+            case UInt8(ascii: "f"): try literal("false"); return Node(value: .bool(false), range: start..<position)
+            case UInt8(ascii: "n"): try literal("null"); return Node(value: .null, range: start..<position)
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return Node(value: .number(try parseNumber()), range: start..<position)
             default: throw SyntaxError.invalid
             }
         }
@@ -376,7 +393,7 @@ extension JSONMerge {
         private mutating func literal(_ word: StaticString) throws {
             let count = word.utf8CodeUnitCount
             let expected = UnsafeBufferPointer(start: word.utf8Start, count: count)
-            guard bytes.count - position >= count, bytes[position ..< position + count].elementsEqual(expected) else {
+            guard bytes.count - position >= count, bytes[position..<position + count].elementsEqual(expected) else {
                 throw SyntaxError.invalid
             }
             position += count
@@ -391,13 +408,13 @@ extension JSONMerge {
             skipWhitespace()
             if current == UInt8(ascii: "}") {
                 position += 1
-                return Node(value: .object(Object(members: [], index: [:])), range: start ..< position)
+                return Node(value: .object(Object(members: [], index: [:])), range: start..<position)
             }
             while true {
                 let keyStart = position
                 guard current == UInt8(ascii: "\"") else { throw SyntaxError.invalid }
                 let key = try parseString()
-                let keyRange = keyStart ..< position
+                let keyRange = keyStart..<position
                 skipWhitespace()
                 try expect(UInt8(ascii: ":"))
                 skipWhitespace()
@@ -417,7 +434,7 @@ extension JSONMerge {
                     continue
                 }
                 try expect(UInt8(ascii: "}"))
-                return Node(value: .object(Object(members: members, index: index)), range: start ..< position)
+                return Node(value: .object(Object(members: members, index: index)), range: start..<position)
             }
         }
 
@@ -429,7 +446,7 @@ extension JSONMerge {
             skipWhitespace()
             if current == UInt8(ascii: "]") {
                 position += 1
-                return Node(value: .array([]), range: start ..< position)
+                return Node(value: .array([]), range: start..<position)
             }
             while true {
                 do { elements.append(try parseValue(depth: depth)) } catch let SyntaxError.duplicateKey(duplicate, path) {
@@ -442,7 +459,7 @@ extension JSONMerge {
                     continue
                 }
                 try expect(UInt8(ascii: "]"))
-                return Node(value: .array(elements), range: start ..< position)
+                return Node(value: .array(elements), range: start..<position)
             }
         }
 
@@ -469,7 +486,7 @@ extension JSONMerge {
                     case UInt8(ascii: "t"): units.append(0x09)
                     case UInt8(ascii: "u"):
                         var unit: UInt16 = 0
-                        for _ in 0 ..< 4 {
+                        for _ in 0..<4 {
                             guard let digit = current.flatMap(hexValue) else { throw SyntaxError.invalid }
                             unit = unit << 4 | UInt16(digit)
                             position += 1
@@ -477,8 +494,8 @@ extension JSONMerge {
                         units.append(unit)
                     default: throw SyntaxError.invalid
                     }
-                case 0x00 ..< 0x20: throw SyntaxError.invalid
-                case 0x20 ..< 0x80:
+                case 0x00..<0x20: throw SyntaxError.invalid
+                case 0x20..<0x80:
                     units.append(UInt16(byte))
                     position += 1
                 default:
@@ -495,9 +512,9 @@ extension JSONMerge {
 
         private func hexValue(_ byte: UInt8) -> UInt8? {
             switch byte {
-            case UInt8(ascii: "0") ... UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a") ... UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A") ... UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
             default: nil
             }
         }
@@ -538,7 +555,7 @@ extension JSONMerge {
                 exponent += exponentNegative ? -written : written
             }
             guard !overflow else {
-                return Number(negative: negative, digits: [], exponent: 0, text: Array(bytes[start ..< position]))
+                return Number(negative: negative, digits: [], exponent: 0, text: Array(bytes[start..<position]))
             }
             // Drop leading zeros (a fraction's), then trailing ones into the exponent.
             let first = digits.firstIndex { $0 != 0 } ?? digits.endIndex

@@ -25,7 +25,9 @@ public struct MergeTool: Sendable, Hashable {
         "vimdiff": ("vim", #"-f -d -c '4wincmd w | wincmd J' "$LOCAL" "$BASE" "$REMOTE" "$MERGED""#, false),
         "nvimdiff": ("nvim", #"-d -c '4wincmd w | wincmd J' "$LOCAL" "$BASE" "$REMOTE" "$MERGED""#, false),
         "meld": ("meld", #"--output="$MERGED" "$LOCAL" "$BASE" "$REMOTE""#, false),
-        "kdiff3": ("kdiff3", #"--auto --L1 "$MERGED (Base)" --L2 "$MERGED (Local)" --L3 "$MERGED (Remote)" -o "$MERGED" "$BASE" "$LOCAL" "$REMOTE""#, true),
+        "kdiff3": (
+            "kdiff3", #"--auto --L1 "$MERGED (Base)" --L2 "$MERGED (Local)" --L3 "$MERGED (Remote)" -o "$MERGED" "$BASE" "$LOCAL" "$REMOTE""#, true
+        ),
         "vscode": ("code", #"--wait --merge "$REMOTE" "$LOCAL" "$BASE" "$MERGED""#, false),
         "code": ("code", #"--wait --merge "$REMOTE" "$LOCAL" "$BASE" "$MERGED""#, false),
     ]
@@ -41,18 +43,25 @@ extension Container {
     public func mergeTool(named name: String? = nil) throws -> MergeTool {
         try withRepository { repository in
             guard let name = try name ?? repository.configString("merge.tool"), !name.isEmpty else {
-                throw DocverError.noMergeTool(reason: "no merge tool is configured; set one with 'git config merge.tool NAME' (\(MergeTool.builtInNames.joined(separator: ", ")), or your own with mergetool.NAME.cmd)")
+                throw DocverError.noMergeTool(
+                    reason:
+                        "no merge tool is configured; set one with 'git config merge.tool NAME' (\(MergeTool.builtInNames.joined(separator: ", ")), or your own with mergetool.NAME.cmd)"
+                )
             }
             let trust = try repository.configString("mergetool.\(name).trustExitCode").map(Self.isTrue)
             if let command = try repository.configString("mergetool.\(name).cmd") {
                 return MergeTool(name: name, command: command, trustExitCode: trust ?? false)
             }
             guard let known = MergeTool.builtIn[name] else {
-                throw DocverError.noMergeTool(reason: "unknown merge tool '\(name)': set mergetool.\(name).cmd, or use one git knows (\(MergeTool.builtInNames.joined(separator: ", ")))")
+                throw DocverError.noMergeTool(
+                    reason:
+                        "unknown merge tool '\(name)': set mergetool.\(name).cmd, or use one git knows (\(MergeTool.builtInNames.joined(separator: ", ")))"
+                )
             }
             let program = try repository.configString("mergetool.\(name).path") ?? known.program
-            return MergeTool(name: name, command: Self.shellQuoted(program) + " " + known.arguments,
-                             trustExitCode: trust ?? known.trustExitCode)
+            return MergeTool(
+                name: name, command: Self.shellQuoted(program) + " " + known.arguments,
+                trustExitCode: trust ?? known.trustExitCode)
         }
     }
 
@@ -69,7 +78,8 @@ extension Container {
             let document = conflict.document
             let (others, base) = try mergePlan(conflict, in: repository)
             guard case var .flat(merged) = try contents(of: conflict.current, in: repository) else {
-                throw DocverError.notMergeable(document: document.path, reason: "a merge tool merges files, and this is a package; use --strategy merge or choose a version")
+                throw DocverError.notMergeable(
+                    document: document.path, reason: "a merge tool merges files, and this is a package; use --strategy merge or choose a version")
             }
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("docver-mergetool-\(UUID().uuidString)")
             try FileSystem.createDirectory(directory.path)
@@ -80,41 +90,53 @@ extension Container {
             func file(_ role: String) -> String { directory.appendingPathComponent(role.isEmpty ? name : "\(stem)_\(role)\(suffix)").path }
             for version in others {
                 guard case let .flat(theirs) = try contents(of: version, in: repository) else {
-                    throw DocverError.notMergeable(document: document.path, reason: "a merge tool merges files, and a version is a package; use --strategy merge or choose a version")
+                    throw DocverError.notMergeable(
+                        document: document.path,
+                        reason: "a merge tool merges files, and a version is a package; use --strategy merge or choose a version")
                 }
                 var baseData = Data()
                 if case let .flat(data)? = try base(version) { baseData = data }
                 let labels = (base: "base", ours: "\(conflict.current.device.name) (current)", theirs: "\(version.device.name) (\(version.shortID))")
-                let start = (try? mergeFlat(path: document.path, type: document.type, base: baseData, ours: merged, theirs: theirs,
-                                            labels: labels, markers: true, in: repository).data) ?? merged
+                let start =
+                    (try? mergeFlat(
+                        path: document.path, type: document.type, base: baseData, ours: merged, theirs: theirs,
+                        labels: labels, markers: true, in: repository
+                    ).data) ?? merged
                 let paths = (base: file("BASE"), local: file("LOCAL"), remote: file("REMOTE"), merged: file(""))
                 try AtomicFile.write(baseData, to: paths.base)
                 try AtomicFile.write(merged, to: paths.local)
                 try AtomicFile.write(theirs, to: paths.remote)
                 try AtomicFile.write(start, to: paths.merged)
                 let before = FileStat(path: paths.merged).map { ($0.mtimeSeconds, $0.mtimeNanoseconds) }
-                let status = try Subprocess.interactiveShell(tool.command, directory: root, environment: [
-                    "BASE": paths.base, "LOCAL": paths.local, "REMOTE": paths.remote, "MERGED": paths.merged,
-                ])
+                let status = try Subprocess.interactiveShell(
+                    tool.command, directory: root,
+                    environment: [
+                        "BASE": paths.base, "LOCAL": paths.local, "REMOTE": paths.remote, "MERGED": paths.merged,
+                    ])
                 let result = FileSystem.contentsIfReadable(paths.merged)
                 let after = FileStat(path: paths.merged).map { ($0.mtimeSeconds, $0.mtimeNanoseconds) }
                 if tool.trustExitCode, status != 0 {
-                    throw DocverError.mergeFailed(document: document.path, reasons: ["merge tool '\(tool.name)' exited with status \(status); nothing was saved"])
+                    throw DocverError.mergeFailed(
+                        document: document.path, reasons: ["merge tool '\(tool.name)' exited with status \(status); nothing was saved"])
                 }
                 guard let result else {
                     throw DocverError.mergeFailed(document: document.path, reasons: ["merge tool '\(tool.name)' left no result; nothing was saved"])
                 }
                 if !tool.trustExitCode, result == start, after.map({ [$0.0, $0.1] }) == before.map({ [$0.0, $0.1] }) {
-                    throw DocverError.mergeFailed(document: document.path, reasons: [
-                        "merge tool '\(tool.name)' left the result unchanged (exit status \(status)); nothing was saved",
-                    ])
+                    throw DocverError.mergeFailed(
+                        document: document.path,
+                        reasons: [
+                            "merge tool '\(tool.name)' left the result unchanged (exit status \(status)); nothing was saved"
+                        ])
                 }
                 let left = ConflictMarkers.regions(in: result)
                 if !left.isEmpty, ConflictMarkers.regions(in: merged).isEmpty, ConflictMarkers.regions(in: theirs).isEmpty {
                     let lines = left.map { "\($0.lowerBound)-\($0.upperBound)" }.joined(separator: ", ")
-                    throw DocverError.mergeFailed(document: document.path, reasons: [
-                        "merge tool '\(tool.name)' left conflict markers (lines \(lines)); nothing was saved",
-                    ])
+                    throw DocverError.mergeFailed(
+                        document: document.path,
+                        reasons: [
+                            "merge tool '\(tool.name)' left conflict markers (lines \(lines)); nothing was saved"
+                        ])
                 }
                 merged = result
             }

@@ -30,7 +30,7 @@ struct PlainMerge {
     func setAside(by commitID: ObjectID) throws -> [ConflictRecord] {
         let commit = try repository.commit(commitID)
         guard Self.isPlainMerge(commit) else { return [] }
-        var documents: Set<DocumentPath> = [] // bytes: two spellings are two documents
+        var documents: Set<DocumentPath> = []  // bytes: two spellings are two documents
         for parent in commit.parentIDs {
             let tree = try repository.commit(parent).treeID
             for path in try repository.changedPaths(from: tree, to: commit.treeID) {
@@ -56,7 +56,8 @@ struct PlainMerge {
                 var version = try graph.introducingCommit(of: path, from: parent)
                 // (Not on the side whose state the merge kept: its decision was kept with it.)
                 if version != kept, let decision = decisions[index][document], decision != version,
-                   try repository.isAncestorOrSame(version, of: decision), try !repository.isAncestorOrSame(decision, of: kept) {
+                    try repository.isAncestorOrSame(version, of: decision), try !repository.isAncestorOrSame(decision, of: kept)
+                {
                     version = decision
                 }
                 guard seen.insert(version).inserted, try !repository.isAncestorOrSame(version, of: kept) else { continue }
@@ -98,7 +99,8 @@ struct PlainMerge {
             let start = try ancestor.map(contents(at:))
             let sideModes = try modes(at: version), startModes = try ancestor.map(modes(at:))
             if !Self.holds(side, since: start, in: result, type: document.type)
-                || !Self.holdsModes(sideModes, since: startModes, in: resultModes) {
+                || !Self.holdsModes(sideModes, since: startModes, in: resultModes)
+            {
                 records.append(ConflictRecord(path: path, version: version.hex, base: base?.hex))
             }
         }
@@ -132,8 +134,10 @@ struct PlainMerge {
     /// lacks) is the result's mode of that file, as git's merge keeps a mode changed on one
     /// side. A file the result lacks is left to the contents' comparison.
     /// (docs/MODEL.md: R15.)
-    static func holdsModes(_ side: [ByteString: FileMode], since base: [ByteString: FileMode]?,
-                           in result: [ByteString: FileMode]) -> Bool {
+    static func holdsModes(
+        _ side: [ByteString: FileMode], since base: [ByteString: FileMode]?,
+        in result: [ByteString: FileMode]
+    ) -> Bool {
         side.allSatisfy { name, mode in
             guard let kept = result[name], mode != base?[name] else { return true }
             return kept == mode
@@ -148,8 +152,11 @@ struct PlainMerge {
             return JSONMerge.sameValue(merged, result)
         }
         let isText = [base ?? Data(), side, result].allSatisfy { !$0.contains(0) && String(data: $0, encoding: .utf8) != nil }
-        guard isText, let merged = try? TextMerge.merge(base: base ?? Data(), ours: result, theirs: side,
-                                                          labels: ("base", "merge", "side")) else { return false }
+        guard isText,
+            let merged = try? TextMerge.merge(
+                base: base ?? Data(), ours: result, theirs: side,
+                labels: ("base", "merge", "side"))
+        else { return false }
         return merged.clean && merged.merged == result
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A client's subscription to the running agent's change notices (`subscribe` on its socket):
@@ -38,7 +39,8 @@ final class AgentSubscription: Sendable {
     /// agent answers within `timeout` milliseconds. Blocks: call it off the cooperative pool.
     static func open(path: String, timeout milliseconds: Int = 200) -> AgentSubscription? {
         guard FileStat(path: path)?.isSocket == true,
-              let short = try? ShortPath(path), var address = try? UnixSocket.address(short.path) else { return nil }
+            let short = try? ShortPath(path), var address = try? UnixSocket.address(short.path)
+        else { return nil }
         let client = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard client >= 0 else { return nil }
         UnixSocket.setTimeout(client, milliseconds: milliseconds)
@@ -47,11 +49,12 @@ final class AgentSubscription: Sendable {
         }
         let request = Array("subscribe\n".utf8)
         guard connected == 0, send(client, request, request.count, Int32(MSG_NOSIGNAL)) == request.count,
-              UnixSocket.readLine(client, limit: 256) == #"{"subscribed":true}"# else {
+            UnixSocket.readLine(client, limit: 256) == #"{"subscribed":true}"#
+        else {
             close(client)
             return nil
         }
-        UnixSocket.setTimeout(client, milliseconds: 0) // from now on, wait as long as the agent runs
+        UnixSocket.setTimeout(client, milliseconds: 0)  // from now on, wait as long as the agent runs
         return AgentSubscription(client)
     }
 
@@ -65,7 +68,7 @@ final class AgentSubscription: Sendable {
             while true {
                 let count = recv(client, &buffer, buffer.count, 0)
                 if count < 0, errno == EINTR { continue }
-                guard count > 0 else { break } // the agent stopped or died, or the subscription was cancelled
+                guard count > 0 else { break }  // the agent stopped or died, or the subscription was cancelled
                 if buffer[..<count].contains(0x0A) { continuation.yield(()) }
             }
             connection.close()
@@ -91,7 +94,9 @@ extension Container {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let task = Task {
             while !Task.isCancelled {
-                let subscription = FileStat(path: socket) == nil ? nil
+                let subscription =
+                    FileStat(path: socket) == nil
+                    ? nil
                     : try? await offCooperativePool { AgentSubscription.open(path: socket) }
                 if let subscription {
                     // What moved before the subscription began is looked for once.

@@ -13,7 +13,7 @@ extension Container {
         try Repository.checkTreeDepth(prefix)
         for entry in try repository.tree(tree).entries {
             let path = prefix + entry.name
-            if DocumentPath.isReserved(path) { continue } // the key-value store's files
+            if DocumentPath.isReserved(path) { continue }  // the key-value store's files
             if entry.mode.isTree && !DocumentPath.isPackageName(entry.name) {
                 result += try documentEntries(in: entry.id, repository: repository, prefix: path + "/")
             } else if entry.mode.isTree || entry.mode.isBlob {
@@ -26,7 +26,8 @@ extension Container {
     /// Every docver reference and its target: it changes whenever a save, sync or resolution does.
     func referenceSignature() throws -> String {
         try withRepository { repository in
-            let references = try repository.references(matching: RefName.allDeviceBranches)
+            let references =
+                try repository.references(matching: RefName.allDeviceBranches)
                 + repository.references(matching: RefName.allTrackingBranches)
             // An eviction or a download moves no reference: their files' stat data count too.
             let local = [files.evicted, files.downloading].map { path in

@@ -22,7 +22,8 @@ extension Container {
         for document in EvictedFile.read(files.evicted) {
             let fullPath = root.path + "/" + document.path
             guard FileStat(path: fullPath) == nil, FileStat.failure(path: fullPath) == ENOENT,
-                  FileStat(path: root.path + "/" + Placeholder.path(of: document))?.isRegularFile == true else { continue }
+                FileStat(path: root.path + "/" + Placeholder.path(of: document))?.isRegularFile == true
+            else { continue }
             result[ByteString(document.path)] = document
         }
         return result

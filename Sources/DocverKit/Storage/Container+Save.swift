@@ -13,8 +13,10 @@ extension Container {
         }
     }
 
-    func save(_ documents: [DocumentPath]?, message: String?, in repository: Repository,
-              records: [(key: String, value: String)] = []) throws -> SaveResult? {
+    func save(
+        _ documents: [DocumentPath]?, message: String?, in repository: Repository,
+        records: [(key: String, value: String)] = []
+    ) throws -> SaveResult? {
         let head = try repository.referenceTarget(device.branch)
         let headTree = try head.map { try repository.commit($0).treeID }
         let targets: [DocumentPath]
@@ -31,8 +33,9 @@ extension Container {
         // libgit2 reports a folder holding its own repository as one entry "folder/" and never
         // enters it; saving that entry stored its files one level too deep.
         if let nested = targets.first(where: { $0.path.hasSuffix("/") }) {
-            throw DocverError.invalidDocumentName(String(nested.path.dropLast()),
-                                                  reason: "it is a folder holding its own git repository (.git); move it out of the container or remove its .git")
+            throw DocverError.invalidDocumentName(
+                String(nested.path.dropLast()),
+                reason: "it is a folder holding its own git repository (.git); move it out of the container or remove its .git")
         }
         let all = try Set(targets).union(displacedDocuments(by: targets, headTree: headTree, in: repository))
         let snapshots = try all.sorted().map { try snapshot($0, in: repository) }
@@ -44,10 +47,12 @@ extension Container {
     /// With `allowEmpty`, a commit is written even when no document changed (a resolution or
     /// a record is saved like a save). With `updateIndex`, the saved files' index entries are
     /// brought in line, so `git status` stays clean.
-    func commitSnapshots(_ snapshots: [DocumentSnapshot], subject: String?, in repository: Repository,
-                         records: [(key: String, value: String)] = [],
-                         allowEmpty: Bool = false, updateIndex: Bool = true,
-                         intent: ((_ commit: ObjectID, _ parent: ObjectID?) throws -> WriteIntent)? = nil) throws -> SaveResult? {
+    func commitSnapshots(
+        _ snapshots: [DocumentSnapshot], subject: String?, in repository: Repository,
+        records: [(key: String, value: String)] = [],
+        allowEmpty: Bool = false, updateIndex: Bool = true,
+        intent: ((_ commit: ObjectID, _ parent: ObjectID?) throws -> WriteIntent)? = nil
+    ) throws -> SaveResult? {
         let attempts = 1000
         for attempt in 0..<attempts {
             let parent = try repository.referenceTarget(device.branch)
@@ -61,29 +66,36 @@ extension Container {
                 let old = try baseTree?.documentEntry(atPath: snapshot.document.path)
                     .flatMap { $0.mode.isTree && !DocumentPath.isPackageName($0.name) ? nil : EntryState($0) }
                 guard old != snapshot.state,
-                      let kind = ChangeKind(existedBefore: old != nil, existsAfter: snapshot.state != nil) else { continue }
+                    let kind = ChangeKind(existedBefore: old != nil, existsAfter: snapshot.state != nil)
+                else { continue }
                 changes.append(DocumentChange(document: snapshot.document, change: kind))
                 replacements.append(TreeReplacement(path: snapshot.document.path, old: old, new: snapshot.state))
             }
             guard !changes.isEmpty || allowEmpty else { return nil }
             let tree = try repository.writeTree(base: parentTree ?? ObjectID.emptyTree, replacing: replacements)
-            let message = CommitMessage.save(subject: subject.flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultSubject(changes),
-                                             changes: changes, device: device, records: records).render()
+            let message = CommitMessage.save(
+                subject: subject.flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultSubject(changes),
+                changes: changes, device: device, records: records
+            ).render()
             let identity = try CommitIdentity.device(device, at: commitClock.now(), after: parent.map { [$0] } ?? [], in: repository)
-            let commit = try repository.createCommit(tree: tree, parents: parent.map { [$0] } ?? [],
-                                                     author: identity.author, committer: identity.committer, message: message,
-                                                     sign: commitSigner(in: repository))
+            let commit = try repository.createCommit(
+                tree: tree, parents: parent.map { [$0] } ?? [],
+                author: identity.author, committer: identity.committer, message: message,
+                sign: commitSigner(in: repository))
             // Recorded before the branch moves, so that a crash before the index (or the
             // caller's working-tree update) follows is finished by the next command.
             if let intent {
                 try writeIntent(intent(commit, parent))
             } else if updateIndex {
-                try writeIntent(WriteIntent(operation: .save, from: parent, to: commit,
-                                            files: Self.indexFiles(of: snapshots, saved: Set(changes.map(\.document)))))
+                try writeIntent(
+                    WriteIntent(
+                        operation: .save, from: parent, to: commit,
+                        files: Self.indexFiles(of: snapshots, saved: Set(changes.map(\.document)))))
             }
             do {
-                try repository.updateReference(device.branch, to: commit, expected: parent,
-                                               message: "docver: " + (message.split(separator: "\n").first.map(String.init) ?? "save"))
+                try repository.updateReference(
+                    device.branch, to: commit, expected: parent,
+                    message: "docver: " + (message.split(separator: "\n").first.map(String.init) ?? "save"))
             } catch let error as GitError where [.modified, .exists, .locked].contains(error.code) {
                 // Another writer moved the branch: rebuild on the new tip.
                 usleep(UInt32(min(attempt, 20)) * 500)
@@ -115,8 +127,10 @@ extension Container {
     /// where a plain folder was displaces the folder's documents, and a document inside a
     /// folder saved where a file was displaces that file. They are saved with the targets
     /// (as deletions, unless they still exist), so no document leaves the tree unrecorded.
-    func displacedDocuments(by targets: [DocumentPath], headTree: ObjectID?,
-                                    in repository: Repository) throws -> [DocumentPath] {
+    func displacedDocuments(
+        by targets: [DocumentPath], headTree: ObjectID?,
+        in repository: Repository
+    ) throws -> [DocumentPath] {
         guard let headTree else { return [] }
         let tree = try repository.tree(headTree)
         var displaced: [DocumentPath] = []

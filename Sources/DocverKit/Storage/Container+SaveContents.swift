@@ -9,8 +9,10 @@ extension Container {
     /// Writes contents into the object database; nil for a deletion. `modes` gives a file's
     /// mode (key "" for a flat document, the component's path in a package; see
     /// ``mergedModes(of:refusing:in:)``): executable or a link where it says so, else a plain file.
-    func writeContents(_ contents: DocumentContents, modes: [ByteString: FileMode] = [:],
-                       in repository: Repository) throws -> EntryState? {
+    func writeContents(
+        _ contents: DocumentContents, modes: [ByteString: FileMode] = [:],
+        in repository: Repository
+    ) throws -> EntryState? {
         switch contents {
         case .deleted: return nil
         case let .flat(data): return EntryState(try repository.writeBlob(data), Self.fileMode(modes[""]))
@@ -22,8 +24,10 @@ extension Container {
         mode == .executable || mode == .link ? mode! : .blob
     }
 
-    func writePackage(_ files: [String: Data], modes: [ByteString: FileMode] = [:], prefix: String = "",
-                      in repository: Repository) throws -> ObjectID {
+    func writePackage(
+        _ files: [String: Data], modes: [ByteString: FileMode] = [:], prefix: String = "",
+        in repository: Repository
+    ) throws -> ObjectID {
         var direct: [(name: String, id: ObjectID, mode: FileMode)] = []
         var nested: [ByteString: [String: Data]] = [:]
         for (path, data) in files {
@@ -41,8 +45,10 @@ extension Container {
 
     /// Moves the branch to `new` when only `document` differs from `old`, writing the
     /// document's files atomically (temporary file + rename) under a ``WriteIntent``.
-    func advanceDocument(_ document: DocumentPath, to new: ObjectID, from old: ObjectID?,
-                         in repository: Repository) throws {
+    func advanceDocument(
+        _ document: DocumentPath, to new: ObjectID, from old: ObjectID?,
+        in repository: Repository
+    ) throws {
         try advanceBranch(to: new, from: old, message: "docver: save \(document.path)", in: repository)
     }
 }

@@ -33,10 +33,14 @@ extension Container {
     func served(_ question: ServedQuestion, timeout milliseconds: Int = 20) -> Data? {
         let socket = files.agentSocket
         guard asksAgent, FileStat(path: socket) != nil, !SocketClient.isRememberedSilent(socket),
-              let key = try? question.key(of: self) else { return nil }
-        guard let answer = SocketClient.request("\(question.rawValue) \(key)", path: socket, timeout: milliseconds,
-                                                limit: ListingText.limit, rememberingSilence: true),
-              !answer.hasPrefix(#"{"unavailable""#) else { return nil }
+            let key = try? question.key(of: self)
+        else { return nil }
+        guard
+            let answer = SocketClient.request(
+                "\(question.rawValue) \(key)", path: socket, timeout: milliseconds,
+                limit: ListingText.limit, rememberingSilence: true),
+            !answer.hasPrefix(#"{"unavailable""#)
+        else { return nil }
         return Data(answer.utf8)
     }
 

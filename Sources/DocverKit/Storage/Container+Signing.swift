@@ -40,7 +40,8 @@ struct SigningPolicy {
     /// True when `commit` is signed by a key allowed for the device it names.
     func verifies(_ commit: Commit, trailers: [(key: String, value: String)], in repository: Repository) throws -> Bool {
         guard let device = trailers.first(where: { $0.key == Trailer.device })?.value,
-              let signed = try repository.commitSignature(commit.id) else { return false }
+            let signed = try repository.commitSignature(commit.id)
+        else { return false }
         return SSHSigning.verify(signed.signedData, signature: signed.signature, allowedSigners: allowedSigners, principal: device)
     }
 }

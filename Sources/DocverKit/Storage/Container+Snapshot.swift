@@ -54,7 +54,7 @@ extension Container {
             guard let stat = FileStat(path: current) else { return }
             if stat.isSymbolicLink {
                 guard let target = FileSystem.realPath(current) else {
-                    if index == components.count - 1 { return } // a dangling link is stored as a link
+                    if index == components.count - 1 { return }  // a dangling link is stored as a link
                     throw DocverError.invalidDocumentName(document.path, reason: "a symbolic link on its path cannot be resolved")
                 }
                 guard target == rootReal || target.hasPrefix(rootReal + "/") else {
@@ -66,7 +66,11 @@ extension Container {
                 // As git refuses a path "beyond a symbolic link": the link is the document,
                 // not the files it leads to (saving them stored a folder where a link is).
                 if index < components.count - 1 {
-                    throw DocverError.invalidDocumentName(document.path, reason: "'\(components[...index].joined(separator: "/"))' is a symbolic link; save the link itself, or name the file by its real path")
+                    throw DocverError.invalidDocumentName(
+                        document.path,
+                        reason:
+                            "'\(components[...index].joined(separator: "/"))' is a symbolic link; save the link itself, or name the file by its real path"
+                    )
                 }
             }
         }
@@ -102,7 +106,7 @@ extension Container {
         }
         guard let stat = try workingTreeStat(of: document) else { return .deleted }
         if stat.isRegularFile { return .flat(try read(fullPath)) }
-        guard stat.isDirectory else { return .flat(Data(try FileSystem.linkTarget(fullPath).utf8)) } // a link, as git stores it
+        guard stat.isDirectory else { return .flat(Data(try FileSystem.linkTarget(fullPath).utf8)) }  // a link, as git stores it
         var files: [String: Data] = [:]
         func collect(_ folder: String, prefix: String) throws {
             for name in try FileSystem.contentsOfDirectory(folder) where name != ".git" {
@@ -119,9 +123,11 @@ extension Container {
         return .package(FilePackage(files: files))
     }
 
-    private func snapshotDirectory(_ fullPath: String, relative: String,
-                                   files: inout [SnapshotFile],
-                                   in repository: Repository) throws -> ObjectID? {
+    private func snapshotDirectory(
+        _ fullPath: String, relative: String,
+        files: inout [SnapshotFile],
+        in repository: Repository
+    ) throws -> ObjectID? {
         var entries: [(name: String, id: ObjectID, mode: FileMode)] = []
         for name in try FileSystem.contentsOfDirectory(fullPath).sorted() where name != ".git" {
             let childPath = fullPath + "/" + name
@@ -149,8 +155,10 @@ extension Container {
         throw DocverError.invalidDocumentName(path, reason: "it is a FIFO, socket or device; only files, folders and links are versioned")
     }
 
-    private func hashFile(_ path: String, stat: FileStat, document: DocumentPath,
-                          in repository: Repository) throws -> EntryState {
+    private func hashFile(
+        _ path: String, stat: FileStat, document: DocumentPath,
+        in repository: Repository
+    ) throws -> EntryState {
         if stat.isSymbolicLink {
             try checkInsideContainer(document)
             let target = try FileSystem.linkTarget(path)
@@ -165,10 +173,13 @@ extension Container {
     }
 
     /// Documents whose working-tree state differs from `tree`.
-    func changedDocuments(since tree: ObjectID?, in repository: Repository, under folder: String? = nil,
-                          paths: [String] = [], refreshIndex: Bool = false) throws -> [DocumentChange] {
-        let fileChanges = try repository.changesFromTreeToWorkdir(tree, paths: folder.map { [$0 + "/"] } ?? paths,
-                                                                  refreshIndex: refreshIndex)
+    func changedDocuments(
+        since tree: ObjectID?, in repository: Repository, under folder: String? = nil,
+        paths: [String] = [], refreshIndex: Bool = false
+    ) throws -> [DocumentChange] {
+        let fileChanges = try repository.changesFromTreeToWorkdir(
+            tree, paths: folder.map { [$0 + "/"] } ?? paths,
+            refreshIndex: refreshIndex)
         var byDocument: [DocumentPath: Set<Repository.WorkdirChange.Kind>] = [:]
         // An evicted document's absence is no deletion, and a listed document's placeholder
         // is no document (one failed open when nothing is evicted).
@@ -189,8 +200,9 @@ extension Container {
             byDocument[document, default: []].insert(change.kind)
         }
         let baseTree = try tree.map { try repository.tree($0) }
-        try dropStaleIndexChanges(&byDocument, files: fileChanges.filter { $0.invalidName == nil }.map(\.path),
-                                  baseTree: baseTree, since: tree, in: repository, refreshIndex: refreshIndex)
+        try dropStaleIndexChanges(
+            &byDocument, files: fileChanges.filter { $0.invalidName == nil }.map(\.path),
+            baseTree: baseTree, since: tree, in: repository, refreshIndex: refreshIndex)
         return try byDocument.keys.sorted().compactMap { document -> DocumentChange? in
             let existedBefore = try baseTree?.documentEntry(atPath: document.path) != nil
             // (libgit2 takes the files of a folder it cannot open for deleted.)
@@ -207,8 +219,10 @@ extension Container {
     /// unchanged. Such documents are compared the way `save` compares them (their working-tree
     /// state against the tree's entry), so `status` stays `save`'s dry run; with
     /// `refreshIndex` (writer lock held), their index entries are brought back in line.
-    private func dropStaleIndexChanges(_ byDocument: inout [DocumentPath: Set<Repository.WorkdirChange.Kind>], files: [String],
-                                       baseTree: Tree?, since tree: ObjectID?, in repository: Repository, refreshIndex: Bool) throws {
+    private func dropStaleIndexChanges(
+        _ byDocument: inout [DocumentPath: Set<Repository.WorkdirChange.Kind>], files: [String],
+        baseTree: Tree?, since tree: ObjectID?, in repository: Repository, refreshIndex: Bool
+    ) throws {
         let staged = try repository.pathsStaged(against: tree, paths: files.filter { !$0.hasPrefix(DocumentPath.reservedArea + "/") })
         guard !staged.isEmpty else { return }
         let documents = Set(staged.map { DocumentPath.document(containingFile: $0) }).intersection(byDocument.keys)

@@ -41,9 +41,12 @@ extension Container {
             do {
                 // Reflog entries are not expired here: the report counted what they reach as
                 // kept, and the check below expects it to be.
-                outcome = try Subprocess.run(["git", "-c", "gc.reflogExpire=never", "-c", "gc.reflogExpireUnreachable=never",
-                                              "gc", "--prune=now", "--quiet"], directory: root,
-                                             environment: ["GIT_DIR": gitDirectory])
+                outcome = try Subprocess.run(
+                    [
+                        "git", "-c", "gc.reflogExpire=never", "-c", "gc.reflogExpireUnreachable=never",
+                        "gc", "--prune=now", "--quiet",
+                    ], directory: root,
+                    environment: ["GIT_DIR": gitDirectory])
             } catch {
                 throw DocverError.garbageCollectionFailed("cannot run git: \(error)")
             }
@@ -73,13 +76,17 @@ extension Container {
     /// go, reachable or not) and the reference files the agent watches stay where they are.
     /// Without `git` on `PATH` nothing happens; the objects stay loose, which costs only space.
     func packLooseObjectsIfNeeded(_ repository: Repository) {
-        let threshold = (try? repository.configString(ConfigKey.gitAutoPackThreshold))
+        let threshold =
+            (try? repository.configString(ConfigKey.gitAutoPackThreshold))
             .flatMap { $0.flatMap(Self.gitInteger) } ?? ConfigKey.gitAutoPackDefault
         guard threshold > 0, Self.looseObjectEstimateExceeds(threshold, objects: gitDirectory + "/objects") else { return }
-        Subprocess.startDetached(["git", "-c", "gc.pruneExpire=never", "-c", "gc.reflogExpire=never",
-                                  "-c", "gc.reflogExpireUnreachable=never", "-c", "gc.packRefs=false",
-                                  "-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"],
-                                 directory: root, environment: ["GIT_DIR": gitDirectory])
+        Subprocess.startDetached(
+            [
+                "git", "-c", "gc.pruneExpire=never", "-c", "gc.reflogExpire=never",
+                "-c", "gc.reflogExpireUnreachable=never", "-c", "gc.packRefs=false",
+                "-c", "gc.autoDetach=false", "gc", "--auto", "--quiet",
+            ],
+            directory: root, environment: ["GIT_DIR": gitDirectory])
     }
 
     /// git's `too_many_loose_objects`: more than `threshold / 256` (rounded up) loose objects
@@ -113,8 +120,10 @@ extension Container {
         return try storageReport(commits: commits, reachable: reachable, database: database, in: repository)
     }
 
-    private func storageReport(commits: [ObjectID], reachable: [ObjectID: StoredObjectHeader], database: ObjectDatabase,
-                               in repository: Repository) throws -> StorageReport {
+    private func storageReport(
+        commits: [ObjectID], reachable: [ObjectID: StoredObjectHeader], database: ObjectDatabase,
+        in repository: Repository
+    ) throws -> StorageReport {
         var documents: [String: Set<ObjectID>] = [:]
         var devices: [String: (name: String, contents: Set<ObjectID>)] = [:]
         for id in commits {
@@ -149,7 +158,8 @@ extension Container {
         }
         return StorageReport(
             documents: sorted(documents.map { .init(name: $0.key, displayName: nil, objects: $0.value.count, bytes: size($0.value)) }),
-            devices: sorted(devices.map { .init(name: $0.key, displayName: $0.value.name, objects: $0.value.contents.count, bytes: size($0.value.contents)) }),
+            devices: sorted(
+                devices.map { .init(name: $0.key, displayName: $0.value.name, objects: $0.value.contents.count, bytes: size($0.value.contents)) }),
             commits: commits.count,
             reachableObjects: reachable.count,
             reachableBytes: reachable.values.reduce(0) { $0 + $1.size },
@@ -160,8 +170,10 @@ extension Container {
 
     /// Refuses when a version named by a record docver honours is stored but no reference
     /// reaches it: `git gc` would prune it.
-    private func refuseUnreachableRecords(of commits: [ObjectID], reachable: [ObjectID: StoredObjectHeader],
-                                          database: ObjectDatabase, in repository: Repository) throws {
+    private func refuseUnreachableRecords(
+        of commits: [ObjectID], reachable: [ObjectID: StoredObjectHeader],
+        database: ObjectDatabase, in repository: Repository
+    ) throws {
         for id in commits {
             let trailers = try repository.commit(id).trailers
             let trust = RecordTrust(trailers)

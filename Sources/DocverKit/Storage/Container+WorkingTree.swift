@@ -143,14 +143,16 @@ extension Container {
 
     /// Writes the planned files whose working-tree state is still the old one; returns, per
     /// path, the stat data of the files that now hold their new state (nil for an absent one).
-    private func applyToWorkingTree(_ planned: [WriteIntent.File],
-                                    in repository: Repository) throws -> [ByteString: FileStat?] {
+    private func applyToWorkingTree(
+        _ planned: [WriteIntent.File],
+        in repository: Repository
+    ) throws -> [ByteString: FileStat?] {
         var done: [ByteString: FileStat?] = [:]
         // Removals first, so a file can take the place of a folder emptied by them.
         for file in planned where file.new == nil {
             let working = try workingState(file.path, in: repository)
             if working.isAbsent { done[ByteString(file.path)] = .some(nil); continue }
-            guard matches(working, file.old) else { continue } // edited: left alone
+            guard matches(working, file.old) else { continue }  // edited: left alone
             try FileSystem.remove(root.path + "/" + file.path)
             removeEmptyFolders(above: file.path)
             done[ByteString(file.path)] = .some(nil)
@@ -163,14 +165,17 @@ extension Container {
         for file in planned {
             guard let new = file.new else { continue }
             let fullPath = root.path + "/" + file.path
-            let folder = ByteString(file.path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(decoding: file.path.utf8[..<$0], as: UTF8.self) } ?? "")
+            let folder = ByteString(
+                file.path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(decoding: file.path.utf8[..<$0], as: UTF8.self) } ?? "")
             if file.old == nil, new.mode != .link, readyFolders.contains(folder) {
                 // A new document in a folder already made sure of: created only if nothing is
                 // there, which the creation itself checks. That spares a look-up of the name in
                 // its folder (a fifth of the kernel's time in a folder of 200,000 documents),
                 // and a file someone creates there meanwhile is left alone, not replaced.
-                let placed = try AtomicFile.create(at: fullPath, executable: new.mode == .executable, flush: false,
-                                                   staging: staging) { append in try repository.readBlob(new.id, into: append) }
+                let placed = try AtomicFile.create(
+                    at: fullPath, executable: new.mode == .executable, flush: false,
+                    staging: staging
+                ) { append in try repository.readBlob(new.id, into: append) }
                 if placed {
                     done[ByteString(file.path)] = FileStat(path: fullPath)
                     continue
@@ -184,7 +189,7 @@ extension Container {
                 working = .absent
             }
             let ready = readyFolders.contains(folder)
-            guard matches(working, file.old), ready || parentFoldersAllow(file.path) else { continue } // edited: left alone
+            guard matches(working, file.old), ready || parentFoldersAllow(file.path) else { continue }  // edited: left alone
             if !ready {
                 try FileSystem.createDirectory((fullPath as NSString).deletingLastPathComponent)
                 readyFolders.insert(folder)
@@ -193,8 +198,9 @@ extension Container {
             // flushed all at once below: a checkout of 10,000 files made 20,000 fsyncs, a
             // minute on a busy disk.
             if new.mode == .link {
-                try AtomicFile.writeLink(String(decoding: repository.blob(new.id).data, as: UTF8.self), to: fullPath, flush: false,
-                                         staging: staging)
+                try AtomicFile.writeLink(
+                    String(decoding: repository.blob(new.id).data, as: UTF8.self), to: fullPath, flush: false,
+                    staging: staging)
             } else {
                 // A piece at a time: a 1 GiB document is never held whole (issue 29).
                 try AtomicFile.write(to: fullPath, executable: new.mode == .executable, flush: false, staging: staging) { append in
@@ -237,10 +243,11 @@ extension Container {
         AtomicFile.removeTemporaryFiles(in: files.staging)
         // The folder of each, by the bytes before its last slash (a document path is relative
         // and normalised; going through NSString cost a clone of 100,000 files 4 % of its time).
-        let folders = Set(planned.map { file -> ByteString in
-            guard let slash = file.path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return ByteString("") }
-            return ByteString(String(file.path[..<slash]))
-        })
+        let folders = Set(
+            planned.map { file -> ByteString in
+                guard let slash = file.path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return ByteString("") }
+                return ByteString(String(file.path[..<slash]))
+            })
         for folder in folders.map(\.string) {
             AtomicFile.removeTemporaryFiles(in: folder.isEmpty ? root.path : root.path + "/" + folder)
         }
@@ -251,8 +258,10 @@ extension Container {
     /// Makes the index hold each planned file's new state, with fresh stat data where the
     /// working tree holds it (`written`, or found by hashing) and with stat data matching no
     /// file elsewhere, so an edit left alone shows as changed instead of hiding.
-    private func bringIndexInLine(_ planned: [WriteIntent.File], written: [ByteString: FileStat?],
-                                  in repository: Repository) throws {
+    private func bringIndexInLine(
+        _ planned: [WriteIntent.File], written: [ByteString: FileStat?],
+        in repository: Repository
+    ) throws {
         guard !planned.isEmpty else { return }
         var stats: [ByteString: FileStat?] = written
         for file in planned where stats[ByteString(file.path)] == nil {

@@ -15,17 +15,22 @@ extension Container {
 
     /// Saves a stored version's state of a document as the new current version and updates
     /// the working tree. Unsaved edits of that document are saved first, so none is lost.
-    func writeVersion(_ version: DocumentVersion, of document: DocumentPath, subject: String,
-                      records: [(key: String, value: String)], in repository: Repository) throws -> SaveResult {
-        try writeDocumentState(entryState(of: version, in: repository), of: document, subject: subject,
-                               records: records, in: repository)
+    func writeVersion(
+        _ version: DocumentVersion, of document: DocumentPath, subject: String,
+        records: [(key: String, value: String)], in repository: Repository
+    ) throws -> SaveResult {
+        try writeDocumentState(
+            entryState(of: version, in: repository), of: document, subject: subject,
+            records: records, in: repository)
     }
 
     /// Commits a document's new state (nil: deleted) on this device's branch, even when the
     /// state is unchanged (a resolution is recorded like a save), then updates that document
     /// in the working tree. Unsaved edits of the document are saved first.
-    func writeDocumentState(_ state: EntryState?, of document: DocumentPath, subject: String,
-                            records: [(key: String, value: String)], in repository: Repository) throws -> SaveResult {
+    func writeDocumentState(
+        _ state: EntryState?, of document: DocumentPath, subject: String,
+        records: [(key: String, value: String)], in repository: Repository
+    ) throws -> SaveResult {
         // An evicted document comes back first: the write replaces a file, as anywhere else.
         try bringBack([document], in: repository)
         if let state {
@@ -44,21 +49,26 @@ extension Container {
         // displaces what is in the way, as a save does: it is saved as deleted beside the
         // document (its versions stay in its history).
         let displaced = state == nil ? [] : try displacedDocuments(by: [document], headTree: oldTree, in: repository)
-        let snapshots = [DocumentSnapshot(document: document, state: state, files: [])]
+        let snapshots =
+            [DocumentSnapshot(document: document, state: state, files: [])]
             + displaced.map { DocumentSnapshot(document: $0, state: nil, files: []) }
         // The intent names every file the commit changes (the document's and the displaced
         // ones) with their old and new states before the branch moves; a crash before they
         // are written is finished by the next command, never mistaken for an edit that would
         // undo this write.
         var planned: WriteIntent?
-        guard let result = try commitSnapshots(snapshots, subject: subject, in: repository, records: records,
-                                               allowEmpty: true, updateIndex: false, intent: { commit, parent in
-            let parentTree = try parent.map { try repository.commit($0).treeID }
-            let files = try plannedFiles(from: parentTree, to: repository.commit(commit).treeID, in: repository)
-            let intent = WriteIntent(operation: .writeDocument, from: parent, to: commit, files: files)
-            planned = intent
-            return intent
-        }) else {
+        guard
+            let result = try commitSnapshots(
+                snapshots, subject: subject, in: repository, records: records,
+                allowEmpty: true, updateIndex: false,
+                intent: { commit, parent in
+                    let parentTree = try parent.map { try repository.commit($0).treeID }
+                    let files = try plannedFiles(from: parentTree, to: repository.commit(commit).treeID, in: repository)
+                    let intent = WriteIntent(operation: .writeDocument, from: parent, to: commit, files: files)
+                    planned = intent
+                    return intent
+                })
+        else {
             throw DocverError.noSuchDocument(document.path)
         }
         if let planned { try carryOut(planned, in: repository) }
@@ -81,7 +91,7 @@ extension Container {
         let below = document.path + "/"
         for change in changes where change.change != .deleted && change.document != document {
             let other = change.document.path
-            if below.bytesHavePrefix(other + "/") || other.bytesHavePrefix(below) { // names are bytes
+            if below.bytesHavePrefix(other + "/") || other.bytesHavePrefix(below) {  // names are bytes
                 throw DocverError.editsInTheWay(document: document.path, blocking: other)
             }
         }
@@ -90,7 +100,8 @@ extension Container {
     /// A commit that changes no document and only records trailers (a resolution record).
     func recordOnly(subject: String, records: [(key: String, value: String)], in repository: Repository) throws -> SaveResult {
         // With `allowEmpty`, commitSnapshots always writes a commit or throws.
-        try commitSnapshots([], subject: subject, in: repository, records: records,
-                            allowEmpty: true, updateIndex: false)!
+        try commitSnapshots(
+            [], subject: subject, in: repository, records: records,
+            allowEmpty: true, updateIndex: false)!
     }
 }

@@ -31,7 +31,7 @@ public struct Container: Sendable {
         } catch let error as GitError { throw DocverError.git(error) }
         guard let workdir = repository.workdir else { throw DocverError.bareRepository(path: url.path) }
         guard let id = try DocverError.wrapping({ try repository.configString(ConfigKey.device) }),
-              Device.isValidID(id)
+            Device.isValidID(id)
         else { throw DocverError.notAContainer(path: String(workdir.dropLast())) }
         let name = (try? repository.configString(ConfigKey.deviceName)) ?? nil
         self.root = URL(fileURLWithPath: String(workdir.dropLast()), isDirectory: true)
@@ -74,9 +74,11 @@ public struct Container: Sendable {
     /// current commit, without touching the working tree.
     private static func adopt(_ repository: Repository, for device: Device) throws {
         if let current = try repository.referenceTarget("HEAD"),
-           try repository.referenceTarget(device.branch) == nil {
-            try repository.updateReference(device.branch, to: current, expected: nil,
-                                           message: "docver: adopt repository for device \(device.id)")
+            try repository.referenceTarget(device.branch) == nil
+        {
+            try repository.updateReference(
+                device.branch, to: current, expected: nil,
+                message: "docver: adopt repository for device \(device.id)")
         }
         try repository.setHead(device.branch)
     }
@@ -95,8 +97,9 @@ public struct Container: Sendable {
         let hook = gitDirectory + "hooks/" + CommitHook.name
         if FileStat(path: hook) != nil {
             guard let existing = FileSystem.contentsIfReadable(hook), let text = String(data: existing, encoding: .utf8),
-                  text.split(separator: "\n").dropFirst().first.map(String.init) == CommitHook.marker,
-                  text != CommitHook.script else { return }
+                text.split(separator: "\n").dropFirst().first.map(String.init) == CommitHook.marker,
+                text != CommitHook.script
+            else { return }
         }
         try FileSystem.createDirectory(gitDirectory + "hooks")
         try AtomicFile.write(Data(CommitHook.script.utf8), to: hook, executable: true)

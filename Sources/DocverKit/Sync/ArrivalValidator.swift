@@ -116,10 +116,12 @@ struct ArrivalValidator {
         guard rest.count == 3, rest[0].isEmpty else { return "a malformed date" }
         let seconds = rest[1], zone = rest[2]
         guard !seconds.isEmpty, seconds.allSatisfy({ $0.isASCII && $0.isNumber }),
-              seconds == "0" || !seconds.hasPrefix("0") else { return "a malformed date" }
+            seconds == "0" || !seconds.hasPrefix("0")
+        else { return "a malformed date" }
         guard let value = Int64(seconds), value <= latestTimestamp else { return "a date out of range (\(seconds))" }
         guard zone.count == 5, zone.first == "+" || zone.first == "-",
-              zone.dropFirst().allSatisfy({ $0.isASCII && $0.isNumber }) else { return "a malformed time zone" }
+            zone.dropFirst().allSatisfy({ $0.isASCII && $0.isNumber })
+        else { return "a malformed time zone" }
         return nil
     }
 
@@ -249,8 +251,10 @@ struct ArrivalValidator {
         if name.isEmpty { return "an empty name" }
         if name.contains("/") { return "a name containing '/'" }
         if name == "." || name == ".." { return "'\(name)' is not allowed" }
-        let ignorable: Set<UInt32> = [0x200C, 0x200D, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E,
-                                      0x206A, 0x206B, 0x206C, 0x206D, 0x206E, 0x206F, 0xFEFF]
+        let ignorable: Set<UInt32> = [
+            0x200C, 0x200D, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E,
+            0x206A, 0x206B, 0x206C, 0x206D, 0x206E, 0x206F, 0xFEFF,
+        ]
         let folded = String(String.UnicodeScalarView(name.unicodeScalars.filter { !ignorable.contains($0.value) })).lowercased()
         var trimmed = Substring(folded)
         while let last = trimmed.last, last == "." || last == " " { trimmed = trimmed.dropLast() }
@@ -286,4 +290,3 @@ struct ArrivalValidator {
     /// Bytes as git quotes them in a path (printable ASCII as is, the rest escaped).
     static func escaped(_ bytes: [UInt8]) -> String { DocumentPath.escaped(bytes) }
 }
-

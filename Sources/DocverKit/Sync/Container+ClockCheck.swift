@@ -35,8 +35,9 @@ extension Container {
                 stillTold.remove(id)
             } else if !told.contains(id) {
                 stillTold.insert(id)
-                report.warnings.append("\(save.name)'s clock is \(Self.durationText(ahead)) ahead of this one; "
-                    + "its saves win latest-date contests until it is fixed")
+                report.warnings.append(
+                    "\(save.name)'s clock is \(Self.durationText(ahead)) ahead of this one; "
+                        + "its saves win latest-date contests until it is fixed")
             }
         }
         if stillTold != told { try ClockAheadFile.write(stillTold, to: files.clockAhead) }
@@ -44,7 +45,9 @@ extension Container {
 
     /// "365 days", "3 hours", "12 minutes": the largest unit, rounded to the nearest.
     static func durationText(_ seconds: Int64) -> String {
-        let (count, unit): (Int64, String) = seconds >= 86_400 ? ((seconds + 43_200) / 86_400, "day")
+        let (count, unit): (Int64, String) =
+            seconds >= 86_400
+            ? ((seconds + 43_200) / 86_400, "day")
             : seconds >= 3_600 ? ((seconds + 1_800) / 3_600, "hour") : ((seconds + 30) / 60, "minute")
         return "\(count) \(unit)\(count == 1 ? "" : "s")"
     }

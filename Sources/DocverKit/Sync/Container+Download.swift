@@ -55,12 +55,15 @@ extension Container {
             var arrived = Set<ObjectID>()
             var bytes = 0
             func report(remote: String) {
-                DownloadProgressFile.write(waiting.map { entry in
-                    let done = entry.files.isEmpty ? 1 : Double(entry.files.count { arrived.contains($0) }) / Double(entry.files.count)
-                    return (entry.document, (done * 1000).rounded() / 10)
-                }, to: files.downloading)
-                progress?(TransferProgress(remote: remote, direction: .fetch, objects: arrived.count, totalObjects: wanted.count,
-                                           indexedObjects: arrived.count, bytes: bytes))
+                DownloadProgressFile.write(
+                    waiting.map { entry in
+                        let done = entry.files.isEmpty ? 1 : Double(entry.files.count { arrived.contains($0) }) / Double(entry.files.count)
+                        return (entry.document, (done * 1000).rounded() / 10)
+                    }, to: files.downloading)
+                progress?(
+                    TransferProgress(
+                        remote: remote, direction: .fetch, objects: arrived.count, totalObjects: wanted.count,
+                        indexedObjects: arrived.count, bytes: bytes))
             }
             if !wanted.isEmpty { report(remote: promisors[0]) }
             let step = max(1, (wanted.count + 9) / 10)

@@ -11,8 +11,10 @@ extension Container {
     /// of silently replacing the newer version. The working-tree file is then replaced
     /// atomically (write to a temporary file, rename); if the working tree held unsaved edits
     /// of the document made by someone else, they are saved first, so none is lost.
-    public func saveContents(_ contents: DocumentContents, of document: DocumentPath, basedOn: String?,
-                             message: String? = nil) throws -> ContentsSaveResult {
+    public func saveContents(
+        _ contents: DocumentContents, of document: DocumentPath, basedOn: String?,
+        message: String? = nil
+    ) throws -> ContentsSaveResult {
         if let message { try CommitMessage.validateUserMessage(message) }
         try checkInsideContainer(document)
         return try withWriteLock { repository in
@@ -32,15 +34,18 @@ extension Container {
             }
             let parentTree = try parent.map { try repository.commit($0).treeID }
             let old = try parentTree.flatMap { try repository.tree($0).documentEntry(atPath: document.path) }.map(EntryState.init)
-            let tree = try repository.writeTree(base: parentTree ?? ObjectID.emptyTree,
-                                                replacing: [TreeReplacement(path: document.path, old: old, new: entry)])
+            let tree = try repository.writeTree(
+                base: parentTree ?? ObjectID.emptyTree,
+                replacing: [TreeReplacement(path: document.path, old: old, new: entry)])
             let change = ChangeKind(existedBefore: old != nil, existsAfter: entry != nil) ?? .deleted
-            let message = CommitMessage.save(subject: message ?? "Save \(document.path)",
-                                             changes: [DocumentChange(document: document, change: change)], device: device)
+            let message = CommitMessage.save(
+                subject: message ?? "Save \(document.path)",
+                changes: [DocumentChange(document: document, change: change)], device: device)
             let identity = try CommitIdentity.device(device, at: commitClock.now(), after: parent.map { [$0] } ?? [], in: repository)
-            let saved = try repository.createCommit(tree: tree, parents: parent.map { [$0] } ?? [], author: identity.author,
-                                                    committer: identity.committer, message: message.render(),
-                                                    sign: commitSigner(in: repository))
+            let saved = try repository.createCommit(
+                tree: tree, parents: parent.map { [$0] } ?? [], author: identity.author,
+                committer: identity.committer, message: message.render(),
+                sign: commitSigner(in: repository))
             var newHead = saved
             if parent != head, let head {
                 newHead = try integrate([saved], into: head, in: repository).head ?? saved

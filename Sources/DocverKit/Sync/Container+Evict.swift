@@ -33,8 +33,11 @@ extension Container {
     public func evict(_ documents: [DocumentPath], force: Bool = false) throws -> EvictionReport {
         try withWriteLock { repository in
             guard let remote = try repository.promisorRemotes().first else {
-                throw DocverError.cannotEvict(document: documents.first?.path ?? "",
-                                              reason: "this device keeps every version's contents; only a device made with 'docver clone --on-demand' (or 'docver remote add --on-demand') can evict")
+                throw DocverError.cannotEvict(
+                    document: documents.first?.path ?? "",
+                    reason:
+                        "this device keeps every version's contents; only a device made with 'docver clone --on-demand' (or 'docver remote add --on-demand') can evict"
+                )
             }
             guard let head = try headCommit(repository) else { throw DocverError.noSuchDocument(documents.first?.path ?? "") }
             let headTree = try repository.tree(repository.commit(head).treeID)
@@ -71,7 +74,8 @@ extension Container {
                 let evicted = alreadyEvicted[ByteString(document.path)] != nil
                 if !evicted {
                     guard Placeholder.fits(document) else {
-                        throw DocverError.cannotEvict(document: document.path, reason: "its name is too long to take the placeholder's suffix '\(Placeholder.suffix)'")
+                        throw DocverError.cannotEvict(
+                            document: document.path, reason: "its name is too long to take the placeholder's suffix '\(Placeholder.suffix)'")
                     }
                     let placeholder = Placeholder.path(of: document)
                     let saved = try headTree.entry(atPath: placeholder) != nil
@@ -81,18 +85,21 @@ extension Container {
                     let edited = try unsavedChanges(around: document, in: repository).contains { $0.document.path.bytesEqual(document.path) }
                     if edited {
                         guard force else {
-                            throw DocverError.cannotEvict(document: document.path, reason: "it has unsaved changes; save them (or pass --force to discard them)")
+                            throw DocverError.cannotEvict(
+                                document: document.path, reason: "it has unsaved changes; save them (or pass --force to discard them)")
                         }
                         discarded.append(document)
                     }
                 }
                 if conflicted[document] != nil, !force {
-                    throw DocverError.cannotEvict(document: document.path, reason: "it has unresolved conflict versions; resolve them (or pass --force)")
+                    throw DocverError.cannotEvict(
+                        document: document.path, reason: "it has unresolved conflict versions; resolve them (or pass --force)")
                 }
                 if !headOnRemote {
                     let current = try currentVersion(of: document, in: repository)
                     if let current, try !isOnRemote(current.commitID) {
-                        throw DocverError.cannotEvict(document: document.path, reason: "its current version is not on '\(remote)' yet; run 'docver sync' first")
+                        throw DocverError.cannotEvict(
+                            document: document.path, reason: "its current version is not on '\(remote)' yet; run 'docver sync' first")
                     }
                 }
             }
@@ -137,8 +144,9 @@ extension Container {
                     // The temporary file in the staging folder, not beside the placeholder: a kill
                     // before the rename leaves it where the next write sweeps it, not a stray file
                     // in the working tree that status would list and a save would keep.
-                    try AtomicFile.write(Data(Placeholder.text(of: document).utf8), to: root.path + "/" + Placeholder.path(of: document),
-                                         flush: false, staging: staging)
+                    try AtomicFile.write(
+                        Data(Placeholder.text(of: document).utf8), to: root.path + "/" + Placeholder.path(of: document),
+                        flush: false, staging: staging)
                     // A package goes at once (renamed away, then deleted): never half of it.
                     try AtomicFile.remove(root.path + "/" + document.path, staging: staging)
                 }

@@ -87,8 +87,9 @@ extension Container {
                 let device = String(reference.dropFirst(prefix.count))
                 let keptName = RefName.kept(remote: name, device: device, commit: tip.description)
                 if try repository.referenceTarget(keptName) == nil {
-                    try repository.updateReference(keptName, to: tip, expected: nil,
-                                                   message: "docver: keep saves of removed remote \(name)")
+                    try repository.updateReference(
+                        keptName, to: tip, expected: nil,
+                        message: "docver: keep saves of removed remote \(name)")
                 }
                 kept.append(keptName)
             }

@@ -9,7 +9,8 @@ extension Container {
     public func addRemote(_ name: String, url: String) throws {
         guard Remote.isValidName(name) else { throw DocverError.invalidRemoteName(name) }
         if case let .local(path) = RemoteLocation(url, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)),
-           FileStat(path: path) == nil {
+            FileStat(path: path) == nil
+        {
             throw DocverError.noRepositoryAt(path)
         }
         try withWriteLock { repository in
@@ -42,8 +43,10 @@ extension Container {
     /// be installed; the remote must allow filters (`uploadpack.allowFilter`, which GitHub and
     /// GitLab allow, and which docver turns on for a remote on this machine).
     @discardableResult
-    public static func clone(from url: String, to destination: URL, device: Device, onDemand: Bool = false,
-                             progress: TransferProgressHandler? = nil) throws -> (container: Container, report: SyncReport) {
+    public static func clone(
+        from url: String, to destination: URL, device: Device, onDemand: Bool = false,
+        progress: TransferProgressHandler? = nil
+    ) throws -> (container: Container, report: SyncReport) {
         let path = destination.standardizedFileURL.path
         // What the sync would find wrong with the remote, found before anything is created.
         let location = RemoteLocation(url, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
@@ -125,8 +128,10 @@ extension Container {
     /// `progress` receives each fetch's and push's progress (objects and bytes) while it runs,
     /// on this thread.
     @discardableResult
-    public func sync(_ remoteNames: [String]? = nil, savingFirst documents: [DocumentPath]? = nil,
-                     progress: TransferProgressHandler? = nil) throws -> SyncReport {
+    public func sync(
+        _ remoteNames: [String]? = nil, savingFirst documents: [DocumentPath]? = nil,
+        progress: TransferProgressHandler? = nil
+    ) throws -> SyncReport {
         try withWriteLock { repository in
             var report = SyncReport()
             let names = try remoteNames ?? Remote.names(in: repository)
@@ -139,8 +144,9 @@ extension Container {
             let before = try headCommit(repository)
             // A remote that fails is left out, and the sync goes on with the others: one
             // unreachable remote does not keep this device's saves from the reachable ones.
-            let (reachedNames, admitted) = try receive(remotes.map(\.0), report: &report, progress: progress,
-                                                       collectingFailures: true, in: repository)
+            let (reachedNames, admitted) = try receive(
+                remotes.map(\.0), report: &report, progress: progress,
+                collectingFailures: true, in: repository)
             let reached = remotes.filter { reachedNames.contains($0.0) }
             if !reached.isEmpty {
                 try integrateFetched(report: &report, admitted: admitted, in: repository)
@@ -195,8 +201,10 @@ extension Container {
         }
     }
 
-    private func fetch(_ remote: Remote, named name: String, report: inout SyncReport,
-                       progress: TransferProgressHandler? = nil, in repository: Repository) throws {
+    private func fetch(
+        _ remote: Remote, named name: String, report: inout SyncReport,
+        progress: TransferProgressHandler? = nil, in repository: Repository
+    ) throws {
         let prefix = RefName.trackingPrefix(name)
         let before = Dictionary(uniqueKeysWithValues: try repository.references(matching: prefix + "*").map { ($0.name, $0.target) })
         let reportProgress = progress.map { handler in
@@ -210,8 +218,9 @@ extension Container {
                 try fetchOnDemand(remote, named: name, before: before, report: &report, in: repository)
                 fetchedLocally = true
             } else if case let .local(path) = RemoteLocation(remote.url, relativeTo: root) {
-                fetchedLocally = try repository.fetchLocally(from: path, sourcePrefix: String(RefName.allDeviceBranches.dropLast()),
-                                                             destinationPrefix: prefix, message: "docver: fetch", progress: reportProgress)
+                fetchedLocally = try repository.fetchLocally(
+                    from: path, sourcePrefix: String(RefName.allDeviceBranches.dropLast()),
+                    destinationPrefix: prefix, message: "docver: fetch", progress: reportProgress)
             } else {
                 fetchedLocally = false
             }
@@ -232,8 +241,9 @@ extension Container {
             let device = String(reference.dropFirst(prefix.count))
             report.warnings.append("the branch of device '\(device)' on '\(name)' was rewritten; the saves seen before are kept")
             if let head, try repository.isAncestorOrSame(old, of: head) { continue }
-            try repository.forceReference(RefName.kept(remote: name, device: device, commit: old.hex), to: old,
-                                          message: "docver: keep saves from a rewritten branch")
+            try repository.forceReference(
+                RefName.kept(remote: name, device: device, commit: old.hex), to: old,
+                message: "docver: keep saves from a rewritten branch")
         }
     }
 
@@ -242,12 +252,15 @@ extension Container {
     /// older versions (Repository+OnDemand.swift). Each head's contents are compared with
     /// those of the head this device had from that branch (or with this device's own head),
     /// which are here already.
-    private func fetchOnDemand(_ remote: Remote, named name: String, before: [String: ObjectID],
-                               report: inout SyncReport, in repository: Repository) throws {
+    private func fetchOnDemand(
+        _ remote: Remote, named name: String, before: [String: ObjectID],
+        report: inout SyncReport, in repository: Repository
+    ) throws {
         let settings = try transferSettings(repository)
         let local = RemoteLocation(remote.url, relativeTo: root).isLocal
         if try repository.fetchLeavingOutContents(RefName.fetchSpec(name), from: name, local: local, settings: settings) != nil {
-            report.warnings.append("'\(name)' does not leave out old versions' contents (uploadpack.allowFilter is off there): this device received every version")
+            report.warnings.append(
+                "'\(name)' does not leave out old versions' contents (uploadpack.allowFilter is off there): this device received every version")
         }
         let head = try headCommit(repository)
         var missing: [ObjectID] = []
@@ -279,8 +292,10 @@ extension Container {
     /// Returns the remotes fetched from and the heads accepted. With `collectingFailures`, a
     /// remote that fails is recorded in the report and the others are fetched; without, its
     /// error is thrown.
-    private func receive(_ names: [String], report: inout SyncReport, progress: TransferProgressHandler?,
-                         collectingFailures: Bool, in repository: Repository) throws -> (reached: [String], admitted: Set<ObjectID>) {
+    private func receive(
+        _ names: [String], report: inout SyncReport, progress: TransferProgressHandler?,
+        collectingFailures: Bool, in repository: Repository
+    ) throws -> (reached: [String], admitted: Set<ObjectID>) {
         try repairDanglingTrackingBranches(repository)
         let incoming = try DocverError.wrapping { try repository.createIncomingObjects() }
         defer { try? FileManager.default.removeItem(atPath: incoming) }
@@ -303,7 +318,8 @@ extension Container {
             // refused head's objects stay, unreferenced, since a pack without the contents it
             // names cannot be rewritten by libgit2's pack builder.
             if checked.discarded, try repository.promisorRemotes().isEmpty {
-                let known = try [trusted].compactMap { $0 } + repository.references(matching: RefName.allTrackingBranches).map(\.target)
+                let known =
+                    try [trusted].compactMap { $0 } + repository.references(matching: RefName.allTrackingBranches).map(\.target)
                     + repository.references(matching: RefName.allKept).map(\.target)
                 try repository.admitIncoming(from: incoming, view: view, heads: Array(checked.admitted), known: known)
             } else {
@@ -325,7 +341,7 @@ extension Container {
             do {
                 try advanceBranch(to: new, from: old, message: "docver: integrate", in: repository)
             } catch let error as GitError where [.modified, .exists].contains(error.code) {
-                continue // a plain git commit landed meanwhile: integrate again
+                continue  // a plain git commit landed meanwhile: integrate again
             }
             report.integrated = true
             for record in integration.conflicts {
@@ -341,9 +357,12 @@ extension Container {
     /// next fetch brings it again, to be checked again): it cannot move this device's branch
     /// or reach the working tree, and the other devices' saves are integrated as usual.
     /// Heads in `admitted` were checked already, when they arrived.
-    private func validHeads(trusting trusted: ObjectID?, admitted: Set<ObjectID>, report: inout SyncReport,
-                            in repository: Repository) throws -> [ObjectID] {
-        let references = try repository.references(matching: RefName.allTrackingBranches)
+    private func validHeads(
+        trusting trusted: ObjectID?, admitted: Set<ObjectID>, report: inout SyncReport,
+        in repository: Repository
+    ) throws -> [ObjectID] {
+        let references =
+            try repository.references(matching: RefName.allTrackingBranches)
             + repository.references(matching: RefName.allKept)
         if references.allSatisfy({ admitted.contains($0.target) }) { return references.map(\.target) }
         return try checkArrivals(trusting: trusted, view: repository, report: &report).accepted
@@ -357,12 +376,16 @@ extension Container {
     /// is kept under `refs/docver/refused/` for inspection; its objects are admitted but
     /// never integrated. Returns the heads accepted (to integrate), the heads whose objects
     /// are to be kept, and whether the objects of some head are to be discarded.
-    private func checkArrivals(trusting trusted: ObjectID?, view repository: Repository,
-                               report: inout SyncReport) throws -> (accepted: [ObjectID], admitted: Set<ObjectID>, discarded: Bool) {
-        let references = try repository.references(matching: RefName.allTrackingBranches)
+    private func checkArrivals(
+        trusting trusted: ObjectID?, view repository: Repository,
+        report: inout SyncReport
+    ) throws -> (accepted: [ObjectID], admitted: Set<ObjectID>, discarded: Bool) {
+        let references =
+            try repository.references(matching: RefName.allTrackingBranches)
             + repository.references(matching: RefName.allKept)
-        var validator = ArrivalValidator(repository: repository, maximumDocumentSize: try maximumDocumentSize(repository),
-                                         contentsMayBeMissing: try !repository.promisorRemotes().isEmpty)
+        var validator = ArrivalValidator(
+            repository: repository, maximumDocumentSize: try maximumDocumentSize(repository),
+            contentsMayBeMissing: try !repository.promisorRemotes().isEmpty)
         let policy = try SigningPolicy(repository: repository)
         var accepted: [ObjectID] = [], admitted = Set<ObjectID>(), discarded = false
         for (name, target) in references {
@@ -382,11 +405,15 @@ extension Container {
                 discarded = true
                 continue
             }
-            if let policy, let owner, let problem = try signatureProblem(in: target, device: owner.device, trusting: trusted,
-                                                                        policy: policy, in: repository) {
+            if let policy, let owner,
+                let problem = try signatureProblem(
+                    in: target, device: owner.device, trusting: trusted,
+                    policy: policy, in: repository)
+            {
                 let kept = RefName.refused(remote: owner.remote, device: owner.device, commit: target.hex)
                 try repository.forceReference(kept, to: target, message: "docver: keep a head refused for its signatures")
-                let warning = "refused the saves of '\(branch)': \(problem); nothing from that branch was integrated"
+                let warning =
+                    "refused the saves of '\(branch)': \(problem); nothing from that branch was integrated"
                     + " (kept as \(kept) for inspection)"
                 if !report.warnings.contains(warning) { report.warnings.append(warning) }
                 try repository.deleteReference(name, expected: target)
@@ -404,8 +431,10 @@ extension Container {
     /// the branch's own line (first parents), the device a commit names for the commits it
     /// integrated from others. Integration commits are not signed (every device must write
     /// the same one) and are not checked: docs/SECURITY.md, "Signed saves".
-    private func signatureProblem(in head: ObjectID, device: String, trusting trusted: ObjectID?, policy: SigningPolicy,
-                                  in repository: Repository) throws -> String? {
+    private func signatureProblem(
+        in head: ObjectID, device: String, trusting trusted: ObjectID?, policy: SigningPolicy,
+        in repository: Repository
+    ) throws -> String? {
         let walk = try repository.revwalk(from: [head], hiding: trusted.map { [$0] } ?? [], topological: true)
         var arriving: [ObjectID] = []
         while let id = try walk.next() { arriving.append(id) }
@@ -435,8 +464,10 @@ extension Container {
         try ConfigKey.byteSize(ConfigKey.maximumDocumentSize, default: ConfigKey.defaultMaximumDocumentSize, in: repository)
     }
 
-    private func push(_ remote: Remote, named name: String, report: inout SyncReport,
-                      progress: TransferProgressHandler?, in repository: Repository) throws {
+    private func push(
+        _ remote: Remote, named name: String, report: inout SyncReport,
+        progress: TransferProgressHandler?, in repository: Repository
+    ) throws {
         guard try headCommit(repository) != nil else { return }
         let spec = RefName.pushSpec(device)
         let settings = try transferSettings(repository)
@@ -445,9 +476,11 @@ extension Container {
             let rejected: [String: String]
             var messages: [String] = []
             do {
-                (rejected, messages) = try remote.push([spec], settings: settings, progress: progress.map { handler in
-                    { counts in handler(TransferProgress(remote: name, direction: .push, counts)) }
-                })
+                (rejected, messages) = try remote.push(
+                    [spec], settings: settings,
+                    progress: progress.map { handler in
+                        { counts in handler(TransferProgress(remote: name, direction: .push, counts)) }
+                    })
             } catch let error as GitError where error.isNoSpaceLeft {
                 // Most likely the remote's disk (a repository on this machine): named by the
                 // path libgit2 gives, else by the remote's.
@@ -473,7 +506,8 @@ extension Container {
             // device's branch there left the branch's lock file, and every later push is
             // refused: a lock that no process holds is removed, as the local ones are.
             if reason.lowercased().contains("lock"), let path = remote.localPath,
-               StaleLock.removeIfStale(path + "/" + device.branch + ".lock") {
+                StaleLock.removeIfStale(path + "/" + device.branch + ".lock")
+            {
                 report.warnings.append("removed a stale lock file that no process held on '\(name)': \(device.branch).lock")
                 continue
             }
@@ -529,7 +563,8 @@ extension Container {
 
 extension TransferProgress {
     init(remote: String, direction: Direction, _ counts: TransferCounts) {
-        self.init(remote: remote, direction: direction, objects: counts.objects, totalObjects: counts.totalObjects,
-                  indexedObjects: counts.indexedObjects, bytes: counts.bytes)
+        self.init(
+            remote: remote, direction: direction, objects: counts.objects, totalObjects: counts.totalObjects,
+            indexedObjects: counts.indexedObjects, bytes: counts.bytes)
     }
 }

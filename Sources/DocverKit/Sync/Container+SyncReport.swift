@@ -15,11 +15,13 @@ extension Container {
         let after = try cache.state(at: new)
         if after.ignored.count > before.ignored.count {
             let count = after.ignored.subtracting(before.ignored).count
-            report.warnings.append("ignored \(count) conflict or resolution record\(count == 1 ? "" : "s") in commits docver does not honour them in "
-                + "(plain commits without device trailers, or naming versions that do not exist); see docs/FORMAT.md")
+            report.warnings.append(
+                "ignored \(count) conflict or resolution record\(count == 1 ? "" : "s") in commits docver does not honour them in "
+                    + "(plain commits without device trailers, or naming versions that do not exist); see docs/FORMAT.md")
         }
-        (report.documentChanges, report.receivedDocuments) = try documentChanges(from: old, to: new, before: before, after: after,
-                                                                                  in: repository)
+        (report.documentChanges, report.receivedDocuments) = try documentChanges(
+            from: old, to: new, before: before, after: after,
+            in: repository)
         report.keyValueChanges = try keyValueChanges(from: old, to: new, in: repository)
     }
 
@@ -37,12 +39,15 @@ extension Container {
         for path in paths {
             let file = DocumentPath(trusted: path)
             guard let previous = try graph.currentVersion(of: file, at: old), !previous.isDeletion, previous.device.id == device.id,
-                  let current = try graph.currentVersion(of: file, at: new), current.device.id != device.id,
-                  try !graph.isMadeOnTop(of: previous.commitID, current.commitID, path: path),
-                  case let .flat(data) = try contents(of: previous, in: repository),
-                  let key = KeyValueFiles.parse(data)?.key else { continue }
-            result.append(KeyValueSyncChange(key: key, kind: .keyValueReplaced, replacedVersion: previous.id, currentVersion: current.id,
-                                             device: current.device, removed: current.isDeletion))
+                let current = try graph.currentVersion(of: file, at: new), current.device.id != device.id,
+                try !graph.isMadeOnTop(of: previous.commitID, current.commitID, path: path),
+                case let .flat(data) = try contents(of: previous, in: repository),
+                let key = KeyValueFiles.parse(data)?.key
+            else { continue }
+            result.append(
+                KeyValueSyncChange(
+                    key: key, kind: .keyValueReplaced, replacedVersion: previous.id, currentVersion: current.id,
+                    device: current.device, removed: current.isDeletion))
         }
         return result.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
     }
@@ -56,8 +61,10 @@ extension Container {
     /// criss-cross integrations): the base holds the name renamed, and this device's name for
     /// it is one it added since the base, in a save of its own. (A device that never had the
     /// name, such as one that missed an earlier rename by the same device, did not rename it.)
-    private func markRenamesMet(_ changes: inout [DocumentSyncChange], from old: ObjectID?, graph: VersionGraph,
-                                in repository: Repository) throws {
+    private func markRenamesMet(
+        _ changes: inout [DocumentSyncChange], from old: ObjectID?, graph: VersionGraph,
+        in repository: Repository
+    ) throws {
         guard let old else { return }
         let oldTreeID = try repository.commit(old).treeID
         // Every tree is read once, and every save's changes once, however many documents the
@@ -128,18 +135,21 @@ extension Container {
             let change = changes[index]
             guard change.kind == .updated || !told.contains(change.document) else { continue }
             guard let current = change.current, !current.isDeletion, current.device.id != device.id,
-                  try oldTree.documentEntry(atPath: change.document.path) == nil else { continue }
+                try oldTree.documentEntry(atPath: change.document.path) == nil
+            else { continue }
             let commit = try repository.commit(current.commitID)
             guard commit.parentIDs.count == 1 else { continue }
             let savedTreeID = commit.treeID, baseTreeID = try repository.commit(commit.parentIDs[0]).treeID
             let saved = try reader(savedTreeID), base = try reader(baseTreeID)
             guard let moved = try saved.documentEntry(atPath: change.document.path),
-                  try base.documentEntry(atPath: change.document.path) == nil else { continue }
+                try base.documentEntry(atPath: change.document.path) == nil
+            else { continue }
             // The name it came from: a document of the same contents that the save removed,
             // and that is gone here too.
             if removedBySave[commit.id] == nil {
                 var removed: [ObjectID: DocumentPath] = [:]
-                let changedThere = Set(try repository.changedPaths(from: baseTreeID, to: savedTreeID).map { DocumentPath.document(containingFile: $0) })
+                let changedThere = Set(
+                    try repository.changedPaths(from: baseTreeID, to: savedTreeID).map { DocumentPath.document(containingFile: $0) })
                 for candidate in changedThere.sorted() where try saved.documentEntry(atPath: candidate.path) == nil {
                     guard let entry = try base.documentEntry(atPath: candidate.path), removed[entry.id] == nil else { continue }
                     removed[entry.id] = candidate
@@ -158,7 +168,8 @@ extension Container {
                 guard try shared.documentEntry(atPath: from.path) != nil else { continue }
                 if addedHere[sharedTreeID] == nil {
                     var added: [ObjectID: [(document: DocumentPath, inBase: Bool)]] = [:]
-                    let changedHere = Set(try repository.changedPaths(from: sharedTreeID, to: oldTreeID).map { DocumentPath.document(containingFile: $0) })
+                    let changedHere = Set(
+                        try repository.changedPaths(from: sharedTreeID, to: oldTreeID).map { DocumentPath.document(containingFile: $0) })
                     for candidate in changedHere.sorted() {
                         guard let entry = try oldTree.documentEntry(atPath: candidate.path) else { continue }
                         added[entry.id, default: []].append((candidate, try shared.documentEntry(atPath: candidate.path) != nil))
@@ -176,7 +187,11 @@ extension Container {
             // device's renaming save started from a state the other device's save descends
             // from (MODEL.md, rename/rename). Read only then: the save that removed `<old>`
             // here, and what it changed.
-            if renamedHere == nil, try !(mergeBasesBySave[commit.id] ?? []).contains(where: { try reader(repository.commit($0).treeID).documentEntry(atPath: from.path) != nil }) {
+            if renamedHere == nil,
+                try !(mergeBasesBySave[commit.id] ?? []).contains(where: {
+                    try reader(repository.commit($0).treeID).documentEntry(atPath: from.path) != nil
+                })
+            {
                 // The save that removed `<old>` here, if it renamed it: its parent held `<old>`
                 // with this entry and is an ancestor of the other device's rename.
                 for removal in try graph.introducingCommits(ofStateOf: from.path, at: old) where renamedHere == nil {
@@ -184,13 +199,16 @@ extension Container {
                     guard save.parentIDs.count == 1 else { continue }
                     let parentTreeID = try repository.commit(save.parentIDs[0]).treeID
                     guard try reader(parentTreeID).documentEntry(atPath: from.path)?.id == moved.id,
-                          try repository.isAncestorOrSame(save.parentIDs[0], of: commit.id) else { continue }
+                        try repository.isAncestorOrSame(save.parentIDs[0], of: commit.id)
+                    else { continue }
                     let savedThere = try reader(save.treeID)
-                    let named = Set(try repository.changedPaths(from: parentTreeID, to: save.treeID).map { DocumentPath.document(containingFile: $0) })
+                    let named = Set(
+                        try repository.changedPaths(from: parentTreeID, to: save.treeID).map { DocumentPath.document(containingFile: $0) })
                     for candidate in named.sorted() where candidate != change.document {
                         guard try savedThere.documentEntry(atPath: candidate.path)?.id == moved.id,
-                              try oldTree.documentEntry(atPath: candidate.path)?.id == moved.id,
-                              try renamingSave(of: candidate, from: from, entry: moved.id) != nil else { continue }
+                            try oldTree.documentEntry(atPath: candidate.path)?.id == moved.id,
+                            try renamingSave(of: candidate, from: from, entry: moved.id) != nil
+                        else { continue }
                         renamedHere = candidate
                         break
                     }
@@ -219,10 +237,13 @@ extension Container {
     /// are counted, not walked for their versions one by one (a clone of 100,000 documents
     /// reported 100,000 `updated` rows, each a version walk, then sorted); only those holding
     /// conflict markers are listed.
-    private func documentChanges(from old: ObjectID?, to new: ObjectID, before: ConflictState, after: ConflictState,
-                                 in repository: Repository) throws -> (changes: [DocumentSyncChange], received: Int) {
-        let graph = VersionGraph(repository: repository, memo: VersionMemo(file: files.versionMemo),
-                                 index: versionIndex(in: repository))
+    private func documentChanges(
+        from old: ObjectID?, to new: ObjectID, before: ConflictState, after: ConflictState,
+        in repository: Repository
+    ) throws -> (changes: [DocumentSyncChange], received: Int) {
+        let graph = VersionGraph(
+            repository: repository, memo: VersionMemo(file: files.versionMemo),
+            index: versionIndex(in: repository))
         defer { graph.memo?.save() }
         var currents: [DocumentPath: DocumentVersion?] = [:]
         func current(_ document: DocumentPath) throws -> DocumentVersion? {
@@ -238,18 +259,20 @@ extension Container {
 
         var changes: [DocumentSyncChange] = []
         // (document, version) pairs already listed: a set, since a join may bring thousands.
-        var listed = Set<ByteString>() // bytes: two spellings of a name are two documents
+        var listed = Set<ByteString>()  // bytes: two spellings of a name are two documents
         var explained: Set<DocumentPath> = []
         let openBefore = Set(before.unresolvedByDocument().values.joined().map(\.versionRecord))
         for record in after.conflicts.subtracting(before.conflicts) {
             let document = DocumentPath(trusted: record.path)
             guard !openBefore.contains(record.versionRecord),
-                  !after.resolved.contains(record.versionRecord), !after.removed.contains(record.versionRecord),
-                  let loser = try version(record.version, of: document) else { continue }
+                !after.resolved.contains(record.versionRecord), !after.removed.contains(record.versionRecord),
+                let loser = try version(record.version, of: document)
+            else { continue }
             // (No current version: a folder of the document's name won over it.)
             let current = try current(document)
             guard current?.id != loser.id,
-                  let kind = SyncTransition.entry(from: .notListed, to: .open, isOwn: loser.device.id == device.id) else { continue }
+                let kind = SyncTransition.entry(from: .notListed, to: .open, isOwn: loser.device.id == device.id)
+            else { continue }
             if listed.insert(ByteString(document.path + "\u{0}" + loser.id)).inserted {
                 changes.append(DocumentSyncChange(document: document, kind: kind, current: current, version: loser))
             }
@@ -259,9 +282,11 @@ extension Container {
         where openBefore.contains(record) {
             let document = DocumentPath(trusted: record.path)
             guard let resolved = try version(record.version, of: document),
-                  let kind = SyncTransition.entry(from: .open, to: .closed(setAside: after.setAside.contains(record)),
-                                                  isOwn: resolved.device.id == device.id),
-                  listed.insert(ByteString(document.path + "\u{0}" + resolved.id)).inserted else { continue }
+                let kind = SyncTransition.entry(
+                    from: .open, to: .closed(setAside: after.setAside.contains(record)),
+                    isOwn: resolved.device.id == device.id),
+                listed.insert(ByteString(document.path + "\u{0}" + resolved.id)).inserted
+            else { continue }
             changes.append(DocumentSyncChange(document: document, kind: kind, current: try current(document), version: resolved))
             explained.insert(document)
         }
@@ -273,17 +298,20 @@ extension Container {
         for record in after.resolved.subtracting(before.resolved) where old != nil && !openBefore.contains(record) {
             let document = DocumentPath(trusted: record.path)
             guard after.conflicts.contains(where: { $0.versionRecord == record }),
-                  !before.conflicts.contains(where: { $0.versionRecord == record }),
-                  let decided = try version(record.version, of: document),
-                  let kind = SyncTransition.entry(from: .notListed, to: .closed(setAside: after.setAside.contains(record)),
-                                                  isOwn: decided.device.id == device.id),
-                  listed.insert(ByteString(document.path + "\u{0}" + decided.id)).inserted else { continue }
+                !before.conflicts.contains(where: { $0.versionRecord == record }),
+                let decided = try version(record.version, of: document),
+                let kind = SyncTransition.entry(
+                    from: .notListed, to: .closed(setAside: after.setAside.contains(record)),
+                    isOwn: decided.device.id == device.id),
+                listed.insert(ByteString(document.path + "\u{0}" + decided.id)).inserted
+            else { continue }
             changes.append(DocumentSyncChange(document: document, kind: kind, current: try current(document), version: decided))
             explained.insert(document)
         }
         let oldTree = try old.map { try repository.commit($0).treeID }
-        let documents = Set(try repository.changedPaths(from: oldTree, to: repository.commit(new).treeID)
-            .map { DocumentPath.document(containingFile: $0) })
+        let documents = Set(
+            try repository.changedPaths(from: oldTree, to: repository.commit(new).treeID)
+                .map { DocumentPath.document(containingFile: $0) })
         let openAfter = after.unresolvedByDocument()
         // A device with no head had no current version of anything: it received each document,
         // and is told one by one only of those that arrived holding conflict markers.
@@ -292,10 +320,12 @@ extension Container {
         for document in documents.subtracting(explained) where !DocumentPath.isReserved(document.path) {
             if let newTree {
                 guard let entry = try newTree.documentEntry(atPath: document.path),
-                      try containsConflictMarkers(graph.version(of: document, at: new, device: device, modified: .distantPast, entry: entry),
-                                                  in: repository),
-                      let current = try current(document),
-                      let kind = SyncTransition.entry(from: .notListed, to: .current, isOwn: current.device.id == device.id) else { continue }
+                    try containsConflictMarkers(
+                        graph.version(of: document, at: new, device: device, modified: .distantPast, entry: entry),
+                        in: repository),
+                    let current = try current(document),
+                    let kind = SyncTransition.entry(from: .notListed, to: .current, isOwn: current.device.id == device.id)
+                else { continue }
                 var change = DocumentSyncChange(document: document, kind: kind, current: current, version: nil)
                 change.containsConflictMarkers = true
                 changes.append(change)
@@ -312,7 +342,8 @@ extension Container {
                 // along (it lost once, then won again): now that another is current, it is a
                 // listed conflict version again, and that is what happened to it, not a plain update.
                 if openAfter[document]?.contains(where: { $0.version == previous.id }) == true,
-                   let kind = SyncTransition.entry(from: .current, to: .open, isOwn: previous.device.id == device.id) {
+                    let kind = SyncTransition.entry(from: .current, to: .open, isOwn: previous.device.id == device.id)
+                {
                     changes.append(DocumentSyncChange(document: document, kind: kind, current: current, version: previous))
                     continue
                 }
@@ -324,16 +355,20 @@ extension Container {
                 // same, its line having recorded it or set it aside
                 // (`aSetAsideVersionReplacedByAnEditWhoseCommitHoldsItIsNotCalledUpdated`).
                 if after.resolved.contains(record) || after.removed.contains(record),
-                   try current.map({ try !graph.isMadeOnTop(of: previous.commitID, $0.commitID, path: document.path) }) ?? true,
-                   let kind = SyncTransition.entry(from: .current, to: .closed(setAside: after.setAside.contains(record)),
-                                                   isOwn: previous.device.id == device.id) {
+                    try current.map({ try !graph.isMadeOnTop(of: previous.commitID, $0.commitID, path: document.path) }) ?? true,
+                    let kind = SyncTransition.entry(
+                        from: .current, to: .closed(setAside: after.setAside.contains(record)),
+                        isOwn: previous.device.id == device.id)
+                {
                     changes.append(DocumentSyncChange(document: document, kind: kind, current: current, version: previous))
                     continue
                 }
             }
             guard let current,
-                  let kind = SyncTransition.entry(from: previous == nil ? .notListed : .current, to: .current,
-                                                  isOwn: current.device.id == device.id) else { continue }
+                let kind = SyncTransition.entry(
+                    from: previous == nil ? .notListed : .current, to: .current,
+                    isOwn: current.device.id == device.id)
+            else { continue }
             var change = DocumentSyncChange(document: document, kind: kind, current: current, version: nil)
             // (Every text file of a package is looked at, as mark-resolved does.)
             if current.entryID != nil {

@@ -64,8 +64,9 @@ struct Integrator {
         // A side whose line created and deleted again a document the base never had shows no
         // change of it in tree terms, yet its deletion is a version: it must meet another
         // side's creation of that document, or it is absorbed unrecorded.
-        let hidden = try hiddenDeletions(candidates: candidates, base: base, baseTree: baseTree,
-                                         changedBySide: changedBySide, graph: graph)
+        let hidden = try hiddenDeletions(
+            candidates: candidates, base: base, baseTree: baseTree,
+            changedBySide: changedBySide, graph: graph)
         let disputed = Set(decisions.flatMap(\.keys).filter { (involved[$0] ?? 0) > 1 }).union(hidden.joined())
         if !disputed.isEmpty {
             merger.disputed = disputed
@@ -92,7 +93,9 @@ struct Integrator {
         for (newDocument, edit) in merger.renamedEdits.sorted(by: { $0.key < $1.key }) {
             let newPath = newDocument.path
             // (At the new name the merged tree holds the renamed, unedited file: the edit replaces it.)
-            let path = try !isBlocked(newPath, in: tree, replacingFile: true) ? newPath
+            let path =
+                try !isBlocked(newPath, in: tree, replacingFile: true)
+                ? newPath
                 : !isBlocked(edit.from, in: tree, replacingFile: false) ? edit.from : nil
             guard let path else {
                 merger.records.append(ConflictRecord(path: edit.from, version: edit.version.hex, base: base?.hex))
@@ -109,8 +112,9 @@ struct Integrator {
         message.body = records.map { "conflict: \($0.path) (version \($0.version.prefix(12)) kept as a conflict version)" }
         message.trailers = [(Trailer.integration, "1")] + records.map(\.trailer)
         let identity = try CommitIdentity.integration(of: candidates, in: repository)
-        let commit = try repository.createCommit(tree: tree, parents: candidates, author: identity.author,
-                                                 committer: identity.committer, message: message.render())
+        let commit = try repository.createCommit(
+            tree: tree, parents: candidates, author: identity.author,
+            committer: identity.committer, message: message.render())
         return Integration(head: commit, conflicts: records)
     }
 }
@@ -134,8 +138,10 @@ extension Integrator {
     /// does). Cost: the commits since the base (their changes, from the version index or tree
     /// diffs), plus one version lookup per document both touched.
     /// (docs/MODEL.md: R18.)
-    func hiddenDeletions(candidates: [ObjectID], base: ObjectID?, baseTree: ObjectID?, changedBySide: [Set<DocumentPath>],
-                         graph: VersionGraph) throws -> [Set<DocumentPath>] {
+    func hiddenDeletions(
+        candidates: [ObjectID], base: ObjectID?, baseTree: ObjectID?, changedBySide: [Set<DocumentPath>],
+        graph: VersionGraph
+    ) throws -> [Set<DocumentPath>] {
         var result = candidates.map { _ in Set<DocumentPath>() }
         guard let base, let baseTree else { return result }
         // Documents created since the base on some side (the base lacks them).

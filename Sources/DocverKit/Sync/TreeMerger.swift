@@ -76,8 +76,9 @@ struct TreeMerger {
             } else if let only = Self.singleChange(base: baseSlot, slots: slots), !isDisputed(prefix + name) {
                 merged = only.slot
             } else if !DocumentPath.isPackageName(name),
-                      baseSlot.map({ $0.mode.isTree }) ?? true,
-                      slots.allSatisfy({ $0.map { $0.mode.isTree } ?? true }) {
+                baseSlot.map({ $0.mode.isTree }) ?? true,
+                slots.allSatisfy({ $0.map { $0.mode.isTree } ?? true })
+            {
                 merged = try mergeFolder(base: baseSlot?.id, sides: slots.map { $0?.id }, prefix: prefix + name + "/")
                     .map { EntryState($0, .tree) }
             } else if !DocumentPath.isPackageName(name), ([baseSlot] + slots).contains(where: { $0?.mode.isTree == true }) {
@@ -120,7 +121,8 @@ struct TreeMerger {
                 records.removeSubrange(recorded...)
                 for record in added {
                     guard let version = ObjectID(hex: record.version),
-                          try repository.tree(repository.commit(version).treeID).documentEntry(atPath: path) != nil else { continue }
+                        try repository.tree(repository.commit(version).treeID).documentEntry(atPath: path) != nil
+                    else { continue }
                     records.append(record)
                 }
             }
@@ -137,7 +139,8 @@ struct TreeMerger {
                 let introduced = try known ?? graph.introducingCommit(of: path, from: heads[index])
                 var version = introduced
                 if let decision = sides[index].decisions[DocumentPath(trusted: path)],
-                   try standsForSide(decision, introduced: introduced, state: fileMerged, path: path) {
+                    try standsForSide(decision, introduced: introduced, state: fileMerged, path: path)
+                {
                     version = decision
                 }
                 records.append(ConflictRecord(path: path, version: version.hex, base: fileBase == nil ? nil : base?.hex))
@@ -207,7 +210,8 @@ struct TreeMerger {
             // The side's state came from a line that never had the base's version: the change
             // the side's own line made to that version meets the others too.
             if let base, baseSlot != nil, !Self.same(slot, baseSlot),
-               try !graph.isAncestorOrSame(base, of: introduced) {
+                try !graph.isAncestorOrSame(base, of: introduced)
+            {
                 for change in try graph.baseLineChanges(of: path, from: heads[index], base: base) where versions.index(forKey: change) == nil {
                     let state: Slot = try repository.tree(repository.commit(change).treeID).documentEntry(atPath: path).map(EntryState.init)
                     versions.updateValue(state, forKey: change)
@@ -240,7 +244,8 @@ struct TreeMerger {
 
         // Modify on one side, rename on another: the edit follows the rename.
         if present.count == 1, !deleting.isEmpty, baseSlot != nil,
-           let newPath = try renameTarget(of: path, deletedIn: deleting, baseSlot: baseSlot) {
+            let newPath = try renameTarget(of: path, deletedIn: deleting, baseSlot: baseSlot)
+        {
             renamedEdits[DocumentPath(trusted: newPath)] = (path, versions[present[0]]!!, present[0])
             return nil
         }
@@ -298,7 +303,8 @@ struct TreeMerger {
             for predecessor in try graph.predecessors(of: next, path: path) where visited.insert(predecessor).inserted {
                 if predecessor == kept { return true }
                 guard try graph.isDescendant(predecessor, of: kept), try !isDecision(predecessor, about: path),
-                      try !graph.isDescendant(decision, of: predecessor) else { continue }
+                    try !graph.isDescendant(decision, of: predecessor)
+                else { continue }
                 stack.append(predecessor)
             }
         }
@@ -315,12 +321,16 @@ struct TreeMerger {
         let baseTree = try repository.commit(base).treeID
         for (index, head) in heads.enumerated() {
             guard let headTree = try? repository.commit(head).treeID,
-                  try repository.tree(headTree).documentEntry(atPath: path) == nil else { continue }
+                try repository.tree(headTree).documentEntry(atPath: path) == nil
+            else { continue }
             if renameCache[index] == nil {
-                renameCache[index] = Dictionary(try repository.renames(from: baseTree, to: headTree).map { (ByteString($0.old), $0.new) }) { first, _ in first }
+                renameCache[index] = Dictionary(try repository.renames(from: baseTree, to: headTree).map { (ByteString($0.old), $0.new) }) {
+                    first, _ in first
+                }
             }
             if let target = renameCache[index]?[ByteString(path)],
-               let moved = try repository.tree(headTree).documentEntry(atPath: target), moved.id == baseSlot.id {
+                let moved = try repository.tree(headTree).documentEntry(atPath: target), moved.id == baseSlot.id
+            {
                 _ = versions
                 // Follow only onto a free name: if another side put something else there, the
                 // edit would overwrite it unrecorded. Then the edit stays where it was, against

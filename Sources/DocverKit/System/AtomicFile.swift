@@ -9,14 +9,16 @@ enum AtomicFile {
     /// `flush`, the file and folder are not flushed to disk: the replacement is still atomic
     /// for every process (and survives a process being killed), only not a power loss.
     /// `staging`: as in ``write(to:executable:flush:staging:contents:)``.
-    static func write(_ data: Data, to path: String, executable: Bool = false, flush: Bool = true,
-                      staging: StagingFolder? = nil) throws(SystemError) {
+    static func write(
+        _ data: Data, to path: String, executable: Bool = false, flush: Bool = true,
+        staging: StagingFolder? = nil
+    ) throws(SystemError) {
         do {
             try write(to: path, executable: executable, flush: flush, staging: staging) { append in try data.withUnsafeBytes { try append($0) } }
         } catch let error as SystemError {
             throw error
         } catch {
-            throw SystemError("write", path, reason: "\(error)") // (the body above throws SystemError only)
+            throw SystemError("write", path, reason: "\(error)")  // (the body above throws SystemError only)
         }
     }
 
@@ -26,8 +28,10 @@ enum AtomicFile {
     ///
     /// `staging`: a folder on the same file system to make the temporary file in, instead of
     /// beside `path` (see ``StagingFolder``).
-    static func write(to path: String, executable: Bool = false, flush: Bool = true, staging: StagingFolder? = nil,
-                      contents: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+    static func write(
+        to path: String, executable: Bool = false, flush: Bool = true, staging: StagingFolder? = nil,
+        contents: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    ) throws {
         let temporary = try writeTemporary(for: path, executable: executable, flush: flush, staging: staging, contents: contents)
         guard rename(temporary, path) == 0 else {
             let error = SystemError.errno("replace", path)
@@ -53,13 +57,15 @@ enum AtomicFile {
     /// unavailable after it ran (no `/proc`); it must give the same bytes again.
     ///
     /// `allowingUnnamed`: false takes the second way (for its tests).
-    static func create(at path: String, executable: Bool = false, flush: Bool = true, staging: StagingFolder? = nil,
-                       allowingUnnamed: Bool = true,
-                       contents: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws -> Bool {
+    static func create(
+        at path: String, executable: Bool = false, flush: Bool = true, staging: StagingFolder? = nil,
+        allowingUnnamed: Bool = true,
+        contents: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    ) throws -> Bool {
         let folder = (path as NSString).deletingLastPathComponent
         let unnamed = allowingUnnamed && unnamedFilesAvailable ? open(folder, O_WRONLY | unnamedFileFlag | O_CLOEXEC, executable ? 0o755 : 0o644) : -1
         if unnamed >= 0 {
-            defer { close(unnamed) } // (unnamed until linked: closing frees it)
+            defer { close(unnamed) }  // (unnamed until linked: closing frees it)
             try fill(unnamed, path: path, executable: executable, flush: flush, contents: contents)
             if linkat(AT_FDCWD, "/proc/self/fd/\(unnamed)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 {
                 if flush { syncFolder(of: path) }
@@ -92,8 +98,10 @@ enum AtomicFile {
 
     /// A temporary file (in `staging`, or beside `path`) holding the bytes `contents` appends;
     /// nothing is left when writing fails.
-    private static func writeTemporary(for path: String, executable: Bool, flush: Bool, staging: StagingFolder?,
-                                       contents: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws -> String {
+    private static func writeTemporary(
+        for path: String, executable: Bool, flush: Bool, staging: StagingFolder?,
+        contents: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    ) throws -> String {
         let temporary = staging?.temporaryPath() ?? temporaryPath(beside: path)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, executable ? 0o755 : 0o644)
         guard descriptor >= 0 else { throw SystemError.errno("create", temporary) }
@@ -109,8 +117,10 @@ enum AtomicFile {
 
     /// Writes the bytes `contents` appends to `descriptor`, flushes them (with `flush`) and
     /// sets the executable mode.
-    private static func fill(_ descriptor: Int32, path: String, executable: Bool, flush: Bool,
-                             contents: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+    private static func fill(
+        _ descriptor: Int32, path: String, executable: Bool, flush: Bool,
+        contents: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    ) throws {
         var failure: (any Error)?
         do {
             try contents { buffer in
@@ -132,7 +142,11 @@ enum AtomicFile {
         if let failure { throw failure }
     }
 
-    private enum AbsentMove { case moved, somethingThere, failed(SystemError) }
+    private enum AbsentMove {
+        case moved
+        case somethingThere
+        case failed(SystemError)
+    }
 
     /// Renames `temporary` to `path` unless something is at `path`. Where the file system has
     /// no `RENAME_NOREPLACE`, a look and then a plain rename (a window a creation could slip
@@ -227,8 +241,10 @@ enum AtomicFile {
 /// glibc's `renameat2(2)` and its `RENAME_NOREPLACE` flag, which the Glibc module does not
 /// export (declared only under `_GNU_SOURCE`).
 @_silgen_name("renameat2")
-private func linuxRenameAt2(_ oldFolder: Int32, _ oldPath: UnsafePointer<CChar>, _ newFolder: Int32,
-                            _ newPath: UnsafePointer<CChar>, _ flags: UInt32) -> Int32
+private func linuxRenameAt2(
+    _ oldFolder: Int32, _ oldPath: UnsafePointer<CChar>, _ newFolder: Int32,
+    _ newPath: UnsafePointer<CChar>, _ flags: UInt32
+) -> Int32
 private let renameNoReplace: UInt32 = 1
 /// `O_TMPFILE`, which the Glibc module does not export either: its own bit with `O_DIRECTORY`.
 private let unnamedFileFlag: Int32 = O_DIRECTORY | 0o20000000
@@ -254,7 +270,8 @@ struct StagingFolder: Sendable {
     init?(_ path: String, sameFileSystemAs target: String) {
         if FileStat(path: path) == nil { mkdir(path, 0o755) }
         guard let folder = FileStat(path: path), folder.isDirectory, !folder.isSymbolicLink,
-              let destination = FileStat(path: target), destination.device == folder.device else { return nil }
+            let destination = FileStat(path: target), destination.device == folder.device
+        else { return nil }
         self.path = path
     }
 

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One inotify instance (Linux): the kernel's file-change notifications for watched folders.
@@ -22,8 +23,10 @@ final class Inotify {
 
     /// The events a folder watch asks for: everything that changes what a folder holds or
     /// what a file contains, once the writer is done (`IN_CLOSE_WRITE`) or on every write.
-    static let folderMask: UInt32 = UInt32(IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_FROM
-        | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR) | IN_EXCL_UNLINK_FLAG
+    static let folderMask: UInt32 =
+        UInt32(
+            IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_FROM
+                | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR) | IN_EXCL_UNLINK_FLAG
     private static let IN_EXCL_UNLINK_FLAG: UInt32 = 0x0400_0000
 
     private let descriptor: Int32
@@ -33,10 +36,14 @@ final class Inotify {
         descriptor = inotify_init1(flags)
         guard descriptor >= 0 else {
             if Foundation.errno == EMFILE {
-                let limit = FileSystem.contentsIfReadable("/proc/sys/fs/inotify/max_user_instances")
+                let limit =
+                    FileSystem.contentsIfReadable("/proc/sys/fs/inotify/max_user_instances")
                     .map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "?"
-                throw SystemError("watch files with inotify", "", reason:
-                    "this user has as many inotify instances as the kernel allows (fs.inotify.max_user_instances is \(limit)); stop a program that watches files, or raise the limit")
+                throw SystemError(
+                    "watch files with inotify", "",
+                    reason:
+                        "this user has as many inotify instances as the kernel allows (fs.inotify.max_user_instances is \(limit)); stop a program that watches files, or raise the limit"
+                )
             }
             throw .errno("start inotify", "")
         }
@@ -91,14 +98,18 @@ final class Inotify {
     /// Sleeps until events are ready, `timeout` passes (nil: forever) or `pipe` is woken.
     /// `others` are more descriptors whose readiness ends the wait (another instance's).
     func wait(timeout: Duration?, waking pipe: WakePipe, others: [Int32] = []) {
-        var fds = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: pipe.readEnd, events: Int16(POLLIN), revents: 0)]
+        var fds =
+            [
+                pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: pipe.readEnd, events: Int16(POLLIN), revents: 0),
+            ]
             + others.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        let milliseconds: Int32 = timeout.map { duration in
-            let (seconds, attoseconds) = duration.components
-            let total = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-            return Int32(clamping: max(0, total))
-        } ?? -1
+        let milliseconds: Int32 =
+            timeout.map { duration in
+                let (seconds, attoseconds) = duration.components
+                let total = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+                return Int32(clamping: max(0, total))
+            } ?? -1
         _ = poll(&fds, nfds_t(fds.count), milliseconds)
         if fds[1].revents != 0 { pipe.drain() }
     }

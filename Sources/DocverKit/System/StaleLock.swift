@@ -17,7 +17,7 @@ enum StaleLock {
         let clock = ContinuousClock()
         let deadline = clock.now + gracePeriod
         while true {
-            guard FileStat(path: path) != nil else { return false } // its holder finished
+            guard FileStat(path: path) != nil else { return false }  // its holder finished
             if isOpen(path) { return false }
             if clock.now >= deadline { break }
             Thread.sleep(forTimeInterval: 0.05)
@@ -37,7 +37,8 @@ enum StaleLock {
             guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
             for descriptor in descriptors {
                 if let linked = try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + descriptor),
-                   linked == target || linked == path {
+                    linked == target || linked == path
+                {
                     return true
                 }
             }

@@ -14,23 +14,31 @@ enum Subprocess {
     /// collecting its standard output; standard error is discarded, or with
     /// `collectingErrors` collected too (through a temporary file, so that neither stream's
     /// pipe can fill while the other is read).
-    static func run(_ arguments: [String], input: Data? = nil, directory: URL? = nil,
-                    environment: [String: String] = [:], collectingErrors: Bool = false) throws(SystemError) -> Outcome {
-        try run(executable: "/usr/bin/env", arguments, input: input, directory: directory, environment: environment,
-                collectingErrors: collectingErrors)
+    static func run(
+        _ arguments: [String], input: Data? = nil, directory: URL? = nil,
+        environment: [String: String] = [:], collectingErrors: Bool = false
+    ) throws(SystemError) -> Outcome {
+        try run(
+            executable: "/usr/bin/env", arguments, input: input, directory: directory, environment: environment,
+            collectingErrors: collectingErrors)
     }
 
     /// Runs a shell command line with `/bin/sh -c`, as git runs merge drivers.
-    static func shell(_ command: String, directory: URL? = nil,
-                      environment: [String: String] = [:]) throws(SystemError) -> Outcome {
-        try run(executable: "/bin/sh", ["-c", command], input: nil, directory: directory, environment: environment,
-                collectingErrors: false)
+    static func shell(
+        _ command: String, directory: URL? = nil,
+        environment: [String: String] = [:]
+    ) throws(SystemError) -> Outcome {
+        try run(
+            executable: "/bin/sh", ["-c", command], input: nil, directory: directory, environment: environment,
+            collectingErrors: false)
     }
 
     /// Runs a shell command line with `/bin/sh -c` on this process's own standard input,
     /// output and error (a merge tool the user works in), and returns its exit status.
-    static func interactiveShell(_ command: String, directory: URL? = nil,
-                                 environment: [String: String] = [:]) throws(SystemError) -> Int32 {
+    static func interactiveShell(
+        _ command: String, directory: URL? = nil,
+        environment: [String: String] = [:]
+    ) throws(SystemError) -> Int32 {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command]
@@ -52,13 +60,16 @@ enum Subprocess {
     @discardableResult
     static func startDetached(_ arguments: [String], directory: URL? = nil, environment: [String: String] = [:]) -> Bool {
         let quoted = arguments.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-        let outcome = try? shell("exec </dev/null >/dev/null 2>&1; " + quoted + " &", directory: directory,
-                                 environment: environment)
+        let outcome = try? shell(
+            "exec </dev/null >/dev/null 2>&1; " + quoted + " &", directory: directory,
+            environment: environment)
         return outcome?.status == 0
     }
 
-    private static func run(executable: String, _ arguments: [String], input: Data?, directory: URL?,
-                            environment: [String: String], collectingErrors: Bool) throws(SystemError) -> Outcome {
+    private static func run(
+        executable: String, _ arguments: [String], input: Data?, directory: URL?,
+        environment: [String: String], collectingErrors: Bool
+    ) throws(SystemError) -> Outcome {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -105,10 +116,13 @@ enum Subprocess {
     /// Runs in `directory` (the container) so that helpers configured in the repository's own
     /// config answer too.
     static func gitCredential(for url: String, in directory: URL? = nil) -> (user: String, password: String)? {
-        guard let outcome = try? run(["git", "credential", "fill"], input: Data("url=\(url)\n\n".utf8),
-                                     directory: directory,
-                                     environment: ["GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "SSH_ASKPASS": ""]),
-              outcome.status == 0 else { return nil }
+        guard
+            let outcome = try? run(
+                ["git", "credential", "fill"], input: Data("url=\(url)\n\n".utf8),
+                directory: directory,
+                environment: ["GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "SSH_ASKPASS": ""]),
+            outcome.status == 0
+        else { return nil }
         var fields: [String: String] = [:]
         for line in String(decoding: outcome.output, as: UTF8.self).split(separator: "\n") {
             let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
@@ -168,4 +182,3 @@ private final class InputChannel {
         _ = Foundation.close(parentEnd)
     }
 }
-

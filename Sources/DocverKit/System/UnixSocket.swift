@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import Glibc
+import Synchronization
 
 /// A Unix socket path too long for an address (108 bytes), even through `/proc/self/fd`.
 struct SocketPathTooLong: Error {
@@ -80,8 +80,10 @@ enum SocketClient {
     /// (``silenceMemory``) and not asked again meanwhile: nil at once.
     /// With `limit`, the answer may span lines: everything up to the end of the connection
     /// (at most `limit` bytes, else nil), without its final newline.
-    static func request(_ request: String, path: String, timeout milliseconds: Int, limit: Int? = nil,
-                        rememberingSilence: Bool = false) -> String? {
+    static func request(
+        _ request: String, path: String, timeout milliseconds: Int, limit: Int? = nil,
+        rememberingSilence: Bool = false
+    ) -> String? {
         if rememberingSilence, isRememberedSilent(path) { return nil }
         // connect(2) follows links: only the agent's own socket is asked, never a link in its place.
         guard FileStat(path: path)?.isSocket == true else { return nil }
@@ -125,7 +127,7 @@ enum SocketClient {
             if let limit, data.count > limit { return nil }
         }
         guard limit != nil else { return data.isEmpty ? nil : String(decoding: data, as: UTF8.self) }
-        guard data.last == 0x0A else { return nil } // cut short
+        guard data.last == 0x0A else { return nil }  // cut short
         return String(decoding: data.dropLast(), as: UTF8.self)
     }
 }

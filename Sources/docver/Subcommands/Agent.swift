@@ -8,10 +8,10 @@ extension Docver {
             commandName: "agent",
             abstract: "Autosave and sync by themselves: run the sync agent (in the foreground by default).",
             discussion: """
-            'docver agent' runs in the foreground (for systemd and terminals) until SIGTERM or Ctrl-C;
-            'docver agent start' runs it in the background, 'stop' stops it, 'status' asks it how it is.
-            Settings come from the options, else from the docver.agent.* git config keys (docs/AGENT.md).
-            """,
+                'docver agent' runs in the foreground (for systemd and terminals) until SIGTERM or Ctrl-C;
+                'docver agent start' runs it in the background, 'stop' stops it, 'status' asks it how it is.
+                Settings come from the options, else from the docver.agent.* git config keys (docs/AGENT.md).
+                """,
             subcommands: [Run.self, Start.self, Stop.self, Status.self, Log.self, Enable.self, Disable.self],
             defaultSubcommand: Run.self)
     }
@@ -70,9 +70,9 @@ extension Docver.AgentCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run the agent in the foreground until SIGTERM or Ctrl-C.",
             discussion: """
-            With --json, one event per line (schema in docs/AGENT.md). Exits 3 when another agent \
-            already serves the container (systemd's unit does not restart it then).
-            """)
+                With --json, one event per line (schema in docs/AGENT.md). Exits 3 when another agent \
+                already serves the container (systemd's unit does not restart it then).
+                """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
@@ -120,10 +120,11 @@ extension Docver.AgentCommand {
                 if case let .conflict(document, _, yoursLost) = event.kind {
                     // Which container, which document, and the command that settles it.
                     let root = container.root.path
-                    notifier?.notify(title: "docver: \(document.path) is in conflict in \(container.root.lastPathComponent)",
-                                     body: (yoursLost ? "Your version" : "Another device's version")
-                                        + " was kept as a conflict version in \(root). Resolve it with: docver -C \(Terminal.shellWord(root)) resolve "
-                                        + Terminal.shellWord(document.path))
+                    notifier?.notify(
+                        title: "docver: \(document.path) is in conflict in \(container.root.lastPathComponent)",
+                        body: (yoursLost ? "Your version" : "Another device's version")
+                            + " was kept as a conflict version in \(root). Resolve it with: docver -C \(Terminal.shellWord(root)) resolve "
+                            + Terminal.shellWord(document.path))
                 }
             }
         }
@@ -145,11 +146,12 @@ extension Docver.AgentCommand {
                 print("an agent is already running for \(container.root.path) (pid \(pid))")
             }
             if let pid = Agent.runningPID(for: container) { return try alreadyRunning(pid) }
-            _ = try settings.configuration(for: container) // bad config fails here, not in the background
+            _ = try settings.configuration(for: container)  // bad config fails here, not in the background
             let handle = try Agent.openLog(for: container)
             let process = Process()
-            process.executableURL = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-                                        ?? CommandLine.arguments[0])
+            process.executableURL = URL(
+                fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                    ?? CommandLine.arguments[0])
             process.arguments = ["-C", container.root.path, "agent", "run", "--json", "--detached"] + settings.arguments
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = handle
@@ -210,14 +212,17 @@ extension Docver.AgentCommand {
             let remotes = try container.remotes().map(\.name)
             let conflicts = try container.documentsInConflict()
             if output.json {
-                try Terminal.printJSON(AgentStatusOutput(running: pid != nil, pid: pid, status: status, remotes: remotes,
-                                                         conflicts: conflicts.map { .init(document: $0.document.path, versions: $0.count) }))
+                try Terminal.printJSON(
+                    AgentStatusOutput(
+                        running: pid != nil, pid: pid, status: status, remotes: remotes,
+                        conflicts: conflicts.map { .init(document: $0.document.path, versions: $0.count) }))
                 return
             }
             defer {
                 print(remotes.isEmpty ? "no remotes: the agent only saves" : "remotes: \(remotes.joined(separator: ", "))")
                 if !conflicts.isEmpty {
-                    let names = conflicts.prefix(5).map { Terminal.shellWord($0.document.path) }.joined(separator: ", ")
+                    let names =
+                        conflicts.prefix(5).map { Terminal.shellWord($0.document.path) }.joined(separator: ", ")
                         + (conflicts.count > 5 ? " and \(conflicts.count - 5) more" : "")
                     print("\(Terminal.count(conflicts.count, "document")) in conflict: \(names); see 'docver conflicts'")
                 }
@@ -232,14 +237,16 @@ extension Docver.AgentCommand {
             }
             print("agent running (pid \(pid)) since \(Terminal.date(status.started))")
             if let since = status.offlineSince {
-                print("offline since \(Terminal.date(since))\(status.lastError.map { ": \($0)" } ?? "")"
-                      + (status.lastSync.map { "; last successful sync \(Terminal.date($0))" } ?? ""))
+                print(
+                    "offline since \(Terminal.date(since))\(status.lastError.map { ": \($0)" } ?? "")"
+                        + (status.lastSync.map { "; last successful sync \(Terminal.date($0))" } ?? ""))
             } else {
                 print("online\(status.lastSync.map { "; last sync \(Terminal.date($0)), succeeded" } ?? "; not synced yet")")
             }
-            print("\(Terminal.count(status.pendingDocuments, "document")) waiting to be saved; "
-                  + "\(Terminal.count(status.saves, "autosave")) so far; watching \(Terminal.count(status.watchedFolders, "folder"))"
-                  + (status.subscribers > 0 ? "; \(Terminal.count(status.subscribers, "subscriber")) told of every change" : ""))
+            print(
+                "\(Terminal.count(status.pendingDocuments, "document")) waiting to be saved; "
+                    + "\(Terminal.count(status.saves, "autosave")) so far; watching \(Terminal.count(status.watchedFolders, "folder"))"
+                    + (status.subscribers > 0 ? "; \(Terminal.count(status.subscribers, "subscriber")) told of every change" : ""))
         }
     }
 }

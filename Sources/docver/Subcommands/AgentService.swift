@@ -7,11 +7,11 @@ extension Docver.AgentCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run the agent as a systemd user service, at every login (as 'git maintenance start' does).",
             discussion: """
-            Writes ~/.config/systemd/user/docver-agent@<escaped container path>.service (under \
-            $XDG_CONFIG_HOME when set), which runs this docver binary on this container, then \
-            enables and starts it with 'systemctl --user'. Where no user systemd runs, the unit is \
-            written and the command says how to start it (exit 1).
-            """)
+                Writes ~/.config/systemd/user/docver-agent@<escaped container path>.service (under \
+                $XDG_CONFIG_HOME when set), which runs this docver binary on this container, then \
+                enables and starts it with 'systemctl --user'. Where no user systemd runs, the unit is \
+                written and the command says how to start it (exit 1).
+                """)
 
         @OptionGroup var global: GlobalOptions
 
@@ -21,8 +21,9 @@ extension Docver.AgentCommand {
             try Data(unit.text(binary: SystemdUnit.runningBinary).utf8).write(to: URL(fileURLWithPath: unit.path), options: .atomic)
             let start = "systemctl --user daemon-reload && systemctl --user enable --now \(Terminal.shellWord(unit.name))"
             if let problem = SystemdUnit.systemctl(["daemon-reload"]) ?? SystemdUnit.systemctl(["enable", "--now", unit.name]) {
-                throw HintedFailure("wrote \(unit.path), but could not enable it: \(problem)",
-                                    hint: "where a user systemd runs: \(start)")
+                throw HintedFailure(
+                    "wrote \(unit.path), but could not enable it: \(problem)",
+                    hint: "where a user systemd runs: \(start)")
             }
             print("enabled and started \(unit.name) (\(unit.path))")
             print("the agent now runs at every login; 'docver agent disable' stops it")
@@ -61,7 +62,8 @@ struct SystemdUnit {
     /// `~/.config/systemd/user`, or `$XDG_CONFIG_HOME/systemd/user`.
     static var directory: String {
         let environment = ProcessInfo.processInfo.environment
-        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+        let config =
+            environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config"
         return config + "/systemd/user"
     }
@@ -129,7 +131,8 @@ struct SystemdUnit {
         guard !parts.isEmpty else { return "-" }
         var escaped = ""
         for byte in parts.joined(separator: "/").utf8 {
-            let isPlain = (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+            let isPlain =
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
                 || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "_") || (byte == UInt8(ascii: ".") && !escaped.isEmpty)
             if byte == UInt8(ascii: "/") {
                 escaped += "-"

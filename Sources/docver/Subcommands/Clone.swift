@@ -12,8 +12,10 @@ extension Docver {
         @Argument(help: "The remote's URL.", completion: .directory) var url: String
         @Argument(help: "Where to create the container.", completion: .directory) var path: String
         @OptionGroup var device: DeviceOptions
-        @Flag(name: .customLong("on-demand"),
-              help: "Keep documents on demand: receive only the newest versions' contents; older ones are fetched when a command needs them (needs git).")
+        @Flag(
+            name: .customLong("on-demand"),
+            help:
+                "Keep documents on demand: receive only the newest versions' contents; older ones are fetched when a command needs them (needs git).")
         var onDemand = false
 
         func validate() throws { try device.validate() }
@@ -32,9 +34,10 @@ extension Docver {
                 let cloned: (Container, SyncReport)
                 do {
                     cloned = try Diagnostics.timed("clone") {
-                        try Container.clone(from: global.remoteURL(url), to: destination,
-                                            device: device.device(forContainerAt: destination), onDemand: onDemand,
-                                            progress: progress.handler)
+                        try Container.clone(
+                            from: global.remoteURL(url), to: destination,
+                            device: device.device(forContainerAt: destination), onDemand: onDemand,
+                            progress: progress.handler)
                     }
                 } catch let error as DocverError {
                     guard let hint = hint(for: error) else { throw error }
@@ -45,8 +48,9 @@ extension Docver {
                 let (container, report) = cloned
                 report.warnings.forEach(Terminal.warning)
                 if output.json { return try Terminal.printJSON(SyncOutput(report, container: container)) }
-                print("cloned into \(container.root.path) as device '\(container.device.id)' (\(container.device.name)): "
-                    + Terminal.count(report.receivedDocuments, "document"))
+                print(
+                    "cloned into \(container.root.path) as device '\(container.device.id)' (\(container.device.name)): "
+                        + Terminal.count(report.receivedDocuments, "document"))
                 if device.namesByDefault { Terminal.hint(DeviceOptions.renameHint(container)) }
                 Terminal.printDocumentChanges(report, conflictsOnly: true)
             }

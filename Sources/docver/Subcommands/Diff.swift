@@ -7,13 +7,13 @@ extension Docver {
         static let configuration = CommandConfiguration(
             abstract: "Show unsaved edits, or the changes between versions, as a patch git apply accepts.",
             discussion: """
-            docver diff               unsaved edits of every document
-            docver diff DOC           unsaved edits of DOC (or of the documents in a folder)
-            docver diff DOC A         version A against the working copy
-            docver diff DOC A B       version A against version B
-            docver diff DOC A --base  the base of DOC's conflict against A (default: @)
-            A and B: an id prefix, @ or HEAD, @-N; --at DATE in place of A.
-            """)
+                docver diff               unsaved edits of every document
+                docver diff DOC           unsaved edits of DOC (or of the documents in a folder)
+                docver diff DOC A         version A against the working copy
+                docver diff DOC A B       version A against version B
+                docver diff DOC A --base  the base of DOC's conflict against A (default: @)
+                A and B: an id prefix, @ or HEAD, @-N; --at DATE in place of A.
+                """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
@@ -49,7 +49,8 @@ extension Docver {
                 let version = try arguments.find(specifier ?? .current, of: path)
                 // A conflict version's own base; for the current version, the newest one's.
                 guard let conflict = try container.conflicts(path).first,
-                      let conflictBase = conflict.base(of: version) ?? conflict.base else {
+                    let conflictBase = conflict.base(of: version) ?? conflict.base
+                else {
                     throw DocverError.notInConflict(path.path)
                 }
                 (from, to) = (.version(conflictBase), .version(version))
@@ -58,7 +59,9 @@ extension Docver {
                 if let secondWord {
                     let parsed: VersionSpecifier
                     do { parsed = try VersionSpecifier(secondWord) } catch let error as DocverError {
-                        throw HintedFailure(error.description, hint: "list the versions of \(path) with 'docver versions \(arguments.typed(path)) --all'", kind: error.code)
+                        throw HintedFailure(
+                            error.description, hint: "list the versions of \(path) with 'docver versions \(arguments.typed(path)) --all'",
+                            kind: error.code)
                     }
                     to = try side(parsed, of: path, arguments)
                 } else {

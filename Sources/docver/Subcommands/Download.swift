@@ -6,12 +6,12 @@ extension Docver {
         static let configuration = CommandConfiguration(
             abstract: "Bring documents' contents, every version's, onto this device (a device that keeps documents on demand).",
             discussion: """
-            A device made with 'clone --on-demand' fetches an older version's contents when a command \
-            reads it. Download fetches the contents of every version of the documents named (of every \
-            document with --all) at once, for use offline, showing its progress on a terminal. An \
-            evicted document among them ('docver evict') comes back: its file replaces its \
-            placeholder. On a device that keeps every version's contents it does nothing.
-            """)
+                A device made with 'clone --on-demand' fetches an older version's contents when a command \
+                reads it. Download fetches the contents of every version of the documents named (of every \
+                document with --all) at once, for use offline, showing its progress on a terminal. An \
+                evicted document among them ('docver evict') comes back: its file replaces its \
+                placeholder. On a device that keeps every version's contents it does nothing.
+                """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions

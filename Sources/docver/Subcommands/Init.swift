@@ -20,8 +20,10 @@ extension Docver {
                 let url = path.map(global.url(of:)) ?? global.url
                 let container = try Container.create(at: url, device: device.device(forContainerAt: url))
                 if output.json {
-                    return try Terminal.printJSON(InitOutput(container: container.root.path, device: container.device.id,
-                                                             deviceName: container.device.name))
+                    return try Terminal.printJSON(
+                        InitOutput(
+                            container: container.root.path, device: container.device.id,
+                            deviceName: container.device.name))
                 }
                 print("docver container at \(container.root.path) for device '\(container.device.id)' (\(container.device.name))")
                 if device.namesByDefault { Terminal.hint(DeviceOptions.renameHint(container)) }

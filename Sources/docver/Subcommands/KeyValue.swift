@@ -9,10 +9,10 @@ extension Docver {
             commandName: "kv",
             abstract: "Read and write the key-value store: small values that sync with the documents.",
             discussion: """
-            Values live in .docver/kv/ (one file per key) and are saved as saves of this device; \
-            'docver sync' syncs them. Concurrent writes to a key end with the same value everywhere \
-            (latest save, then greater device id); 'kv history KEY' keeps the others.
-            """,
+                Values live in .docver/kv/ (one file per key) and are saved as saves of this device; \
+                'docver sync' syncs them. Concurrent writes to a key end with the same value everywhere \
+                (latest save, then greater device id); 'kv history KEY' keeps the others.
+                """,
             subcommands: [Get.self, SetValue.self, Remove.self, List.self, History.self, Watch.self]
         )
 
@@ -100,9 +100,9 @@ extension Docver.KeyValue {
             commandName: "set",
             abstract: "Set a key's value and save it as a save of this device.",
             discussion: """
-            --type json reads arrays, dictionaries and scalars from JSON (an integer literal is an int, \
-            any other number a double; null is refused). --type data reads Base64.
-            """)
+                --type json reads arrays, dictionaries and scalars from JSON (an integer literal is an int, \
+                any other number a double; null is refused). --type data reads Base64.
+                """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
@@ -199,9 +199,9 @@ extension Docver.KeyValue {
         static let configuration = CommandConfiguration(
             abstract: "List every saved value of a key, newest first.",
             discussion: """
-            Roles: 'current' is the value now; 'superseded' a value a later write replaced; 'lost' a \
-            value that lost to a concurrent write on another device (kept only in history).
-            """)
+                Roles: 'current' is the value now; 'superseded' a value a later write replaced; 'lost' a \
+                value that lost to a concurrent write on another device (kept only in history).
+                """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
@@ -214,8 +214,9 @@ extension Docver.KeyValue {
             let width = versions.map(\.device.name.count).max() ?? 0
             for version in versions {
                 let value = version.value.map { "\($0.typeName) \(Docver.KeyValue.text(of: $0))" } ?? "(removed)"
-                print("\(version.role.rawValue.padded(to: 10)) \(Terminal.shortID(version.id))  \(Terminal.date(version.modified))  "
-                      + "\(version.device.name.padded(to: width))  \(value)")
+                print(
+                    "\(version.role.rawValue.padded(to: 10)) \(Terminal.shortID(version.id))  \(Terminal.date(version.modified))  "
+                        + "\(version.device.name.padded(to: width))  \(value)")
             }
         }
     }
@@ -224,9 +225,9 @@ extension Docver.KeyValue {
         static let configuration = CommandConfiguration(
             abstract: "Print each change other devices make to the store, as it arrives (until interrupted).",
             discussion: """
-            One line per change: '<reason>: <keys>', the reason being server-change, initial-sync or \
-            quota-violation. With --json, one object per line: {"keys": [...], "reason": "..."}.
-            """)
+                One line per change: '<reason>: <keys>', the reason being server-change, initial-sync or \
+                quota-violation. With --json, one object per line: {"keys": [...], "reason": "..."}.
+                """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions

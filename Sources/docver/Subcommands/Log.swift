@@ -46,8 +46,10 @@ extension Docver {
         /// The command's work and output, shared with the shortcut (Shortcut.swift): `document`
         /// as typed in `directory`. `printing` is called once the output is certain, before its
         /// first line (a log with no entry prints none).
-        static func render(_ document: String?, in container: Container, from directory: URL, limit: Int?, json: Bool,
-                           printing: () -> Void = {}) throws {
+        static func render(
+            _ document: String?, in container: Container, from directory: URL, limit: Int?, json: Bool,
+            printing: () -> Void = {}
+        ) throws {
             let path = try document.map(DocumentArguments(container, directory: directory).path)
             // A document must exist; it is checked in the repository the log reads.
             func log(_ body: (LogEntry) throws -> Void) throws {

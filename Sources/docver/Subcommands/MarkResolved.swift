@@ -6,9 +6,9 @@ extension Docver {
         static let configuration = CommandConfiguration(
             abstract: "Mark conflict versions resolved (all of the document's when none are named). One-way.",
             discussion: """
-            Refused while the document still contains conflict markers (as 'resolve --strategy merge \
-            --markers' leaves them): edit them away and save first, or pass --force.
-            """)
+                Refused while the document still contains conflict markers (as 'resolve --strategy merge \
+                --markers' leaves them): edit them away and save first, or pass --force.
+                """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
@@ -24,7 +24,8 @@ extension Docver {
             var path: DocumentPath
             var specifiers: [VersionSpecifier]
             if versions.count == 1, let swapped = try arguments.swapped(document, versions[0]) {
-                Terminal.hint("the document comes before the version: docver mark-resolved \(Terminal.shellWord(versions[0])) \(Terminal.shellWord(document))")
+                Terminal.hint(
+                    "the document comes before the version: docver mark-resolved \(Terminal.shellWord(versions[0])) \(Terminal.shellWord(document))")
                 (path, specifiers) = (swapped.0, [swapped.1])
             } else {
                 path = try arguments.path(document)

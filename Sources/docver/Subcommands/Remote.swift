@@ -22,16 +22,17 @@ extension Docver {
             static let configuration = CommandConfiguration(
                 abstract: "Add a remote: a path, file://, ssh://, git://, http:// or https:// URL, or user@host:path.",
                 discussion: """
-                A local path or file:// URL must be a bare git repository (--create makes an empty one there);
-                a network URL is stored without contacting it: the next sync reaches it.
-                """)
+                    A local path or file:// URL must be a bare git repository (--create makes an empty one there);
+                    a network URL is stored without contacting it: the next sync reaches it.
+                    """)
             @OptionGroup var global: GlobalOptions
             @OptionGroup var output: OutputOptions
             @Argument(help: "The remote's name.") var name: String
             @Argument(help: "The remote's URL.", completion: .directory) var url: String
             @Flag(help: "Create an empty bare repository at a local path that has none.") var create = false
-            @Flag(name: .customLong("on-demand"),
-                  help: "Fetch from it only the newest versions' contents; older ones come from it when a command needs them (needs git).")
+            @Flag(
+                name: .customLong("on-demand"),
+                help: "Fetch from it only the newest versions' contents; older ones come from it when a command needs them (needs git).")
             var onDemand = false
 
             func run(in container: Container) async throws {
@@ -83,16 +84,18 @@ extension Docver {
                 commandName: "on-demand",
                 abstract: "Keep documents on demand from an existing remote (as 'remote add --on-demand'; needs git).",
                 discussion: """
-                Later syncs fetch from the remote only the newest versions' contents; older ones come \
-                from it when a command needs them, and 'docver evict' can free what this device has. \
-                What is here stays until evicted.
-                """)
+                    Later syncs fetch from the remote only the newest versions' contents; older ones come \
+                    from it when a command needs them, and 'docver evict' can free what this device has. \
+                    What is here stays until evicted.
+                    """)
             @OptionGroup var global: GlobalOptions
             @Argument(help: "The remote's name.", completion: .custom(Completions.remotes)) var name: String
 
             func run(in container: Container) async throws {
                 if try container.keepDocumentsOnDemand(from: name) {
-                    print("remote '\(name)' now keeps documents on demand: older versions' contents come from it when needed, and 'docver evict' frees what is here")
+                    print(
+                        "remote '\(name)' now keeps documents on demand: older versions' contents come from it when needed, and 'docver evict' frees what is here"
+                    )
                 } else {
                     print("remote '\(name)' already keeps documents on demand")
                 }
@@ -138,8 +141,10 @@ extension Docver {
 
         /// Runs add or set-url, turning a refused location into advice that names this remote
         /// and a path that would do: `docver remote add inside ../inside.git --create`.
-        static func advising(_ command: String, _ name: String, create: Bool, _ container: Container, _ global: GlobalOptions,
-                             _ body: () throws -> Bool) throws -> Bool {
+        static func advising(
+            _ command: String, _ name: String, create: Bool, _ container: Container, _ global: GlobalOptions,
+            _ body: () throws -> Bool
+        ) throws -> Bool {
             do {
                 return try body()
             } catch let error as DocverError {
@@ -148,10 +153,12 @@ extension Docver {
                 switch error {
                 case let .remoteInsideContainer(path):
                     let beside = container.root.deletingLastPathComponent().appendingPathComponent((path as NSString).lastPathComponent)
-                    hint = "put it outside the container, next to it for example: \(again) \(Terminal.shellWord(typed(beside, global)))\(create ? " --create" : "")"
+                    hint =
+                        "put it outside the container, next to it for example: \(again) \(Terminal.shellWord(typed(beside, global)))\(create ? " --create" : "")"
                 case let .repositoryHasWorkingTree(path):
                     let bare = Advice.bareSibling(of: path)
-                    hint = "sync through a bare repository: git clone --bare \(Terminal.shellWord(path)) \(Terminal.shellWord(bare)) && \(again) \(Terminal.shellWord(bare))"
+                    hint =
+                        "sync through a bare repository: git clone --bare \(Terminal.shellWord(path)) \(Terminal.shellWord(bare)) && \(again) \(Terminal.shellWord(bare))"
                 case let .fileNotRepository(path):
                     let file = path as NSString
                     let beside = (file.deletingLastPathComponent as NSString)

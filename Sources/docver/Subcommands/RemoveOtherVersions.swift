@@ -6,9 +6,9 @@ extension Docver {
         static let configuration = CommandConfiguration(
             abstract: "Remove every conflict version of a document, resolved or not; the current version and history stay.",
             discussion: """
-            Unresolved versions are marked resolved first, so, like mark-resolved, it is refused while \
-            the document still contains conflict markers, unless --force.
-            """)
+                Unresolved versions are marked resolved first, so, like mark-resolved, it is refused while \
+                the document still contains conflict markers, unless --force.
+                """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions

@@ -9,8 +9,9 @@ extension Docver {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "The document.", completion: .custom(Completions.documents)) var document: String
-        @Argument(help: "The version whose contents become current: an id prefix, @-N (docs/CLI.md, \"Versions\").",
-                  completion: .custom(Completions.versions))
+        @Argument(
+            help: "The version whose contents become current: an id prefix, @-N (docs/CLI.md, \"Versions\").",
+            completion: .custom(Completions.versions))
         var version: String?
         @OptionGroup var date: AtOption
 
@@ -27,8 +28,9 @@ extension Docver {
             if output.json { return try Terminal.printJSON(DocumentSaveOutput(path, result)) }
             print("\(path): version \(found.shortID) is now current (save \(Terminal.shortID(result.id)))")
             if !((try? container.unresolvedConflictVersions(of: path)) ?? []).isEmpty {
-                Terminal.hint("the conflict versions stay open; when this is the version to keep: docver mark-resolved "
-                              + arguments.typed(path))
+                Terminal.hint(
+                    "the conflict versions stay open; when this is the version to keep: docver mark-resolved "
+                        + arguments.typed(path))
             }
         }
     }

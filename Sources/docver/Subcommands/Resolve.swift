@@ -7,20 +7,21 @@ extension Docver {
         static let configuration = CommandConfiguration(
             abstract: "Resolve conflicts with a strategy: latest-date, merge, choose or tool.",
             discussion: """
-            latest-date  the version with the latest modification date becomes current; as in sync, an edit
-                         beats a deletion, however new the deletion.
-            merge        three-way merge against the common base (text, JSON, packages, .gitattributes drivers).
-            choose       --keep ID wins; without it, on a terminal, pick interactively.
-            tool         your merge tool, as 'git mergetool' runs it: --tool NAME, or git's merge.tool; it gets
-                         $BASE, $LOCAL (the current version), $REMOTE (a conflict version) and $MERGED.
-            Without --strategy: on a terminal, pick interactively (choose); elsewhere, --strategy is required.
-            Other versions are marked resolved and removed (kept with --keep-versions).
-            With --markers, overlapping edits are saved with conflict markers and the conflict stays open:
-            edit the markers away, then 'docver save DOC' and 'docver mark-resolved DOC'.
-            """)
+                latest-date  the version with the latest modification date becomes current; as in sync, an edit
+                             beats a deletion, however new the deletion.
+                merge        three-way merge against the common base (text, JSON, packages, .gitattributes drivers).
+                choose       --keep ID wins; without it, on a terminal, pick interactively.
+                tool         your merge tool, as 'git mergetool' runs it: --tool NAME, or git's merge.tool; it gets
+                             $BASE, $LOCAL (the current version), $REMOTE (a conflict version) and $MERGED.
+                Without --strategy: on a terminal, pick interactively (choose); elsewhere, --strategy is required.
+                Other versions are marked resolved and removed (kept with --keep-versions).
+                With --markers, overlapping edits are saved with conflict markers and the conflict stays open:
+                edit the markers away, then 'docver save DOC' and 'docver mark-resolved DOC'.
+                """)
 
         enum StrategyName: String, ExpressibleByArgument, CaseIterable {
-            case latestDate = "latest-date", merge, choose, tool
+            case latestDate = "latest-date"
+            case merge, choose, tool
         }
 
         @OptionGroup var global: GlobalOptions
@@ -28,16 +29,19 @@ extension Docver {
         @Argument(help: "Documents to resolve.", completion: .custom(Completions.documents)) var documents: [String] = []
         @Flag(help: "Resolve every document in conflict.") var all = false
         @Option(help: "latest-date, merge, choose or tool (default on a terminal: choose interactively).") var strategy: StrategyName?
-        @Option(help: ArgumentHelp("The merge tool to run (implies --strategy tool): a name git knows (vimdiff, meld, kdiff3, code…) or one set with mergetool.NAME.cmd. '--tool' alone uses git's merge.tool.",
-                                   valueName: "name"))
+        @Option(
+            help: ArgumentHelp(
+                "The merge tool to run (implies --strategy tool): a name git knows (vimdiff, meld, kdiff3, code…) or one set with mergetool.NAME.cmd. '--tool' alone uses git's merge.tool.",
+                valueName: "name"))
         var tool: String?
         /// `--tool` with no name after it (git's merge.tool), rewritten to this hidden flag before
         /// parsing (``rewritingOptionalValues(_:)``): an option cannot take a value only sometimes.
         @Flag(name: .customLong("tool-from-config"), help: .hidden) var toolFromConfig = false
         /// Whether a merge tool was asked for, by name or not.
         var wantsTool: Bool { tool != nil || toolFromConfig }
-        @Option(name: .customLong("keep"), help: ArgumentHelp("With --strategy choose: the version to keep (implies choose).", valueName: "id"),
-                completion: .custom(Completions.versions))
+        @Option(
+            name: .customLong("keep"), help: ArgumentHelp("With --strategy choose: the version to keep (implies choose).", valueName: "id"),
+            completion: .custom(Completions.versions))
         var keep: String?
         /// `--version ID`, the option's first spelling, still accepted: rewritten to this name
         /// before parsing (``rewritingOptionalValues(_:)``), so that a bare `--version` stays
@@ -61,7 +65,8 @@ extension Docver {
             if chosenStrategy == .tool && dryRun { throw ValidationError("a merge tool is interactive and cannot be dry-run; leave out --dry-run") }
             if markers && strategy != .merge { throw ValidationError("--markers goes with --strategy merge") }
             if strategy == nil && version == nil && !wantsTool && !Self.onTerminal {
-                throw ValidationError("""
+                throw ValidationError(
+                    """
                     name a strategy: --strategy latest-date (the latest version becomes current), \
                     --strategy merge (a three-way merge), or --strategy choose --keep ID (that version becomes current); \
                     on a terminal, without --strategy, docver asks which version to keep
@@ -154,10 +159,12 @@ extension Docver {
             case .choose:
                 if let version {
                     // A version id goes through as given; @, @-N and @{DATE} are looked up first.
-                    let id = try VersionSpecifier(version) == VersionSpecifier.id(version.lowercased())
+                    let id =
+                        try VersionSpecifier(version) == VersionSpecifier.id(version.lowercased())
                         ? version : DocumentArguments(container, global).find(VersionSpecifier(version), of: document).id
-                    return try await container.resolve(document, using: UserChoiceStrategy.version(id),
-                                                       keepVersions: keepVersions, dryRun: dryRun)
+                    return try await container.resolve(
+                        document, using: UserChoiceStrategy.version(id),
+                        keepVersions: keepVersions, dryRun: dryRun)
                 }
                 guard Self.onTerminal else {
                     let conflict = try container.conflicts(document).first
@@ -184,13 +191,15 @@ struct InteractiveChooser: Sendable {
         print("\(conflict.document) is in conflict. Versions:")
         for (index, version) in versions.enumerated() {
             let role = index == 0 ? "current " : "conflict"
-            print("  \(index + 1)) \(role)  \(version.device.name)  \(Terminal.relative(version.modified)) (\(Terminal.absoluteDate(version.modified)))  \(Terminal.size(of: version))  \(try preview(version))")
+            print(
+                "  \(index + 1)) \(role)  \(version.device.name)  \(Terminal.relative(version.modified)) (\(Terminal.absoluteDate(version.modified)))  \(Terminal.size(of: version))  \(try preview(version))"
+            )
         }
         if let base = conflict.base { print("  b) base      \(base.device.name)  \(Terminal.relative(base.modified))  \(try preview(base))") }
         print("Type a number to keep that version, 'd N M' to diff two versions ('b' is the base), 'q' to cancel.")
         while true {
             print("choice> ", terminator: "")
-            fflush(nil) // flushes every stream; naming `stdout` is not concurrency-safe in Swift 6
+            fflush(nil)  // flushes every stream; naming `stdout` is not concurrency-safe in Swift 6
             guard let line = readLine()?.trimmingCharacters(in: .whitespaces) else { return nil }
             let words = line.split(separator: " ").map(String.init)
             func pick(_ word: String) -> DocumentVersion? {
@@ -201,8 +210,10 @@ struct InteractiveChooser: Sendable {
             if words.first == "q" { return nil }
             if words.count == 1, words[0] != "b", let version = pick(words[0]) { return version }
             if words.count == 3, words[0] == "d", let a = pick(words[1]), let b = pick(words[2]) {
-                print(PatchText.render([try container.diff(conflict.document, from: .version(a), to: .version(b))], labelled: true, colored: Terminal.style.enabled),
-                      terminator: "")
+                print(
+                    PatchText.render(
+                        [try container.diff(conflict.document, from: .version(a), to: .version(b))], labelled: true, colored: Terminal.style.enabled),
+                    terminator: "")
                 continue
             }
             let numbers = versions.indices.map { String($0 + 1) }

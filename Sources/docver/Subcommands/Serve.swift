@@ -7,20 +7,21 @@ extension Docver {
         static let configuration = CommandConfiguration(
             abstract: "Answer JSON-RPC 2.0 requests on standard input and report every change, for editors (docs/PROTOCOL.md).",
             discussion: """
-            One JSON object per line in each direction. Requests are answered one at a time, in order; \
-            after 'initialize', notifications (documentChanged, conflictAppeared, conflictResolved, \
-            syncStateChanged, keyValueChanged) report every change to the container, whoever made it. \
-            Ends after 'shutdown' or at the end of standard input (exit 0). Diagnostics go to stderr.
-            """)
+                One JSON object per line in each direction. Requests are answered one at a time, in order; \
+                after 'initialize', notifications (documentChanged, conflictAppeared, conflictResolved, \
+                syncStateChanged, keyValueChanged) report every change to the container, whoever made it. \
+                Ends after 'shutdown' or at the end of standard input (exit 0). Diagnostics go to stderr.
+                """)
 
         @OptionGroup var global: GlobalOptions
 
         func run(in container: Container) async throws {
-            let server = ProtocolServer(container: container, serverVersion: docverVersion,
-                                        hint: { Advice.hint(for: $0) }, output: Self.writeLine)
+            let server = ProtocolServer(
+                container: container, serverVersion: docverVersion,
+                hint: { Advice.hint(for: $0) }, output: Self.writeLine)
             defer { server.stop() }
             for await line in Self.standardInputLines() {
-                if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue } // blank lines are no requests
+                if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }  // blank lines are no requests
                 guard await server.handle(line) else { return }
             }
         }

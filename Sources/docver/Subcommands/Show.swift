@@ -7,9 +7,9 @@ extension Docver {
         static let configuration = CommandConfiguration(
             abstract: "Print a version: a flat document's bytes, or a package's component listing.",
             discussion: """
-            The version is an id prefix (4 or more digits), @ or HEAD (the current version, the default), \
-            @-N (N versions back), or --at DATE. A version id alone shows the one document its save recorded.
-            """)
+                The version is an id prefix (4 or more digits), @ or HEAD (the current version, the default), \
+                @-N (N versions back), or --at DATE. A version id alone shows the one document its save recorded.
+                """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
@@ -25,7 +25,8 @@ extension Docver {
             let arguments = DocumentArguments(container, global)
             let found: DocumentVersion
             if version == nil, date.at == nil, case let .id(id)? = try? VersionSpecifier(document),
-               (try? arguments.path(document)).map(arguments.exists) != true {
+                (try? arguments.path(document)).map(arguments.exists) != true
+            {
                 // `show 5f7d7c21`: a save that recorded one document.
                 found = try container.version(id)
             } else {

@@ -7,9 +7,9 @@ extension Docver {
             commandName: "du",
             abstract: "Show what each document's and each device's history costs, and what gc would reclaim.",
             discussion: """
-            Sizes are uncompressed object sizes (each distinct content counted once per document or
-            device); 'on disk' is what .git/objects takes now. The cost is proportional to the history.
-            """)
+                Sizes are uncompressed object sizes (each distinct content counted once per document or
+                device); 'on disk' is what .git/objects takes now. The cost is proportional to the history.
+                """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
@@ -25,17 +25,25 @@ extension Docver {
             print("documents (history of each, distinct contents):")
             let documents = limit.map { Array(report.documents.prefix($0)) } ?? report.documents
             for usage in documents {
-                print("  \(Terminal.size(usage.bytes).padded(to: 10)) \(Terminal.count(usage.objects, "content").padded(to: 14)) \(DocverError.printable(usage.name))")
+                print(
+                    "  \(Terminal.size(usage.bytes).padded(to: 10)) \(Terminal.count(usage.objects, "content").padded(to: 14)) \(DocverError.printable(usage.name))"
+                )
             }
             if documents.count < report.documents.count {
                 print("  ... and \(Terminal.count(report.documents.count - documents.count, "more document"))")
             }
             print("devices (contents their saves added):")
             for usage in report.devices {
-                print("  \(Terminal.size(usage.bytes).padded(to: 10)) \(Terminal.count(usage.objects, "content").padded(to: 14)) \(usage.name) (\(DocverError.printable(usage.displayName ?? usage.name)))")
+                print(
+                    "  \(Terminal.size(usage.bytes).padded(to: 10)) \(Terminal.count(usage.objects, "content").padded(to: 14)) \(usage.name) (\(DocverError.printable(usage.displayName ?? usage.name)))"
+                )
             }
-            print("history: \(Terminal.count(report.commits, "commit")), \(Terminal.count(report.reachableObjects, "object")), \(Terminal.size(report.reachableBytes)) uncompressed; \(Terminal.size(report.diskBytes)) on disk")
-            print("gc would prune \(Terminal.count(report.unreachableObjects, "unreferenced object")) (\(Terminal.size(report.unreachableBytes)) uncompressed) and repack")
+            print(
+                "history: \(Terminal.count(report.commits, "commit")), \(Terminal.count(report.reachableObjects, "object")), \(Terminal.size(report.reachableBytes)) uncompressed; \(Terminal.size(report.diskBytes)) on disk"
+            )
+            print(
+                "gc would prune \(Terminal.count(report.unreachableObjects, "unreferenced object")) (\(Terminal.size(report.unreachableBytes)) uncompressed) and repack"
+            )
         }
     }
 
@@ -44,10 +52,10 @@ extension Docver {
             commandName: "gc",
             abstract: "Prune objects nothing references and repack (runs 'git gc --prune=now').",
             discussion: """
-            Never prunes a saved version or a conflict version: it first checks that every version
-            docver's records name is reachable from a reference, and afterwards that every object
-            reachable before is still there. Needs git on PATH (libgit2 has no gc).
-            """)
+                Never prunes a saved version or a conflict version: it first checks that every version
+                docver's records name is reachable from a reference, and afterwards that every object
+                reachable before is still there. Needs git on PATH (libgit2 has no gc).
+                """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
@@ -57,11 +65,14 @@ extension Docver {
             let result = try container.collectGarbage(dryRun: dryRun)
             let before = result.before
             if output.json { return try Terminal.printJSON(GarbageCollectionOutput(result)) }
-            let pruned = "\(Terminal.count(before.unreachableObjects, "unreferenced object")) (\(Terminal.size(before.unreachableBytes)) uncompressed)"
+            let pruned =
+                "\(Terminal.count(before.unreachableObjects, "unreferenced object")) (\(Terminal.size(before.unreachableBytes)) uncompressed)"
             if dryRun {
                 print("would prune \(pruned) and repack; \(Terminal.size(before.diskBytes)) on disk now")
             } else {
-                print("pruned \(pruned) and repacked; on disk: \(Terminal.size(before.diskBytes)) before, \(Terminal.size(result.diskBytesAfter)) after")
+                print(
+                    "pruned \(pruned) and repacked; on disk: \(Terminal.size(before.diskBytes)) before, \(Terminal.size(result.diskBytesAfter)) after"
+                )
             }
         }
     }

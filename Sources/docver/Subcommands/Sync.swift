@@ -6,9 +6,9 @@ extension Docver {
         static let configuration = CommandConfiguration(
             abstract: "Save unsaved edits, bring in other devices' saves, and push this device's saves.",
             discussion: """
-            Documents with unsaved edits are saved first (named after them, as 'save' names a save), so a sync never overwrites an edit. \
-            A remote that cannot be reached does not stop the sync with the others; the sync then fails (exit 1), naming it.
-            """)
+                Documents with unsaved edits are saved first (named after them, as 'save' names a save), so a sync never overwrites an edit. \
+                A remote that cannot be reached does not stop the sync with the others; the sync then fails (exit 1), naming it.
+                """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
@@ -46,8 +46,10 @@ extension Docver {
             // Nothing was fetched when no remote was reached.
             guard report.unreachable.isEmpty || !report.synced.isEmpty else { return }
             // "already up to date" followed by "pushed to origin" read as a contradiction.
-            print(report.integrated ? "integrated saves from other devices"
-                  : report.pushed.isEmpty ? "already up to date" : "nothing new from other devices")
+            print(
+                report.integrated
+                    ? "integrated saves from other devices"
+                    : report.pushed.isEmpty ? "already up to date" : "nothing new from other devices")
             Terminal.printDocumentChanges(report)
             if !report.pushed.isEmpty { print("pushed to \(report.pushed.joined(separator: ", "))") }
         }

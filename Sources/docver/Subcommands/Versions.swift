@@ -19,8 +19,10 @@ extension Docver {
         /// The command's work and output, shared with the shortcut (Shortcut.swift): `document`
         /// as typed in `directory`. `printing` is called once the output is certain, before its
         /// first line.
-        static func render(_ document: String, in container: Container, from directory: URL, all: Bool, json: Bool,
-                           printing: () -> Void = {}) throws {
+        static func render(
+            _ document: String, in container: Container, from directory: URL, all: Bool, json: Bool,
+            printing: () -> Void = {}
+        ) throws {
             let path = try DocumentArguments(container, directory: directory).path(document)
             let versions = try container.versions(of: path, includingResolved: all)
             let (current, unresolved, resolved, history) =

@@ -21,9 +21,11 @@ import Testing
         let scratch = try Scratch()
         let alice = try scratch.device("alice")
         #expect(try Agent.Configuration(container: alice) == Agent.Configuration())
-        for arguments in [["docver.agent.quietDelay", "0.7"], ["docver.agent.pollInterval", "3"], ["docver.agent.maxBackoff", "9"],
-                          ["--add", "docver.agent.ignore", "*.bak"], ["--add", "docver.agent.ignore", "build/*"],
-                          ["docver.agent.defaultIgnores", "false"]] {
+        for arguments in [
+            ["docver.agent.quietDelay", "0.7"], ["docver.agent.pollInterval", "3"], ["docver.agent.maxBackoff", "9"],
+            ["--add", "docver.agent.ignore", "*.bak"], ["--add", "docver.agent.ignore", "build/*"],
+            ["docver.agent.defaultIgnores", "false"],
+        ] {
             _ = try alice.git(["config"] + arguments)
         }
         let configuration = try Agent.Configuration(container: alice)
@@ -52,9 +54,10 @@ import Testing
         try runGit(["init", "-q", "--bare", missing.path], in: scratch.url)
         let alice = try scratch.device("alice", remote: missing)
         try FileManager.default.removeItem(at: missing)
-        var configuration = Agent.Configuration(quietDelay: .milliseconds(50), pollInterval: .seconds(30),
-                                                pushDelay: .milliseconds(10), initialBackoff: .milliseconds(100),
-                                                maximumBackoff: .milliseconds(400))
+        var configuration = Agent.Configuration(
+            quietDelay: .milliseconds(50), pollInterval: .seconds(30),
+            pushDelay: .milliseconds(10), initialBackoff: .milliseconds(100),
+            maximumBackoff: .milliseconds(400))
         configuration.ignore = .standard
         let agent = try Agent(container: alice, configuration: configuration)
         let recorder = Recorder()
@@ -62,8 +65,11 @@ import Testing
         defer { agent.stop() }
 
         try await waitUntil("five offline retries") { recorder.retryDelays.count >= 5 }
-        #expect(Array(recorder.retryDelays.prefix(5)) == [.milliseconds(100), .milliseconds(200), .milliseconds(400),
-                                                         .milliseconds(400), .milliseconds(400)])
+        #expect(
+            Array(recorder.retryDelays.prefix(5)) == [
+                .milliseconds(100), .milliseconds(200), .milliseconds(400),
+                .milliseconds(400), .milliseconds(400),
+            ])
         #expect(agent.status.online == false && agent.status.offlineSince != nil)
 
         // A loaded machine can stall the writer between creating the file and filling it for
@@ -71,7 +77,8 @@ import Testing
         try alice.write("saved while offline\n", to: "offline.txt")
         try await waitUntil("the offline autosave") {
             guard let version = try alice.currentVersion(of: DocumentPath("offline.txt")),
-                  try alice.contents(of: version) == .flat(Data("saved while offline\n".utf8)) else { return false }
+                try alice.contents(of: version) == .flat(Data("saved while offline\n".utf8))
+            else { return false }
             return try recorder.saves.last?.id == alice.headID()
         }
         let saved = try #require(try alice.headID())

@@ -32,8 +32,9 @@ import Testing
         // So does a foreground agent, as an error with a status of its own (systemd's unit
         // does not restart it then).
         let foreground = try docver("agent", in: alice.root)
-        #expect(foreground.status == 3 && foreground.stderrLines == ["docver: error: an agent is already running for this container (pid \(pid))"],
-                "\(foreground.stderr)")
+        #expect(
+            foreground.status == 3 && foreground.stderrLines == ["docver: error: an agent is already running for this container (pid \(pid))"],
+            "\(foreground.stderr)")
 
         // The background agent autosaves.
         try alice.write("by the background agent\n", to: "note.txt")
@@ -225,7 +226,8 @@ import Testing
             if !agent.events("scanned").contains(where: { $0["reason"] as? String == "start" }) { beforeStartScan += 1 }
             agent.kill()
         }
-        let summary = "seed \(seed): \(kills) kills in \(clock.now - began), \(midWrite) mid-save or mid-sync, \(beforeStartScan) before the start-up scan was done"
+        let summary =
+            "seed \(seed): \(kills) kills in \(clock.now - began), \(midWrite) mid-save or mid-sync, \(beforeStartScan) before the start-up scan was done"
         print(summary)
         if kills >= 20 { #expect(midWrite * 3 >= kills, "\(summary)") }
         // The package's folder stays when its last file goes; a folder is no document.
@@ -236,7 +238,8 @@ import Testing
                 try alice.status().changed.isEmpty && Self.flatten(try alice.currentContents()) == expected
             }
         } catch {
-            Issue.record("""
+            Issue.record(
+                """
                 seed \(seed): \(error)
                 unsaved: \(try alice.status().changed.map(\.document.path))
                 saved: \(Self.flatten(try alice.currentContents()))
@@ -268,7 +271,8 @@ import Testing
     /// True while `pid` runs (a zombie waiting for a parent that never reaps it does not run).
     static func isAlive(_ pid: Int32) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return false }
+            let close = stat.lastIndex(of: ")")
+        else { return false }
         let state = stat[stat.index(close, offsetBy: 2)]
         return state != "Z" && state != "X"
     }
@@ -297,7 +301,8 @@ import Testing
         #expect(huge.status == 64 && huge.stderr.contains("--poll-interval must be a positive number of seconds"))
         let limit = try docver("agent", "--max-watches", "2", in: alice.root)
         #expect(limit.status == 1)
-        #expect(limit.stderrLines.count == 1 && limit.stderrLines[0].hasPrefix("docver: error: cannot watch ")
+        #expect(
+            limit.stderrLines.count == 1 && limit.stderrLines[0].hasPrefix("docver: error: cannot watch ")
                 && limit.stderrLines[0].contains("inotify watch limit"), "\(limit.stderr)")
         _ = try alice.git(["config", "docver.agent.quietDelay", "soon"])
         let config = try docver("agent", "start", in: alice.root)

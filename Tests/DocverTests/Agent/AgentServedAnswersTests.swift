@@ -1,8 +1,9 @@
-@testable import DocverKit
 import DocverTestSupport
 import Foundation
 import Synchronization
 import Testing
+
+@testable import DocverKit
 
 /// `ls`, `conflicts` and the metadata query ask a running agent: what it serves must always
 /// be what the library computes from the repository, whatever happened just before.
@@ -86,7 +87,7 @@ import Testing
         let scratch = try Scratch()
         let (alice, _, _) = try twoDevicesInConflict(scratch, base: "start\n", file: "a.txt")
         try alice.saveText("more\n", to: "notes/b.md")
-        try alice.sync() // the agent's first sync then moves nothing
+        try alice.sync()  // the agent's first sync then moves nothing
         let ls = try docverSucceeds("ls", "--json", in: alice).stdout
         let conflicts = try docverSucceeds("conflicts", "--json", in: alice).stdout
         #expect(conflicts.contains("a.txt"))

@@ -27,9 +27,10 @@ import Testing
             switch Int.random(in: 0..<6, using: &random) {
             case 0, 1, 2: try alice.write("step \(step) \(random.next())\n", to: name)
             case 3: try? alice.remove(name)
-            case 4: if FileManager.default.fileExists(atPath: alice.root.path + "/" + name) {
-                        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: alice.root.path + "/" + name)
-                    }
+            case 4:
+                if FileManager.default.fileExists(atPath: alice.root.path + "/" + name) {
+                    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: alice.root.path + "/" + name)
+                }
             default: _ = try alice.save(nil)
             }
             // At once: the agent may not have heard of the change yet; it must not answer then.

@@ -1,7 +1,8 @@
-@testable import DocverKit
 import DocverTestSupport
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// The CLI's shortcut to the agent for `docver status` and `docver conflicts` (no argument
 /// parser, no libgit2): it must print exactly what the normal path prints, and step aside
@@ -19,7 +20,7 @@ import Testing
         let git = alice.gitDirectory
         let branch = alice.device.branch
         #expect(RefFiles.value(of: "HEAD", gitDirectory: git) == .symbolic(branch))
-        #expect(RefFiles.value(of: branch, gitDirectory: git) == .absent) // no save yet
+        #expect(RefFiles.value(of: branch, gitDirectory: git) == .absent)  // no save yet
         try alice.saveText("one\n", to: "a.txt")
         let head = try #require(try alice.headID())
         #expect(RefFiles.value(of: branch, gitDirectory: git) == .commit(head))
@@ -36,7 +37,7 @@ import Testing
         try Data("garbage\n".utf8).write(to: URL(fileURLWithPath: git + "/refs/heads/odd"))
         #expect(RefFiles.value(of: "refs/heads/odd", gitDirectory: git) == nil)
         #expect(RefFiles.value(of: "refs/heads/../../config", gitDirectory: git) == nil)
-        #expect(RefFiles.value(of: "refs/heads", gitDirectory: git) == nil) // a folder
+        #expect(RefFiles.value(of: "refs/heads", gitDirectory: git) == nil)  // a folder
         try FileManager.default.createDirectory(atPath: git + "/reftable", withIntermediateDirectories: false)
         #expect(RefFiles.value(of: branch, gitDirectory: git) == nil)
     }

@@ -43,7 +43,8 @@ import Testing
         while true {
             try await Task.sleep(for: .seconds(1))
             guard let status = try Agent.status(of: container, timeout: .seconds(10)),
-                  let megabytes = agent.residentMegabytes else {
+                let megabytes = agent.residentMegabytes
+            else {
                 throw TimedOut(what: "the agent's status; it printed: \(agent.output.suffix(2000))")
             }
             let now = clock.now
@@ -66,8 +67,9 @@ import Testing
     func expectFlat(_ samples: [Sample]) {
         let started = Self.median(samples.prefix(5).map(\.megabytes))
         let ended = Self.median(samples.suffix(5).map(\.megabytes))
-        #expect(ended - started <= Self.allowedGrowth,
-                "RSS grew from \(started) MB to \(ended) MB over \(samples.last!.syncs - samples.first!.syncs) polls: \(samples)")
+        #expect(
+            ended - started <= Self.allowedGrowth,
+            "RSS grew from \(started) MB to \(ended) MB over \(samples.last!.syncs - samples.first!.syncs) polls: \(samples)")
     }
 
     @Test func anIdleAgentPollingEverySecondDoesNotGrow() async throws {

@@ -59,7 +59,7 @@ import Testing
         // Bob had no saves when the note arrived: it was received, counted, not listed.
         #expect(agents[1].events("synced").contains { ($0["received"] as? Int ?? 0) >= 1 }, "\(agents[1].events("synced"))")
         try await waitFor("both devices to agree") { try alice.headID() == bob.headID() }
-        try bob.remove("notes/.hello.txt.swp") // the editor closes; the swap file was never a document
+        try bob.remove("notes/.hello.txt.swp")  // the editor closes; the swap file was never a document
         try expectConverged([alice, bob])
     }
 
@@ -71,8 +71,10 @@ import Testing
         let remote = try scratch.bareRemote()
         let alice = try scratch.device("alice", remote: remote)
         let bob = try scratch.device("bob", remote: remote)
-        let agents = [try await AgentProcess.start(alice, quietDelay: 0.05, pollInterval: 86_400, maxBackoff: 300),
-                      try await AgentProcess.start(bob, quietDelay: 0.05, pollInterval: 86_400, maxBackoff: 300)]
+        let agents = [
+            try await AgentProcess.start(alice, quietDelay: 0.05, pollInterval: 86_400, maxBackoff: 300),
+            try await AgentProcess.start(bob, quietDelay: 0.05, pollInterval: 86_400, maxBackoff: 300),
+        ]
         defer { agents.forEach { _ = $0.terminate() } }
 
         try alice.write("written on alice\n", to: "first.txt")
@@ -131,9 +133,11 @@ import Testing
         try bob.write("bob's edit\n", to: "shared.txt")
         try bob.write("bob only\n", to: "bob.txt")
         try await waitFor("both edits saved locally") {
-            agents.allSatisfy { agent in agent.events("saved").contains { event in
-                ((event["changes"] as? [[String: Any]]) ?? []).contains { $0["document"] as? String == "shared.txt" }
-            } }
+            agents.allSatisfy { agent in
+                agent.events("saved").contains { event in
+                    ((event["changes"] as? [[String: Any]]) ?? []).contains { $0["document"] as? String == "shared.txt" }
+                }
+            }
         }
         let offline = try #require(agents[0].events("offline").first)
         #expect((offline["since"] as? String) != nil && (offline["retryIn"] as? Double).map { $0 > 0 } == true)

@@ -1,7 +1,8 @@
-@testable import DocverKit
 import DocverTestSupport
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// The agent's watch of remotes on this machine: another device's push is news, this
 /// device's own is not, and folders created after the watch started are watched too.
@@ -18,11 +19,11 @@ import Testing
 
     @Test func anotherDevicesPushIsNewsAndThisDevicesOwnIsNot() async throws {
         let scratch = try Scratch()
-        let remote = try scratch.bareRemote() // empty: no refs/heads/docver yet
+        let remote = try scratch.bareRemote()  // empty: no refs/heads/docver yet
         let bob = try scratch.device("bob", remote: remote)
         try bob.saveText("one\n", to: "a.txt")
         let commit = try #require(try bob.headID())
-        _ = try bob.git(["push", remote.path, "\(commit):refs/heads/seed"]) // the objects, no device branch
+        _ = try bob.git(["push", remote.path, "\(commit):refs/heads/seed"])  // the objects, no device branch
         let directory = try #require(RemoteReferenceWatcher.gitDirectory(at: remote.path))
         #expect(directory == remote.path)
         #expect(RemoteReferenceWatcher.gitDirectory(at: scratch.path("nowhere").path) == nil)

@@ -23,11 +23,14 @@ import Testing
         try Data("func peek() { _ = Agent.self }\n".utf8)
             .write(to: copy.appendingPathComponent("Sources/DocverKit/System/Peek.swift"))
         let exceptions = copy.appendingPathComponent("Tools/rooms-exceptions.txt")
-        try (String(contentsOf: exceptions, encoding: .utf8) + "Model -> Editor  # no such use\n").write(to: exceptions, atomically: true, encoding: .utf8)
+        try (String(contentsOf: exceptions, encoding: .utf8) + "Model -> Editor  # no such use\n").write(
+            to: exceptions, atomically: true, encoding: .utf8)
         let result = try check(root: copy)
         #expect(result.status == 1)
         #expect(result.stderr.contains("rooms: System uses Agent, which comes after it"), "\(result.stderr)")
-        #expect(result.stderr.contains("rooms: Model -> Editor is listed in Tools/rooms-exceptions.txt but the code no longer has it"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("rooms: Model -> Editor is listed in Tools/rooms-exceptions.txt but the code no longer has it"), "\(result.stderr)"
+        )
         #expect(result.stderr.contains("docs/ARCHITECTURE.md's graph is not the code's"), "\(result.stderr)")
     }
 }

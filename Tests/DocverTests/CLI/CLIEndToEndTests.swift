@@ -12,8 +12,10 @@ import Testing
     }
 
     /// An operation failure: exit 1, nothing on stdout, `docver: error: ...` and at most a hint.
-    private func expectFailure(_ result: ProcessResult, _ firstLine: String? = nil,
-                               sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectFailure(
+        _ result: ProcessResult, _ firstLine: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(result.status == 1, "exit \(result.status)", sourceLocation: sourceLocation)
         #expect(result.stdout.isEmpty, "stdout: \(result.stdout)", sourceLocation: sourceLocation)
         let lines = result.stderrLines
@@ -43,8 +45,10 @@ import Testing
     /// Keys of the version objects (V) in the --json contract.
     private static let versionKeys: Set<String> = ["id", "document", "device", "deviceName", "modified", "size", "kind"]
 
-    private func expectVersion(_ value: Any?, id: String? = nil, document: String, device: String, deviceName: String,
-                               size: Int, kind: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private func expectVersion(
+        _ value: Any?, id: String? = nil, document: String, device: String, deviceName: String,
+        size: Int, kind: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let version = try object(value, sourceLocation: sourceLocation)
         #expect(Self.versionKeys.isSubset(of: Set(version.keys)), "keys: \(version.keys.sorted())", sourceLocation: sourceLocation)
         if let id { #expect(version["id"] as? String == id, sourceLocation: sourceLocation) }
@@ -54,8 +58,9 @@ import Testing
         #expect(version["deviceName"] as? String == deviceName, sourceLocation: sourceLocation)
         #expect((version["size"] as? NSNumber)?.intValue == size, sourceLocation: sourceLocation)
         #expect(version["kind"] as? String == kind, sourceLocation: sourceLocation)
-        #expect(isoDate(version["modified"]) != nil, "not ISO-8601: \(String(describing: version["modified"]))",
-                sourceLocation: sourceLocation)
+        #expect(
+            isoDate(version["modified"]) != nil, "not ISO-8601: \(String(describing: version["modified"]))",
+            sourceLocation: sourceLocation)
     }
 
     /// The keys of the first JSON object in pretty-printed output appear in sorted order.
@@ -68,7 +73,8 @@ import Testing
             for line in lines[first...] {
                 if indent(line) < level { break }
                 if indent(line) == level, line.dropFirst(level).hasPrefix("\""),
-                   let key = line.dropFirst(level + 1).split(separator: "\"").first {
+                    let key = line.dropFirst(level + 1).split(separator: "\"").first
+                {
                     keys.append(String(key))
                 }
             }
@@ -77,8 +83,10 @@ import Testing
         #expect(keys == keys.sorted(), "keys not sorted: \(keys)", sourceLocation: sourceLocation)
     }
 
-    private func initContainer(_ scratch: Scratch, _ name: String = "notes", device: String = "alice",
-                               deviceName: String = "Alice's Laptop") throws -> URL {
+    private func initContainer(
+        _ scratch: Scratch, _ name: String = "notes", device: String = "alice",
+        deviceName: String = "Alice's Laptop"
+    ) throws -> URL {
         let result = try docver("init", name, "--device", device, "--device-name", deviceName, in: scratch.url)
         expectSuccess(result)
         return scratch.path(name)
@@ -270,13 +278,15 @@ import Testing
         let versions = try object(json(raw))
         #expect(Set(["document", "current", "conflicts", "history"]).isSubset(of: Set(versions.keys)))
         #expect(versions["document"] as? String == "a.txt")
-        try expectVersion(versions["current"], id: v2, document: "a.txt", device: "alice", deviceName: "Alice's Laptop",
-                          size: 7, kind: "flat")
+        try expectVersion(
+            versions["current"], id: v2, document: "a.txt", device: "alice", deviceName: "Alice's Laptop",
+            size: 7, kind: "flat")
         #expect(try array(versions["conflicts"]).isEmpty)
         let history = try array(versions["history"])
         #expect(history.count == 1)
-        try expectVersion(history.first, id: v1, document: "a.txt", device: "alice", deviceName: "Alice's Laptop",
-                          size: bytes1.count, kind: "flat")
+        try expectVersion(
+            history.first, id: v1, document: "a.txt", device: "alice", deviceName: "Alice's Laptop",
+            size: bytes1.count, kind: "flat")
         let missing = try docver("versions", "nope.txt", in: root)
         expectFailure(missing, "docver: error: no such document: nope.txt")
 
@@ -289,8 +299,9 @@ import Testing
         #expect(show1Named.stdoutData == bytes1)
         #expect(try docver("show", String(v2.prefix(10)), in: root).stdoutData == Data("second\n".utf8))
         // A version of another document (or of none: b.txt was never saved, so it is no document).
-        expectFailure(try docver("show", "b.txt", v1, in: root),
-                      "docver: error: no such document: b.txt")
+        expectFailure(
+            try docver("show", "b.txt", v1, in: root),
+            "docver: error: no such document: b.txt")
         expectFailure(try docver("show", "b.txt", v2, in: root))
 
         // restore: a new save whose content is the old version's.
@@ -329,8 +340,9 @@ import Testing
         #expect(lines[2].hasPrefix("4 bytes"))
 
         let versions = try object(json(try docver("versions", "--json", "trip.imagenotes", in: root)))
-        try expectVersion(versions["current"], id: id, document: "trip.imagenotes", device: "alice",
-                          deviceName: "Alice's Laptop", size: 2048 + 4 + 2, kind: "package")
+        try expectVersion(
+            versions["current"], id: id, document: "trip.imagenotes", device: "alice",
+            deviceName: "Alice's Laptop", size: 2048 + 4 + 2, kind: "package")
         #expect(try object(versions["current"])["displayName"] as? String == "trip")
     }
 
@@ -351,8 +363,10 @@ import Testing
         #expect(after.stdout.hasPrefix("modified: a.txt\n"))
         #expect(try commitCount("HEAD", in: root) == 2)
 
-        for arguments in [["-C", root.path, "status"], ["status", "-C", root.path], ["-C", "notes", "status"],
-                          ["ls", "-C", "notes", "--json"], ["log", "-C", "notes", "--json"]] {
+        for arguments in [
+            ["-C", root.path, "status"], ["status", "-C", root.path], ["-C", "notes", "status"],
+            ["ls", "-C", "notes", "--json"], ["log", "-C", "notes", "--json"],
+        ] {
             let result = try docver(arguments, in: elsewhere)
             expectSuccess(result)
         }
@@ -375,8 +389,10 @@ import Testing
     @Test func usageErrorsExit64() throws {
         let scratch = try Scratch()
         let root = try initContainer(scratch)
-        for arguments in [["bogus"], ["save", "--bogus"], ["log", "-n", "0"], ["show"], ["restore", "a.txt"],
-                          ["init", "--device"], ["init", "--device", "bad id"], ["versions"], ["-C"]] {
+        for arguments in [
+            ["bogus"], ["save", "--bogus"], ["log", "-n", "0"], ["show"], ["restore", "a.txt"],
+            ["init", "--device"], ["init", "--device", "bad id"], ["versions"], ["-C"],
+        ] {
             let result = try docver(arguments, in: root)
             #expect(result.status == 64, "\(arguments) exited \(result.status)")
             #expect(result.stdout.isEmpty)
@@ -412,35 +428,47 @@ import Testing
     /// commands and flags that help, whichever command failed.
     @Test func failuresCarryTheCLIsAdvice() throws {
         let scratch = try Scratch()
-        func expectHint(_ arguments: [String], in directory: URL, _ error: String, _ hint: String,
-                        sourceLocation: SourceLocation = #_sourceLocation) throws {
+        func expectHint(
+            _ arguments: [String], in directory: URL, _ error: String, _ hint: String,
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) throws {
             let result = try docver(arguments, in: directory)
             expectFailure(result, sourceLocation: sourceLocation)
-            #expect(result.stderrLines.first?.hasPrefix("docver: error: \(error)") == true, "\(arguments): \(result.stderr)",
-                    sourceLocation: sourceLocation)
+            #expect(
+                result.stderrLines.first?.hasPrefix("docver: error: \(error)") == true, "\(arguments): \(result.stderr)",
+                sourceLocation: sourceLocation)
             #expect(result.stderrLines.dropFirst() == ["hint: \(hint)"], "\(arguments): \(result.stderr)", sourceLocation: sourceLocation)
         }
 
-        try expectHint(["status"], in: scratch.url, "not a docver container",
-                       "create one with 'docver init', or name a container's folder with -C")
+        try expectHint(
+            ["status"], in: scratch.url, "not a docver container",
+            "create one with 'docver init', or name a container's folder with -C")
         let root = try initContainer(scratch)
-        try expectHint(["init", "notes", "--device", "bob"], in: scratch.url, "\(root.standardizedFileURL.path) is already a docver container",
-                       "run init with the same device id and name to check it, or use the container as it is")
+        try expectHint(
+            ["init", "notes", "--device", "bob"], in: scratch.url, "\(root.standardizedFileURL.path) is already a docver container",
+            "run init with the same device id and name to check it, or use the container as it is")
         try Data("x".utf8).write(to: root.appendingPathComponent("a.txt"))
         try Data("y".utf8).write(to: root.appendingPathComponent("b.txt"))
         expectSuccess(try docver("save", in: root))
         let both = try runGit(["rev-parse", "HEAD"], in: root).trimmingCharacters(in: .newlines)
 
-        try expectHint(["show", "a.txt", "zzzz"], in: root, "invalid version 'zzzz'", "list the versions of a.txt with 'docver versions a.txt --all'")
+        try expectHint(
+            ["show", "a.txt", "zzzz"], in: root, "invalid version 'zzzz'", "list the versions of a.txt with 'docver versions a.txt --all'")
         let unused = both.hasPrefix("abcd") ? "dcba" : "abcd"
-        try expectHint(["show", "a.txt", unused], in: root, "no such version: \(unused)", "list the versions of a.txt with 'docver versions a.txt --all'")
-        try expectHint(["show", both], in: root, "version \(both) saved several documents",
-                       "name the document first, then the version; 'docver log --json' lists the documents each save changed")
-        try expectHint(["sync"], in: root, "no remotes configured", "add one with 'docver remote add origin' followed by the path or address of a repository (--create makes one at a path)")
-        try expectHint(["diff", "a.txt", both, "--base"], in: root, "a.txt is not in conflict",
-                       "list documents in conflict with 'docver conflicts'")
-        try expectHint(["resolve", "a.txt", "--strategy", "latest-date"], in: root, "a.txt is not in conflict",
-                       "list documents in conflict with 'docver conflicts'")
+        try expectHint(
+            ["show", "a.txt", unused], in: root, "no such version: \(unused)", "list the versions of a.txt with 'docver versions a.txt --all'")
+        try expectHint(
+            ["show", both], in: root, "version \(both) saved several documents",
+            "name the document first, then the version; 'docver log --json' lists the documents each save changed")
+        try expectHint(
+            ["sync"], in: root, "no remotes configured",
+            "add one with 'docver remote add origin' followed by the path or address of a repository (--create makes one at a path)")
+        try expectHint(
+            ["diff", "a.txt", both, "--base"], in: root, "a.txt is not in conflict",
+            "list documents in conflict with 'docver conflicts'")
+        try expectHint(
+            ["resolve", "a.txt", "--strategy", "latest-date"], in: root, "a.txt is not in conflict",
+            "list documents in conflict with 'docver conflicts'")
 
         // An error without advice is the one line alone.
         let missing = try docver("versions", "missing.txt", in: root)

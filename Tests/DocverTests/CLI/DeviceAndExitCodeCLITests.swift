@@ -36,7 +36,8 @@ import Testing
         #expect(cloneID != expected)
         #expect(try runGit(["config", "docver.device"], in: scratch.path("copy")) == "\(cloneID)\n")
         #expect(try docver("sync", in: scratch.path("copy")).status == 0)
-        #expect(try runGit(["for-each-ref", "--format=%(refname)"], in: remote)
+        #expect(
+            try runGit(["for-each-ref", "--format=%(refname)"], in: remote)
                 == ["refs/heads/docver/\(cloneID)", "refs/heads/docver/\(expected)"].sorted().joined(separator: "\n") + "\n")
 
         // An explicit --device keeps its id as the name unless --device-name is given.
@@ -47,8 +48,10 @@ import Testing
     @Test func invalidDeviceOptionsAreUsageErrorsForInitAndClone() throws {
         let scratch = try Scratch()
         let remote = try scratch.bareRemote()
-        for arguments in [["init", "c", "--device", "bad id"], ["init", "c", "--device-name", "two\nlines"],
-                          ["clone", remote.path, "c", "--device", "bad/id"], ["clone", remote.path, "c", "--device", "ok", "--device-name", ""]] {
+        for arguments in [
+            ["init", "c", "--device", "bad id"], ["init", "c", "--device-name", "two\nlines"],
+            ["clone", remote.path, "c", "--device", "bad/id"], ["clone", remote.path, "c", "--device", "ok", "--device-name", ""],
+        ] {
             let result = try docver(arguments, in: scratch.url)
             #expect(result.status == 64, "\(arguments): exit \(result.status) \(result.stderr)")
             #expect(result.stderr.hasPrefix("Error: invalid device "), "\(arguments): \(result.stderr)")
@@ -63,10 +66,12 @@ import Testing
         let alice = try scratch.device("alice")
         let save = try alice.saveText("hello\n", to: "note.txt")
         let before = try refSnapshot(alice.root)
-        for arguments in [["conflicts", "nosuch.txt"], ["versions", "nosuch.txt"], ["log", "nosuch.txt"],
-                          ["log", "nosuch.txt", "--json"], ["mark-resolved", "nosuch.txt"], ["remove-other-versions", "nosuch.txt"],
-                          ["resolve", "nosuch.txt", "--strategy", "latest-date"], ["replace", "nosuch.txt", save],
-                          ["show", save, "nosuch.txt"], ["save", "nosuch.txt"]] {
+        for arguments in [
+            ["conflicts", "nosuch.txt"], ["versions", "nosuch.txt"], ["log", "nosuch.txt"],
+            ["log", "nosuch.txt", "--json"], ["mark-resolved", "nosuch.txt"], ["remove-other-versions", "nosuch.txt"],
+            ["resolve", "nosuch.txt", "--strategy", "latest-date"], ["replace", "nosuch.txt", save],
+            ["show", save, "nosuch.txt"], ["save", "nosuch.txt"],
+        ] {
             let result = try docver(arguments, in: alice.root)
             #expect(result.status == 1, "\(arguments): exit \(result.status)")
             if arguments.contains("--json") {
@@ -102,11 +107,12 @@ import Testing
         try alice.sync()
 
         func sizeColumns(_ lines: [Substring]) -> Set<Int> {
-            Set(lines.map { line in
-                let text = String(line)
-                let range = text.range(of: #"[0-9]+ bytes$"#, options: .regularExpression)!
-                return text.distance(from: text.startIndex, to: range.lowerBound)
-            })
+            Set(
+                lines.map { line in
+                    let text = String(line)
+                    let range = text.range(of: #"[0-9]+ bytes$"#, options: .regularExpression)!
+                    return text.distance(from: text.startIndex, to: range.lowerBound)
+                })
         }
         let versions = try docver("versions", "note.txt", in: alice.root)
         #expect(versions.status == 0)

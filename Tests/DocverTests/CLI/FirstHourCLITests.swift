@@ -18,8 +18,10 @@ import Testing
         #expect(firstName != Host.name, "the name says which container: \(firstName)")
         #expect(firstName.hasPrefix(Host.name + " ("), "\(firstName)")
         #expect(first.stdout.contains(firstName), "\(first.stdout)")
-        #expect(first.stderr.contains("hint: change the device name with: git -C \(shellWordForTests(root.standardizedFileURL.path)) config docver.deviceName "),
-                "\(first.stderr)")
+        #expect(
+            first.stderr.contains(
+                "hint: change the device name with: git -C \(shellWordForTests(root.standardizedFileURL.path)) config docver.deviceName "),
+            "\(first.stderr)")
 
         try Data("x\n".utf8).write(to: root.appendingPathComponent("x.txt"))
         #expect(try docver("remote", "add", "origin", remote.path, in: root).status == 0)
@@ -48,10 +50,12 @@ import Testing
     @Test(arguments: [["--strategy", "merge"], ["--tool", "both"]])
     func afterAMergeVersionsListsTheVersionsItTookIn(resolveWith: [String]) async throws {
         let scratch = try Scratch()
-        let fixture = try ConflictFixture.text(scratch, ids: ["alice", "bob", "carol"], base: "1\n2\n3\n4\n5\n6\n",
-                                               edits: ["A\n2\n3\n4\n5\n6\n", "1\n2\nB\n4\n5\n6\n", "1\n2\n3\n4\n5\nC\n"])
+        let fixture = try ConflictFixture.text(
+            scratch, ids: ["alice", "bob", "carol"], base: "1\n2\n3\n4\n5\n6\n",
+            edits: ["A\n2\n3\n4\n5\n6\n", "1\n2\nB\n4\n5\n6\n", "1\n2\n3\n4\n5\nC\n"])
         let carol = fixture.latest
-        _ = try runGit(["config", "mergetool.both.cmd", #"cat "$MERGED" | grep -v '^[<|=>]\{7\}' > "$MERGED.x"; mv "$MERGED.x" "$MERGED""#], in: carol.root)
+        _ = try runGit(
+            ["config", "mergetool.both.cmd", #"cat "$MERGED" | grep -v '^[<|=>]\{7\}' > "$MERGED.x"; mv "$MERGED.x" "$MERGED""#], in: carol.root)
         let before = try docver(["versions", "note.txt"], in: carol.root)
         #expect(before.stdout.split(separator: "\n").filter { $0.hasPrefix("conflict") }.count == 2, "\(before.stdout)")
         let resolve = try docver(["resolve", "note.txt"] + resolveWith, in: carol.root)
@@ -60,8 +64,9 @@ import Testing
         #expect(listing.status == 0)
         let rows = listing.stdout.split(separator: "\n").map(String.init)
         for id in fixture.losers {
-            #expect(rows.contains { $0.hasPrefix("merged") && $0.contains(String(id.prefix(12))) },
-                    "\(id.prefix(12)) is listed as merged: \(listing.stdout)")
+            #expect(
+                rows.contains { $0.hasPrefix("merged") && $0.contains(String(id.prefix(12))) },
+                "\(id.prefix(12)) is listed as merged: \(listing.stdout)")
         }
         #expect(rows.contains { $0.hasPrefix("history") && $0.contains(String(fixture.winner.prefix(12))) }, "\(listing.stdout)")
         #expect(!rows.contains { $0.hasPrefix("conflict") }, "\(listing.stdout)")
@@ -107,8 +112,9 @@ import Testing
         for arguments in [["versions", "a.txt"], ["log", "a.txt"], ["conflicts", "a.txt"]] {
             let result = try docver(arguments, in: alice.root)
             #expect(result.status == 1)
-            #expect(result.stderrLines == ["docver: error: no such document: a.txt", "hint: it was never saved; save it with: docver save a.txt"],
-                    "\(arguments): \(result.stderr)")
+            #expect(
+                result.stderrLines == ["docver: error: no such document: a.txt", "hint: it was never saved; save it with: docver save a.txt"],
+                "\(arguments): \(result.stderr)")
         }
     }
 
@@ -143,8 +149,9 @@ import Testing
         try alice.sync()
         let replaced = try docver("replace", "note.txt", "@-1", in: alice.root)
         #expect(replaced.status == 0, "\(replaced.stderr)")
-        #expect(replaced.stderrLines == ["hint: the conflict versions stay open; when this is the version to keep: docver mark-resolved note.txt"],
-                "\(replaced.stderr)")
+        #expect(
+            replaced.stderrLines == ["hint: the conflict versions stay open; when this is the version to keep: docver mark-resolved note.txt"],
+            "\(replaced.stderr)")
     }
 
     // MARK: The agent says what it knows
@@ -173,8 +180,9 @@ import Testing
         try Data("#!/bin/sh\nfor a in \"$@\"; do echo \"$a\"; done >> '\(notes.path)'\n".utf8).write(to: fake)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: fake.path)
         let environment = ["DISPLAY": ":99", "PATH": bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")]
-        let started = try runProcess(docverExecutable, ["agent", "start", "--quiet-delay", "0.2", "--poll-interval", "3600"],
-                                     in: alice.root, environment: environment)
+        let started = try runProcess(
+            docverExecutable, ["agent", "start", "--quiet-delay", "0.2", "--poll-interval", "3600"],
+            in: alice.root, environment: environment)
         #expect(started.status == 0, "\(started.stderr)")
         defer { _ = try? docver("agent", "stop", in: alice.root) }
         try await waitFor("the notification", timeout: 60) {
@@ -221,13 +229,16 @@ import Testing
         let fake = bin.appendingPathComponent("systemctl")
         try Data("#!/bin/sh\necho \"$*\" >> '\(calls.path)'\n".utf8).write(to: fake)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: fake.path)
-        let environment = ["HOME": home.path, "XDG_CONFIG_HOME": home.path + "/config",
-                           "PATH": bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")]
+        let environment = [
+            "HOME": home.path, "XDG_CONFIG_HOME": home.path + "/config",
+            "PATH": bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
+        ]
 
         let enabled = try runProcess(docverExecutable, ["agent", "enable"], in: container.root, environment: environment)
         #expect(enabled.status == 0, "\(enabled.stderr)")
-        let escaped = try #require(try? runProcess("/usr/bin/systemd-escape", ["--path", container.root.path]).stdout
-            .trimmingCharacters(in: .newlines)) 
+        let escaped = try #require(
+            try? runProcess("/usr/bin/systemd-escape", ["--path", container.root.path]).stdout
+                .trimmingCharacters(in: .newlines))
         let unitName = "docver-agent@\(escaped).service"
         let unit = home.appendingPathComponent("config/systemd/user/\(unitName)")
         let text = try String(contentsOf: unit, encoding: .utf8)
@@ -267,16 +278,18 @@ import Testing
         let enabled = try runProcess(docverExecutable, ["agent", "enable"], in: container.root, environment: environment)
         #expect(enabled.status == 1)
         #expect(enabled.stderr.contains("docver: error: wrote "), "\(enabled.stderr)")
-        #expect(enabled.stderr.contains("hint: where a user systemd runs: systemctl --user daemon-reload && systemctl --user enable --now "),
-                "\(enabled.stderr)")
+        #expect(
+            enabled.stderr.contains("hint: where a user systemd runs: systemctl --user daemon-reload && systemctl --user enable --now "),
+            "\(enabled.stderr)")
         let units = try FileManager.default.contentsOfDirectory(atPath: home.path + "/config/systemd/user")
         #expect(units.count == 1)
     }
 
     /// The example unit is the one `agent enable` writes, as a template.
     @Test func theExampleUnitMatchesTheWrittenOne() throws {
-        let example = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../../Examples/docver-agent@.service").standardizedFileURL, encoding: .utf8)
+        let example = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("../../../Examples/docver-agent@.service").standardizedFileURL, encoding: .utf8)
         #expect(!example.contains("/usr/local/bin"))
         #expect(!example.contains("network-online"))
         #expect(!example.contains("PrivateTmp"))

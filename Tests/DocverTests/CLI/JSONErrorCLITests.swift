@@ -6,8 +6,10 @@ import Testing
 /// --json"), valid against docs/schemas/error.schema.json, with the same exit code and the
 /// same stderr line as without it.
 @Suite struct JSONErrorCLITests {
-    private func jsonError(_ arguments: [String], in directory: URL, status: Int32,
-                           sourceLocation: SourceLocation = #_sourceLocation) throws -> (code: String, hint: JSONValue, result: ProcessResult) {
+    private func jsonError(
+        _ arguments: [String], in directory: URL, status: Int32,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> (code: String, hint: JSONValue, result: ProcessResult) {
         let result = try docver(arguments, in: directory)
         #expect(result.status == status, "\(arguments): \(result.stdout) \(result.stderr)", sourceLocation: sourceLocation)
         let value = try JSONValue.parse(result.stdoutData)
@@ -50,8 +52,10 @@ import Testing
     @Test func aUsageErrorIsAJSONObjectWithExitCode64() throws {
         let scratch = try Scratch()
         let alice = try scratch.device("alice")
-        for arguments in [["save", "--no-such-option", "--json"], ["--json", "resolve", "a.txt", "--strategy", "nonsense"],
-                          ["log", "-n", "many", "--json"]] {
+        for arguments in [
+            ["save", "--no-such-option", "--json"], ["--json", "resolve", "a.txt", "--strategy", "nonsense"],
+            ["log", "-n", "many", "--json"],
+        ] {
             #expect(try jsonError(arguments, in: alice.root, status: 64).code == "usage")
         }
         // Without --json, a usage error prints nothing on stdout.

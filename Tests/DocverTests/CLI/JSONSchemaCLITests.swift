@@ -16,23 +16,27 @@ import Testing
     /// Runs `docver ARGS --json` in `directory`, requires exit 0 and output valid against
     /// `schema`; returns the parsed output.
     @discardableResult
-    func validated(_ arguments: [String], in directory: URL, schema: String, used: inout Set<String>, status: Int32 = 0,
-                   sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
+    func validated(
+        _ arguments: [String], in directory: URL, schema: String, used: inout Set<String>, status: Int32 = 0,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> JSONValue {
         let result = try docver(arguments + ["--json"], in: directory)
         #expect(result.status == status, "docver \(arguments.joined(separator: " ")) --json: \(result.stderr)", sourceLocation: sourceLocation)
         let value = try JSONValue.parse(result.stdoutData)
         let problems = try Self.validator(schema).problems(in: value)
-        #expect(problems.isEmpty, "docver \(arguments.joined(separator: " ")) --json against \(schema): \(problems)\n\(result.stdout)",
-                sourceLocation: sourceLocation)
+        #expect(
+            problems.isEmpty, "docver \(arguments.joined(separator: " ")) --json against \(schema): \(problems)\n\(result.stdout)",
+            sourceLocation: sourceLocation)
         used.insert(schema)
         return value
     }
 
     @Test func everyCommandsJSONMatchesItsSchema() throws {
         let scratch = try Scratch()
-        let fixture = try ConflictFixture.make(scratch, base: ["note.txt": Data("one\ntwo\n".utf8)],
-                                               edits: [["note.txt": Data("one\nalice\n".utf8)], ["note.txt": Data("one\nbob\n".utf8)]],
-                                               staggered: false)
+        let fixture = try ConflictFixture.make(
+            scratch, base: ["note.txt": Data("one\ntwo\n".utf8)],
+            edits: [["note.txt": Data("one\nalice\n".utf8)], ["note.txt": Data("one\nbob\n".utf8)]],
+            staggered: false)
         let alice = fixture.devices[0]
         let here = alice.root
         var used: Set<String> = []
@@ -81,8 +85,9 @@ import Testing
         try validated(["gc", "--dry-run"], in: here, schema: "gc", used: &used)
         try validated(["sync", "origin"], in: here, schema: "sync", used: &used)
         try validated(["integrate"], in: here, schema: "sync", used: &used)
-        let cloned = try validated(["clone", fixture.remote.path, scratch.path("carol").path, "--device", "carol"],
-                                   in: scratch.url, schema: "sync", used: &used)
+        let cloned = try validated(
+            ["clone", fixture.remote.path, scratch.path("carol").path, "--device", "carol"],
+            in: scratch.url, schema: "sync", used: &used)
         #expect(cloned["changes"] != .array([]), "a clone of a container in conflict reports the conflict")
         try validated(["init", scratch.path("dave").path, "--device", "dave"], in: scratch.url, schema: "init", used: &used)
 
@@ -147,8 +152,10 @@ import Testing
         // evict needs a device on demand: one joins from the same remote (EvictTests checks
         // its outcomes; here, its shape). The note is in conflict there too: --force.
         let remoteURL = try runGit(["config", "remote.origin.url"], in: here).trimmingCharacters(in: .whitespacesAndNewlines)
-        let carol = try Container.clone(from: URL(fileURLWithPath: remoteURL, relativeTo: here).path, to: scratch.path("on-demand"),
-                                        device: Device(id: "dana"), onDemand: true).container
+        let carol = try Container.clone(
+            from: URL(fileURLWithPath: remoteURL, relativeTo: here).path, to: scratch.path("on-demand"),
+            device: Device(id: "dana"), onDemand: true
+        ).container
         let evicted = try validated(["evict", "--force", "note.txt"], in: carol.root, schema: "evict", used: &used)
         #expect(evicted["documents"] == .array([.string("note.txt")]))
 
@@ -170,12 +177,20 @@ extension JSONSchemaCLITests {
         let clean = "a\nb\nc\nd\ne\nf\n"
         let fixture = try ConflictFixture.make(
             scratch, document: "keep.txt",
-            base: ["keep.txt": Data("one\n".utf8), "clean.txt": Data(clean.utf8), "markers.txt": Data("one\n".utf8),
-                   "fails.txt": Data("one\n".utf8), "gone.txt": Data("bye\n".utf8)],
-            edits: [["keep.txt": Data("alice\n".utf8), "clean.txt": Data(clean.replacingOccurrences(of: "a\n", with: "A\n").utf8),
-                     "markers.txt": Data("alice\n".utf8), "fails.txt": Data("alice\n".utf8)],
-                    ["keep.txt": Data("bob\n".utf8), "clean.txt": Data(clean.replacingOccurrences(of: "f\n", with: "F\n").utf8),
-                     "markers.txt": Data("bob\n".utf8), "fails.txt": Data("bob\n".utf8)]],
+            base: [
+                "keep.txt": Data("one\n".utf8), "clean.txt": Data(clean.utf8), "markers.txt": Data("one\n".utf8),
+                "fails.txt": Data("one\n".utf8), "gone.txt": Data("bye\n".utf8),
+            ],
+            edits: [
+                [
+                    "keep.txt": Data("alice\n".utf8), "clean.txt": Data(clean.replacingOccurrences(of: "a\n", with: "A\n").utf8),
+                    "markers.txt": Data("alice\n".utf8), "fails.txt": Data("alice\n".utf8),
+                ],
+                [
+                    "keep.txt": Data("bob\n".utf8), "clean.txt": Data(clean.replacingOccurrences(of: "f\n", with: "F\n").utf8),
+                    "markers.txt": Data("bob\n".utf8), "fails.txt": Data("bob\n".utf8),
+                ],
+            ],
             staggered: false)
         let here = fixture.devices[0].root
         var used: Set<String> = []
@@ -210,28 +225,30 @@ extension JSONSchemaCLITests {
 
 /// The validator itself: it must reject what breaks a schema, or the test above proves nothing.
 @Suite struct JSONSchemaValidatorTests {
-    static let schema = try! JSONValue.parse(Data(#"""
-    {
-      "$schema": "https://json-schema.org/draft/2020-12/schema",
-      "type": "object",
-      "properties": {
-        "id": {"type": "string", "pattern": "^[0-9a-f]{40}$"},
-        "when": {"type": "string", "format": "date-time"},
-        "kind": {"enum": ["flat", "package"]},
-        "size": {"type": "integer"},
-        "base": {"anyOf": [{"$ref": "#/$defs/version"}, {"type": "null"}]},
-        "note": {"type": ["string", "null"]},
-        "list": {"type": "array", "items": {"$ref": "#/$defs/version"}},
-        "fixed": {"const": true},
-        "map": {"type": "object", "additionalProperties": {"type": "integer"}}
-      },
-      "required": ["id", "kind"],
-      "additionalProperties": false,
-      "$defs": {
-        "version": {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"], "additionalProperties": false}
-      }
-    }
-    """#.utf8))
+    static let schema = try! JSONValue.parse(
+        Data(
+            #"""
+            {
+              "$schema": "https://json-schema.org/draft/2020-12/schema",
+              "type": "object",
+              "properties": {
+                "id": {"type": "string", "pattern": "^[0-9a-f]{40}$"},
+                "when": {"type": "string", "format": "date-time"},
+                "kind": {"enum": ["flat", "package"]},
+                "size": {"type": "integer"},
+                "base": {"anyOf": [{"$ref": "#/$defs/version"}, {"type": "null"}]},
+                "note": {"type": ["string", "null"]},
+                "list": {"type": "array", "items": {"$ref": "#/$defs/version"}},
+                "fixed": {"const": true},
+                "map": {"type": "object", "additionalProperties": {"type": "integer"}}
+              },
+              "required": ["id", "kind"],
+              "additionalProperties": false,
+              "$defs": {
+                "version": {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"], "additionalProperties": false}
+              }
+            }
+            """#.utf8))
 
     func problems(_ json: String) throws -> [String] {
         JSONSchemaValidator(schema: Self.schema).problems(in: try JSONValue.parse(Data(json.utf8)))
@@ -240,10 +257,12 @@ extension JSONSchemaCLITests {
     let id = String(repeating: "a", count: 40)
 
     @Test func acceptsAConformingDocument() throws {
-        #expect(try problems(#"""
-        {"id": "\#(id)", "when": "2026-11-22T03:58:04Z", "kind": "flat", "size": 3, "base": {"id": "x"},
-         "note": null, "list": [{"id": "y"}], "fixed": true, "map": {"a": 1}}
-        """#) == [])
+        #expect(
+            try problems(
+                #"""
+                {"id": "\#(id)", "when": "2026-11-22T03:58:04Z", "kind": "flat", "size": 3, "base": {"id": "x"},
+                 "note": null, "list": [{"id": "y"}], "fixed": true, "map": {"a": 1}}
+                """#) == [])
         #expect(try problems(#"{"id": "\#(id)", "kind": "package", "base": null, "when": "2026-11-22T04:58:04+01:00"}"#) == [])
     }
 

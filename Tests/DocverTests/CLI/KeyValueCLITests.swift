@@ -14,8 +14,10 @@ import Testing
             ("double", "2.5", "2.5", .double(2.5)),
             ("bool", "true", "true", .bool(true)),
             ("data", "AAEC", "AAEC", .data(Data([0, 1, 2]))),
-            ("json", #"{"b": [1, 2.0, "x"], "a": null_free}"#.replacingOccurrences(of: "null_free", with: "true"),
-             #"{"a":true,"b":[1,2.0,"x"]}"#, .dictionary(["a": .bool(true), "b": .array([.int(1), .double(2), .string("x")])])),
+            (
+                "json", #"{"b": [1, 2.0, "x"], "a": null_free}"#.replacingOccurrences(of: "null_free", with: "true"),
+                #"{"a":true,"b":[1,2.0,"x"]}"#, .dictionary(["a": .bool(true), "b": .array([.int(1), .double(2), .string("x")])])
+            ),
         ]
         for (index, entry) in cases.enumerated() {
             let key = "k\(index)"
@@ -53,8 +55,10 @@ import Testing
 
     @Test(arguments: [
         (["kv", "set", "", "x"], "docver: error: invalid key '': it is empty"),
-        (["kv", "set", String(repeating: "k", count: 65), "x"],
-         "docver: error: invalid key '\(String(repeating: "k", count: 65))': it is 65 bytes of UTF-8; at most 64 are allowed"),
+        (
+            ["kv", "set", String(repeating: "k", count: 65), "x"],
+            "docver: error: invalid key '\(String(repeating: "k", count: 65))': it is 65 bytes of UTF-8; at most 64 are allowed"
+        ),
         (["kv", "set", "k", "{\"a\": 1", "--type", "json"], "docver: error: invalid value: not valid JSON: unexpected end of text (at byte 7)"),
         (["kv", "set", "k", "[1, null]", "--type", "json"], "docver: error: invalid value: null is not a property-list value"),
         (["kv", "set", "k", "12x", "--type", "int"], "docver: error: invalid value: '12x' is not a 64-bit integer"),
@@ -107,7 +111,7 @@ import Testing
         let store = try KeyValueStore(container: alice)
         try store.set(0x00FF00, forKey: "bg")
         try store.synchronize()
-        #expect(try docver("sync", in: bob.root).status == 0) // another process brings it in
+        #expect(try docver("sync", in: bob.root).status == 0)  // another process brings it in
         let deadline = Date().addingTimeInterval(20)
         while watch.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         #expect(!watch.isRunning, "watch stops after --changes 1")

@@ -11,8 +11,10 @@ import Testing
     }
 
     /// Every form of the listing the tests compare: text, JSON, a filter and a sort.
-    static let forms: [[String]] = [["ls"], ["ls", "--json"], ["ls", "--in-conflict"], ["ls", "--sort", "size", "--reverse"],
-                                    ["ls", "--type", "md", "--json"]]
+    static let forms: [[String]] = [
+        ["ls"], ["ls", "--json"], ["ls", "--in-conflict"], ["ls", "--sort", "size", "--reverse"],
+        ["ls", "--type", "md", "--json"],
+    ]
 
     static func outputs(of container: Container, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String] {
         try forms.map { arguments in
@@ -57,10 +59,15 @@ import Testing
         // Cut short (one document missing), then garbage, then a header for another head.
         var lines = String(decoding: stored, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         lines.remove(at: 1)
-        let damaged = [Data(lines.joined(separator: "\n").utf8), Data("docver-document-listing\t1\tgarbage".utf8),
-                       Data(String(decoding: stored, as: UTF8.self)
-                            .replacingOccurrences(of: try alice.git(["rev-parse", "docver/alice"]).trimmingCharacters(in: .whitespacesAndNewlines),
-                                                  with: String(repeating: "0", count: 40)).utf8)]
+        let damaged = [
+            Data(lines.joined(separator: "\n").utf8), Data("docver-document-listing\t1\tgarbage".utf8),
+            Data(
+                String(decoding: stored, as: UTF8.self)
+                    .replacingOccurrences(
+                        of: try alice.git(["rev-parse", "docver/alice"]).trimmingCharacters(in: .whitespacesAndNewlines),
+                        with: String(repeating: "0", count: 40)
+                    ).utf8),
+        ]
         for data in damaged {
             try data.write(to: file)
             #expect(try Self.outputs(of: alice) == computed)

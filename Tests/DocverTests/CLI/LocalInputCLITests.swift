@@ -153,7 +153,10 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: alice.root.path + "/alias", withDestinationPath: "real")
         let result = try docver("save", "alias/r.txt", in: alice.root)
         #expect(result.status == 1)
-        #expect(result.stderrLines.first == "docver: error: invalid document name 'alias/r.txt': 'alias' is a symbolic link; save the link itself, or name the file by its real path")
+        #expect(
+            result.stderrLines.first
+                == "docver: error: invalid document name 'alias/r.txt': 'alias' is a symbolic link; save the link itself, or name the file by its real path"
+        )
         #expect(try refSnapshot(alice.root) == before)
         #expect(try docver("save", "alias", in: alice.root).status == 0, "the link itself is saved")
     }
@@ -167,7 +170,10 @@ import Testing
         let start = Date()
         let result = try docverWithin(20, ["save", "pipe.txt"], in: alice.root)
         #expect(result.status == 1, "\(result.status) \(result.stderr)")
-        #expect(result.stderrLines == ["docver: error: invalid document name 'pipe.txt': it is a FIFO, socket or device; only files, folders and links are versioned"])
+        #expect(
+            result.stderrLines == [
+                "docver: error: invalid document name 'pipe.txt': it is a FIFO, socket or device; only files, folders and links are versioned"
+            ])
         #expect(Date().timeIntervalSince(start) < 10)
         #expect(try refSnapshot(alice.root) == before)
         // The writer lock was not kept: another writer goes on.
@@ -185,7 +191,10 @@ import Testing
         for arguments in [["save"], ["save", "sub"]] {
             let result = try docver(arguments, in: alice.root)
             #expect(result.status == 1)
-            #expect(result.stderrLines.first == "docver: error: invalid document name 'sub': it is a folder holding its own git repository (.git); move it out of the container or remove its .git")
+            #expect(
+                result.stderrLines.first
+                    == "docver: error: invalid document name 'sub': it is a folder holding its own git repository (.git); move it out of the container or remove its .git"
+            )
             #expect(try refSnapshot(alice.root) == before)
         }
         #expect(try !alice.git(["ls-files"]).contains("sub"))
@@ -199,14 +208,17 @@ import Testing
         let name = Array(alice.root.path.utf8) + Array("/x".utf8) + [0xFF] + Array(".txt".utf8)
         let descriptor = name.withUnsafeBufferPointer { buffer -> Int32 in
             let path = Array(buffer) + [0]
-            return path.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o644) }
+            return path.withUnsafeBufferPointer {
+                open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o644)
+            }
         }
         #expect(descriptor >= 0)
         close(descriptor)
         let result = try docver("save", in: alice.root)
         #expect(result.status == 1)
-        #expect(result.stderrLines.first == #"docver: error: invalid document name "x\377.txt": the name is not UTF-8; rename it to save it"#,
-                "\(result.stderr)")
+        #expect(
+            result.stderrLines.first == #"docver: error: invalid document name "x\377.txt": the name is not UTF-8; rename it to save it"#,
+            "\(result.stderr)")
         #expect(try refSnapshot(alice.root) == before)
     }
 
@@ -253,8 +265,10 @@ import Testing
             let command = prefix.isEmpty ? executable : prefix[0]
             let result = try runProcess(command, Array(prefix.dropFirst()) + (prefix.isEmpty ? [] : [executable]) + arguments, in: alice.root)
             #expect(result.status == 1, "\(arguments): \(result.stdout) \(result.stderr)")
-            #expect(result.stderrLines.first == "docver: error: cannot look at private/a.txt (Permission denied): docver cannot tell whether it changed or was deleted, and records neither",
-                    "\(arguments): \(result.stderr)")
+            #expect(
+                result.stderrLines.first
+                    == "docver: error: cannot look at private/a.txt (Permission denied): docver cannot tell whether it changed or was deleted, and records neither",
+                "\(arguments): \(result.stderr)")
         }
         chmod(folder, 0o755)
         // (Back to root's, or libgit2 refuses a repository owned by someone else.)

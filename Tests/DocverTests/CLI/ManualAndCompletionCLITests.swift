@@ -36,9 +36,10 @@ import Testing
         let names = try subcommandNames()
         #expect(names.contains("du") && names.contains("set-url"))
         // Each subcommand is an item `.It Em NAME` (with its aliases: `.It Em "remove, rm"`).
-        let items = Set(text.split(separator: "\n").filter { $0.hasPrefix(".It Em ") }.flatMap { line in
-            line.dropFirst(".It Em ".count).trimmingCharacters(in: CharacterSet(charactersIn: "\"")).components(separatedBy: ", ")
-        })
+        let items = Set(
+            text.split(separator: "\n").filter { $0.hasPrefix(".It Em ") }.flatMap { line in
+                line.dropFirst(".It Em ".count).trimmingCharacters(in: CharacterSet(charactersIn: "\"")).components(separatedBy: ", ")
+            })
         for name in names {
             #expect(items.contains(name), "docs/man/docver.1 does not name '\(name)': run Examples/generate-man-page.sh")
         }
@@ -55,9 +56,11 @@ import Testing
         for shell in ["bash", "zsh", "fish"] {
             let script = try docver("--generate-completion-script", shell)
             #expect(script.status == 0)
-            for call in ["---completion versions", "---completion sync", "---completion resolve", "---completion remote remove",
-                         "---completion show", "---completion restore", "---completion diff", "---completion replace",
-                         "---completion save", "---completion log", "---completion mark-resolved"] {
+            for call in [
+                "---completion versions", "---completion sync", "---completion resolve", "---completion remote remove",
+                "---completion show", "---completion restore", "---completion diff", "---completion replace",
+                "---completion save", "---completion log", "---completion mark-resolved",
+            ] {
                 #expect(script.stdout.contains(call), "\(shell) script lacks \(call)")
             }
         }
@@ -94,40 +97,51 @@ import Testing
             return result.stdout.split(separator: "\n").map(String.init)
         }
         // Documents: in the container, by prefix, and through -C from elsewhere.
-        #expect(try complete(["versions", "--", "positional@0", "2", "0", "docver", "versions", ""], in: alice.root)
+        #expect(
+            try complete(["versions", "--", "positional@0", "2", "0", "docver", "versions", ""], in: alice.root)
                 == ["a.txt", "notes/b.txt", "trip.pkg"])
         #expect(try complete(["versions", "--", "positional@0", "2", "2", "docver", "versions", "no"], in: alice.root) == ["notes/b.txt"])
-        #expect(try complete(["conflicts", "--", "positional@0", "4", "0", "docver", "-C", alice.root.path, "conflicts", ""], in: scratch.url)
+        #expect(
+            try complete(["conflicts", "--", "positional@0", "4", "0", "docver", "-C", alice.root.path, "conflicts", ""], in: scratch.url)
                 == ["a.txt", "notes/b.txt", "trip.pkg"])
         // From a folder of the container, names as typed there (as commands read them).
         let notes = alice.root.appendingPathComponent("notes")
         #expect(try complete(["versions", "--", "positional@0", "2", "0", "docver", "versions", ""], in: notes) == ["b.txt"])
-        #expect(try complete(["versions", "--", "positional@0", "2", "3", "docver", "versions", "../"], in: notes)
+        #expect(
+            try complete(["versions", "--", "positional@0", "2", "3", "docver", "versions", "../"], in: notes)
                 == ["../a.txt", "../trip.pkg"])
         let inFolder = try complete(["resolve", "--", "--keep", "4", "0", "docver", "resolve", "../a.txt", "--keep", ""], in: notes)
         #expect(inFolder == [String(second.prefix(12)), String(first.prefix(12))])
         // Versions of the document on the command line, newest first, as listings print them.
         let ids = try complete(["resolve", "--", "--keep", "4", "0", "docver", "resolve", "a.txt", "--keep", ""], in: alice.root)
         #expect(ids == [String(second.prefix(12)), String(first.prefix(12))])
-        #expect(try complete(["mark-resolved", "--", "positional@1", "3", "1", "docver", "mark-resolved", "a.txt", String(first.prefix(1))], in: alice.root)
-                .allSatisfy { $0.hasPrefix(String(first.prefix(1))) })
+        #expect(
+            try complete(
+                ["mark-resolved", "--", "positional@1", "3", "1", "docver", "mark-resolved", "a.txt", String(first.prefix(1))], in: alice.root
+            )
+            .allSatisfy { $0.hasPrefix(String(first.prefix(1))) })
         // Every command that takes a document and versions completes them alike.
         let versionIDs = [String(second.prefix(12)), String(first.prefix(12))]
         for command in ["show", "restore", "replace", "diff", "log"] {
-            #expect(try complete([command, "--", "positional@0", "2", "0", "docver", command, ""], in: alice.root)
+            #expect(
+                try complete([command, "--", "positional@0", "2", "0", "docver", command, ""], in: alice.root)
                     == ["a.txt", "notes/b.txt", "trip.pkg"], "\(command)")
         }
         for command in ["show", "restore", "replace", "diff"] {
-            #expect(try complete([command, "--", "positional@1", "3", "0", "docver", command, "a.txt", ""], in: alice.root) == versionIDs,
-                    "\(command)")
+            #expect(
+                try complete([command, "--", "positional@1", "3", "0", "docver", command, "a.txt", ""], in: alice.root) == versionIDs,
+                "\(command)")
         }
-        #expect(try complete(["diff", "--", "positional@2", "4", "0", "docver", "diff", "a.txt", String(first.prefix(8)), ""], in: alice.root)
+        #expect(
+            try complete(["diff", "--", "positional@2", "4", "0", "docver", "diff", "a.txt", String(first.prefix(8)), ""], in: alice.root)
                 == versionIDs)
         // save: the saved documents and what the working tree holds besides (a new file).
         try alice.write("new\n", to: "new.txt")
-        #expect(try complete(["save", "--", "positional@0", "2", "0", "docver", "save", ""], in: alice.root)
+        #expect(
+            try complete(["save", "--", "positional@0", "2", "0", "docver", "save", ""], in: alice.root)
                 == ["a.txt", "new.txt", "notes", "notes/b.txt", "trip.pkg"])
-        #expect(try complete(["save", "--", "positional@0", "2", "1", "docver", "save", "n"], in: alice.root)
+        #expect(
+            try complete(["save", "--", "positional@0", "2", "1", "docver", "save", "n"], in: alice.root)
                 == ["new.txt", "notes", "notes/b.txt"])
         try alice.remove("new.txt")
         // Remotes.
@@ -147,8 +161,9 @@ import Testing
         let alice = fixture.devices[0]
         #expect(try docver(["conflicts"], in: alice.root).status == 0)
         let before = try gitDirectorySnapshot(alice.root)
-        let result = try docver(["---completion", "mark-resolved", "--", "positional@1", "3", "0", "docver", "mark-resolved", "note.txt", ""],
-                                in: alice.root)
+        let result = try docver(
+            ["---completion", "mark-resolved", "--", "positional@1", "3", "0", "docver", "mark-resolved", "note.txt", ""],
+            in: alice.root)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.split(separator: "\n").map(String.init) == fixture.losers.map { String($0.prefix(12)) })
         #expect(try alice.recentVersionIDs(of: DocumentPath("note.txt")).count > fixture.losers.count, "more versions than conflict versions")

@@ -7,8 +7,10 @@ import Testing
 /// `.git/docver` that is itself a link is refused in one line.
 @Suite struct MetadataLinkCLITests {
     /// Every file docver keeps in `.git/docver` (docs/FORMAT.md, "Local files").
-    static let names = ["lock", "agent.pid", "agent.log", "agent.sock", "intent", "checkout-pending", "conflicts.json",
-                        "conflict-listing", "conflict-listing.json", "document-listing", "versions.json", "version-index"]
+    static let names = [
+        "lock", "agent.pid", "agent.log", "agent.sock", "intent", "checkout-pending", "conflicts.json",
+        "conflict-listing", "conflict-listing.json", "document-listing", "versions.json", "version-index",
+    ]
 
     /// A container with a remote, a conflict and some history, so that every cache is used.
     private func container(_ scratch: Scratch) throws -> URL {
@@ -19,8 +21,10 @@ import Testing
     private func exercise(_ root: URL) async throws -> [ProcessResult] {
         var results: [ProcessResult] = []
         try Data("changed \(UUID())\n".utf8).write(to: root.appendingPathComponent("other.txt"))
-        for arguments in [["save"], ["status"], ["ls"], ["conflicts"], ["versions", "notes.txt"], ["log", "notes.txt"],
-                          ["sync"], ["integrate"], ["agent", "start"], ["agent", "status"], ["agent", "stop"]] {
+        for arguments in [
+            ["save"], ["status"], ["ls"], ["conflicts"], ["versions", "notes.txt"], ["log", "notes.txt"],
+            ["sync"], ["integrate"], ["agent", "start"], ["agent", "status"], ["agent", "stop"],
+        ] {
             results.append(try docver(arguments, in: root))
         }
         return results
@@ -59,17 +63,24 @@ import Testing
         let elsewhere = scratch.path("elsewhere")
         try FileManager.default.moveItem(at: metadata, to: elsewhere)
         let before = try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).sorted()
-        let stamps = try before.map { try FileManager.default.attributesOfItem(atPath: elsewhere.appendingPathComponent($0).path)[.modificationDate] as? Date }
+        let stamps = try before.map {
+            try FileManager.default.attributesOfItem(atPath: elsewhere.appendingPathComponent($0).path)[.modificationDate] as? Date
+        }
         try FileManager.default.createSymbolicLink(atPath: metadata.path, withDestinationPath: elsewhere.path)
         let refs = try refSnapshot(root)
 
         for result in try await exercise(root) {
             #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
-            #expect(result.stderrLines == ["docver: error: \(metadata.path) is a symbolic link, not a folder: docver keeps its local files there and follows no link to them"],
-                    "\(result.stderr)")
+            #expect(
+                result.stderrLines == [
+                    "docver: error: \(metadata.path) is a symbolic link, not a folder: docver keeps its local files there and follows no link to them"
+                ],
+                "\(result.stderr)")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).sorted() == before)
-        #expect(try before.map { try FileManager.default.attributesOfItem(atPath: elsewhere.appendingPathComponent($0).path)[.modificationDate] as? Date } == stamps)
+        #expect(
+            try before.map { try FileManager.default.attributesOfItem(atPath: elsewhere.appendingPathComponent($0).path)[.modificationDate] as? Date }
+                == stamps)
         #expect(try refSnapshot(root) == refs)
     }
 }

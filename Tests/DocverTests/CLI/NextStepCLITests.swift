@@ -7,7 +7,8 @@ import Testing
 @Suite struct NextStepCLITests {
     // Runnable as written: one strategy in the command, the others named after it.
     private let resolveHint = "hint: resolve with: docver resolve note.txt --strategy merge (or --strategy latest-date, or choose)"
-    private let arrivedHint = "hint: see the versions with 'docver conflicts note.txt', then resolve with: docver resolve note.txt --strategy merge (or --strategy latest-date, or choose)"
+    private let arrivedHint =
+        "hint: see the versions with 'docver conflicts note.txt', then resolve with: docver resolve note.txt --strategy merge (or --strategy latest-date, or choose)"
 
     /// alice and bob edit note.txt concurrently; bob has synced; alice's next sync brings the conflict.
     private func concurrentEdits(_ scratch: Scratch) throws -> (alice: Container, bob: Container, remote: URL) {
@@ -77,7 +78,8 @@ import Testing
         for name in ["a b.txt", "z.txt"] { try bob.write("bob\n", to: name) }
         _ = try bob.save(nil)
         try bob.sync()
-        let hint = "hint: resolve each with: docver resolve 'a b.txt' --strategy merge, or all at once: docver resolve --all --strategy merge (or --strategy latest-date, or choose)"
+        let hint =
+            "hint: resolve each with: docver resolve 'a b.txt' --strategy merge, or all at once: docver resolve --all --strategy merge (or --strategy latest-date, or choose)"
         let sync = try docver("sync", in: alice.root)
         #expect(sync.stderrLines == ["hint: see the versions with 'docver conflicts', then " + hint.dropFirst("hint: ".count)], "\(sync.stderr)")
         let conflicts = try docver("conflicts", in: alice.root)
@@ -175,8 +177,11 @@ import Testing
         #expect(refused.stderrLines.last == "hint: resolve with --strategy choose, or save the merge with --markers", "\(refused.stderr)")
         let markers = try docver("resolve", "note.txt", "--strategy", "merge", "--markers", in: alice.root)
         #expect(markers.status == 1)
-        #expect(markers.stderrLines == ["hint: edit note.txt to remove the conflict markers, then run: docver save note.txt && docver mark-resolved note.txt"],
-                "\(markers.stderr)")
+        #expect(
+            markers.stderrLines == [
+                "hint: edit note.txt to remove the conflict markers, then run: docver save note.txt && docver mark-resolved note.txt"
+            ],
+            "\(markers.stderr)")
     }
 }
 

@@ -8,8 +8,9 @@ import Testing
     /// A trap ends the process with a signal: a status that is neither success (0), an error
     /// (1) nor a usage error (64).
     private func expectNoTrap(_ result: ProcessResult, _ command: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect([0, 1, 64].contains(result.status), "\(command) ended with \(result.status): \(result.stderr)",
-                sourceLocation: sourceLocation)
+        #expect(
+            [0, 1, 64].contains(result.status), "\(command) ended with \(result.status): \(result.stderr)",
+            sourceLocation: sourceLocation)
     }
 
     @Test(arguments: ["inf", "nan", "1e300", "-inf", "0"])
@@ -35,8 +36,10 @@ import Testing
         let tree = try runProcess("/usr/bin/git", ["mktree"], in: alice.root, input: Data("100644 blob \(blob)\ta.txt\n".utf8))
             .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let text = "tree \(tree)\nparent \(head)\nauthor A <a@example.com> \(date) +0000\ncommitter A <a@example.com> \(date) +0000\n\nEdit a.txt\n"
-        let commit = try runProcess("/usr/bin/git", ["hash-object", "-w", "-t", "commit", "--literally", "--stdin"],
-                                    in: alice.root, input: Data(text.utf8)).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let commit = try runProcess(
+            "/usr/bin/git", ["hash-object", "-w", "-t", "commit", "--literally", "--stdin"],
+            in: alice.root, input: Data(text.utf8)
+        ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         try runGit(["update-ref", "refs/heads/docver/alice", commit, head], in: alice.root)
         try runGit(["reset", "-q", "--hard"], in: alice.root)
 
@@ -64,7 +67,8 @@ import Testing
         let alice = try scratch.device("alice")
         try alice.saveText("one\n", to: "a.txt")
         let path = Array(repeating: "d", count: 1500).joined(separator: "/") + "/deep.txt"
-        let stream = "commit refs/heads/docver/alice\ncommitter A <a@example.com> 1700000000 +0000\ndata 5\ndeep\n"
+        let stream =
+            "commit refs/heads/docver/alice\ncommitter A <a@example.com> 1700000000 +0000\ndata 5\ndeep\n"
             + "from refs/heads/docver/alice^0\nM 100644 inline \(path)\ndata 5\ndeep\n\n"
         let imported = try runProcess("/usr/bin/git", ["fast-import", "--quiet", "--force"], in: alice.root, input: Data(stream.utf8))
         #expect(imported.status == 0, "\(imported.stderr)")

@@ -7,9 +7,10 @@ import Testing
 @Suite struct OutputMannersCLITests {
     /// alice and bob, with note.txt in conflict (overlapping edits).
     func conflicted(_ scratch: Scratch) throws -> ConflictFixture {
-        try ConflictFixture.make(scratch, base: ["note.txt": Data("one\ntwo\n".utf8)],
-                                 edits: [["note.txt": Data("one\nalice\n".utf8)], ["note.txt": Data("one\nbob\n".utf8)]],
-                                 staggered: false)
+        try ConflictFixture.make(
+            scratch, base: ["note.txt": Data("one\ntwo\n".utf8)],
+            edits: [["note.txt": Data("one\nalice\n".utf8)], ["note.txt": Data("one\nbob\n".utf8)]],
+            staggered: false)
     }
 
     // MARK: Colour
@@ -27,7 +28,8 @@ import Testing
             #expect(tty.status == 0 && tty.terminal.contains(escape), "\(command) on a terminal: \(tty.terminal)")
             // Without the escapes, the terminal shows what the pipe shows (but for the dates).
             // (On the terminal, stderr's hint after `conflicts` shows too.)
-            #expect(tty.terminal.components(separatedBy: "\n").filter { !$0.contains("hint:") }.count
+            #expect(
+                tty.terminal.components(separatedBy: "\n").filter { !$0.contains("hint:") }.count
                     == piped.stdout.components(separatedBy: "\n").count, "\(command): \(tty.terminal)")
             for (name, environment, arguments) in [
                 ("NO_COLOR", ["NO_COLOR": "1"], [String]()), ("TERM=dumb", ["TERM": "dumb"], []),
@@ -45,8 +47,9 @@ import Testing
         let listed = try docver(["ls", "--color=always"], in: here).stdout
         #expect(listed.contains("\(escape)31m!\(escape)0m"), "\(listed)")
         let versions = try docver(["versions", "note.txt", "--color=always"], in: here).stdout
-        #expect(versions.contains("\(escape)32mcurrent") && versions.contains("\(escape)31mconflict") && versions.contains("\(escape)33m"),
-                "\(versions)")
+        #expect(
+            versions.contains("\(escape)32mcurrent") && versions.contains("\(escape)31mconflict") && versions.contains("\(escape)33m"),
+            "\(versions)")
         // diff: file headers bold, hunk headers cyan, removed lines red, added lines green.
         let loser = try #require(try fixture.conflict(on: fixture.devices[0]).conflicts.first).id
         let diff = try docver(["diff", "note.txt", loser, "@", "--color=always"], in: here)
@@ -93,8 +96,10 @@ import Testing
         #expect(kolkata.contains("+05:30"), "\(kolkata)")
 
         // On a terminal: relative within a week, absolute with the zone beyond it and in the future.
-        let relative: [(TimeInterval, String)] = [(30, "just now"), (5 * 60 + 10, "5 minutes ago"), (3 * 3_600, "3 hours ago"),
-                                                  (3 * 86_400 + 60, "3 days ago")]
+        let relative: [(TimeInterval, String)] = [
+            (30, "just now"), (5 * 60 + 10, "5 minutes ago"), (3 * 3_600, "3 hours ago"),
+            (3 * 86_400 + 60, "3 days ago"),
+        ]
         for (offset, expected) in relative {
             let run = try docverWithTerminal(["log"], in: here, environment: ["DOCVER_NOW": now(offset)])
             #expect(run.terminal.contains(expected), "\(offset) s later: \(run.terminal)")
@@ -132,8 +137,9 @@ import Testing
                 ("a pager that does not exist", ["DOCVER_PAGER": "no-such-pager-program -x"], []),
             ] as [(String, [String: String?], [String])] {
                 let direct = try docverWithTerminal(command + arguments, in: here, environment: environment)
-                #expect(direct.status == 0 && !direct.terminal.isEmpty && !direct.terminal.contains("PAGED:"),
-                        "\(command) with \(name): \(direct.terminal)")
+                #expect(
+                    direct.status == 0 && !direct.terminal.isEmpty && !direct.terminal.contains("PAGED:"),
+                    "\(command) with \(name): \(direct.terminal)")
             }
             // In a pipe, never.
             let piped = try runProcess(docverExecutable, command, in: here, environment: pager)
@@ -206,8 +212,9 @@ import Testing
         #expect(clone.terminal.contains("cloned into"))
 
         // In a pipe, or with -q: no progress, the result only.
-        let piped = try docverWithTerminal(["clone", remote.path, scratch.path("carol").path, "--device", "carol"],
-                                           in: scratch.url, stderrOnTerminal: false)
+        let piped = try docverWithTerminal(
+            ["clone", remote.path, scratch.path("carol").path, "--device", "carol"],
+            in: scratch.url, stderrOnTerminal: false)
         #expect(piped.status == 0 && piped.terminal.contains("cloned into"))
         #expect(!piped.stderr.contains("receiving") && !piped.terminal.contains("receiving"), "\(piped.stderr)")
         let quiet = try docverWithTerminal(["-q", "clone", remote.path, scratch.path("dave").path, "--device", "dave"], in: scratch.url)
@@ -219,8 +226,9 @@ import Testing
         #expect(sync.status == 0 && sync.terminal.contains("sending to origin: 100%") && sync.terminal.contains("done."), "\(sync.terminal)")
         // The bytes sent are the pack's: at least the 50 KB of random bytes (libgit2's local
         // transport reports no byte count of its own).
-        let sent = try #require(sync.terminal.components(separatedBy: .newlines).last { $0.contains("sending to origin") }?
-            .components(separatedBy: "\r").last(where: { !$0.isEmpty }), "\(sync.terminal)")
+        let sent = try #require(
+            sync.terminal.components(separatedBy: .newlines).last { $0.contains("sending to origin") }?
+                .components(separatedBy: "\r").last(where: { !$0.isEmpty }), "\(sync.terminal)")
         let kilobytes = try #require(sent.firstMatch(of: /objects\), ([0-9.]+) KB(?: \| .*)?, done\.$/), "\(sent)").1
         #expect(try #require(Double(kilobytes)) >= 50, "\(sent)")
         let bobSync = try docverWithTerminal(["sync"], in: scratch.path("bob"))
@@ -246,7 +254,8 @@ import Testing
             let plain = run.terminal.replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression)
             let lines = plain.split(separator: "\n").filter { $0.contains("bytes") }
             #expect(lines.count >= 3, "\(run.terminal) / \(run.stdout) / \(run.stderr)")
-            #expect(plain.contains("2026-01-01") && plain.count > 0 && (plain.contains("ago") || plain.contains("just now")), "mixed widths: \(plain)")
+            #expect(
+                plain.contains("2026-01-01") && plain.count > 0 && (plain.contains("ago") || plain.contains("just now")), "mixed widths: \(plain)")
             // The size column (the last) starts at the same place on every line.
             let starts = lines.compactMap { line in
                 line.range(of: #"[0-9]+ bytes$"#, options: .regularExpression).map { line.distance(from: line.startIndex, to: $0.lowerBound) }
@@ -300,7 +309,8 @@ import Testing
         #expect(quietStatus.status == 0 && quietStatus.stdout == plain.stdout && quietStatus.stderr.isEmpty, "\(quietStatus.stderr)")
         let verbose = try docver(["-v", "status"], in: here)
         #expect(verbose.status == 0 && verbose.stdout == plain.stdout)
-        #expect(verbose.stderrLines.allSatisfy { $0.hasPrefix("docver: debug: ") || $0.hasPrefix("hint: ") }
+        #expect(
+            verbose.stderrLines.allSatisfy { $0.hasPrefix("docver: debug: ") || $0.hasPrefix("hint: ") }
                 && verbose.stderr.contains("opened the container"), "\(verbose.stderr)")
         #expect(verbose.stderr.contains("the command took"))
         let after = try docver(["status", "--verbose", "-v"], in: here)
@@ -312,8 +322,9 @@ import Testing
         try fixture.devices[0].write("more\n", to: "more.txt")
         let traced = try docver(["sync", "-vv"], in: here)
         #expect(traced.status == 0)
-        #expect(traced.stderr.contains("docver: trace: sending to origin:") && traced.stderr.contains("docver: debug: sending to origin: 100%"),
-                "\(traced.stderr)")
+        #expect(
+            traced.stderr.contains("docver: trace: sending to origin:") && traced.stderr.contains("docver: debug: sending to origin: 100%"),
+            "\(traced.stderr)")
         #expect(traced.stderrLines.allSatisfy { $0.hasPrefix("docver: debug: ") || $0.hasPrefix("docver: trace: ") })
 
         // A merge with markers ends with a hint; -q leaves it out, never the result or exit code.

@@ -10,12 +10,15 @@ import Testing
         #expect(result.stderr.isEmpty, "\(arguments) stderr: \(result.stderr)", sourceLocation: sourceLocation)
     }
 
-    private func expectError(_ result: ProcessResult, _ error: String, hint: String? = nil, status: Int32 = 1,
-                             sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectError(
+        _ result: ProcessResult, _ error: String, hint: String? = nil, status: Int32 = 1,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(result.status == status, "exit \(result.status): \(result.stderr)", sourceLocation: sourceLocation)
         #expect(result.stdout.isEmpty, "stdout: \(result.stdout)", sourceLocation: sourceLocation)
-        #expect(result.stderrLines == ["docver: error: \(error)"] + (hint.map { ["hint: \($0)"] } ?? []),
-                "\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            result.stderrLines == ["docver: error: \(error)"] + (hint.map { ["hint: \($0)"] } ?? []),
+            "\(result.stderr)", sourceLocation: sourceLocation)
     }
 
     /// alice with `list.txt` and `recipes/cake.md` saved.
@@ -78,10 +81,12 @@ import Testing
 
         #expect(try docver(["diff", "cake.md"], in: recipes).stdout.hasPrefix("diff --git a/recipes/cake.md b/recipes/cake.md\n"))
         #expect(try docver(["conflicts", "cake.md"], in: recipes).stdout == "recipes/cake.md is not in conflict\n")
-        expectError(try docver(["mark-resolved", "cake.md"], in: recipes), "recipes/cake.md is not in conflict",
-                    hint: "list documents in conflict with 'docver conflicts'")
-        expectError(try docver(["resolve", "cake.md", "--strategy", "latest-date"], in: recipes), "recipes/cake.md is not in conflict",
-                    hint: "list documents in conflict with 'docver conflicts'")
+        expectError(
+            try docver(["mark-resolved", "cake.md"], in: recipes), "recipes/cake.md is not in conflict",
+            hint: "list documents in conflict with 'docver conflicts'")
+        expectError(
+            try docver(["resolve", "cake.md", "--strategy", "latest-date"], in: recipes), "recipes/cake.md is not in conflict",
+            hint: "list documents in conflict with 'docver conflicts'")
         #expect(try docver(["remove-other-versions", "cake.md"], in: recipes).stderr.contains("recipes/cake.md"))
         expectOK(try docver(["save", "cake.md"], in: recipes))
         let eggs = try #require(try alice.currentVersion(of: DocumentPath("recipes/cake.md"))).shortID
@@ -105,18 +110,23 @@ import Testing
         try Data("outside\n".utf8).write(to: scratch.path("outside.txt"))
         try alice.write("changed\n", to: "list.txt")
         let before = try unchangedState(alice)
-        for (name, directory) in [("../../outside.txt", recipes), ("../outside.txt", alice.root), (scratch.path("outside.txt").path, recipes),
-                                  ("/", alice.root), ("../.git/config", recipes), ("..", alice.root), (".git", alice.root), ("../.git", recipes)] {
+        for (name, directory) in [
+            ("../../outside.txt", recipes), ("../outside.txt", alice.root), (scratch.path("outside.txt").path, recipes),
+            ("/", alice.root), ("../.git/config", recipes), ("..", alice.root), (".git", alice.root), ("../.git", recipes),
+        ] {
             for command in [["save"], ["show"], ["versions"], ["log"], ["diff"], ["restore", "--at", "2026-11-01"]] {
                 let result = try docver([command[0], name] + command.dropFirst(), in: directory)
                 #expect(result.status == 1, "\(command) \(name): \(result.stderr)")
                 #expect(result.stdout.isEmpty)
-                #expect(result.stderrLines.count == 1 && result.stderr.hasPrefix("docver: error: invalid document name '\(name)': "),
-                        "\(command) \(name): \(result.stderr)")
+                #expect(
+                    result.stderrLines.count == 1 && result.stderr.hasPrefix("docver: error: invalid document name '\(name)': "),
+                    "\(command) \(name): \(result.stderr)")
             }
         }
         let outside = try docver(["save", scratch.path("outside.txt").path], in: alice.root)
-        #expect(outside.stderr == "docver: error: invalid document name '\(scratch.path("outside.txt").path)': it is outside the container (\(alice.root.path))\n")
+        #expect(
+            outside.stderr
+                == "docver: error: invalid document name '\(scratch.path("outside.txt").path)': it is outside the container (\(alice.root.path))\n")
         #expect(try unchangedState(alice) == before)
         #expect(try alice.read("list.txt") == "changed\n")
     }
@@ -127,8 +137,9 @@ import Testing
         let recipes = alice.root.appendingPathComponent("recipes")
         let before = try unchangedState(alice)
         expectError(try docver(["save", "cake.md"], in: alice.root), "no such document: cake.md", hint: "did you mean recipes/cake.md?")
-        expectError(try docver(["versions", "recipes/cake.md"], in: recipes), "no such document: recipes/recipes/cake.md",
-                    hint: "did you mean cake.md?")
+        expectError(
+            try docver(["versions", "recipes/cake.md"], in: recipes), "no such document: recipes/recipes/cake.md",
+            hint: "did you mean cake.md?")
         expectError(try docver(["show", "list.txt"], in: recipes), "no such document: recipes/list.txt", hint: "did you mean ../list.txt?")
         // An unsaved new document is found too; a name found nowhere gets no hint.
         try alice.write("draft\n", to: "recipes/pie.md")
@@ -159,14 +170,19 @@ import Testing
         for back in ["@-1", "@~1", "HEAD~1", "@-", "HEAD~"] { #expect(try show(back) == "two\n") }
         #expect(try show("@-2") == "one\n")
         #expect(try show(String(saves[0].prefix(6)).uppercased()) == "one\n")
-        expectError(try docver(["show", "notes.txt", "@-3"], in: root), "notes.txt has 2 older versions; @-3 goes further back",
-                    hint: "list the versions of notes.txt with 'docver versions notes.txt --all'")
-        expectError(try docver(["show", "notes.txt", "@-x"], in: root),
-                    "invalid version '@-x': expected a version id (4 or more hexadecimal digits), @, @-N or @{DATE}",
-                    hint: "list the versions of notes.txt with 'docver versions notes.txt --all'")
+        expectError(
+            try docver(["show", "notes.txt", "@-3"], in: root), "notes.txt has 2 older versions; @-3 goes further back",
+            hint: "list the versions of notes.txt with 'docver versions notes.txt --all'")
+        expectError(
+            try docver(["show", "notes.txt", "@-x"], in: root),
+            "invalid version '@-x': expected a version id (4 or more hexadecimal digits), @, @-N or @{DATE}",
+            hint: "list the versions of notes.txt with 'docver versions notes.txt --all'")
 
         // --at and @{DATE}: the version current at that date, in any accepted form.
-        let dates = try alice.history(of: DocumentPath("notes.txt")).map(\.modified).reversed() + [#require(try alice.currentVersion(of: DocumentPath("notes.txt"))).modified]
+        let dates =
+            try alice.history(of: DocumentPath("notes.txt")).map(\.modified).reversed() + [
+                #require(try alice.currentVersion(of: DocumentPath("notes.txt"))).modified
+            ]
         let utc = ISO8601DateFormatter()
         let local = DateFormatter()
         local.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
@@ -179,13 +195,15 @@ import Testing
             if index > 0 { #expect(try show("--at", utc.string(from: date.addingTimeInterval(-1))) == ["one\n", "two\n"][index - 1]) }
         }
         #expect(try show("--at", "9999-12-31") == "three\n")
-        expectError(try docver(["show", "notes.txt", "--at", "2000-01-01"], in: root),
-                    "notes.txt had no version at \(utc.string(from: try #require(DateInput.parse("2000-01-01")))) (its first save is later)",
-                    hint: "list the versions of notes.txt with 'docver versions notes.txt --all'")
+        expectError(
+            try docver(["show", "notes.txt", "--at", "2000-01-01"], in: root),
+            "notes.txt had no version at \(utc.string(from: try #require(DateInput.parse("2000-01-01")))) (its first save is later)",
+            hint: "list the versions of notes.txt with 'docver versions notes.txt --all'")
         let badDate = try docver(["show", "notes.txt", "--at", "2026-02-30"], in: root)
         #expect(badDate.status == 64)
-        #expect(badDate.stderr.hasPrefix(
-            "Error: invalid date '2026-02-30': expected an ISO 8601 date such as 2026-11-01, 2026-11-01T09:30 or 2026-11-01T09:30:00+01:00\n"))
+        #expect(
+            badDate.stderr.hasPrefix(
+                "Error: invalid date '2026-02-30': expected an ISO 8601 date such as 2026-11-01, 2026-11-01T09:30 or 2026-11-01T09:30:00+01:00\n"))
         #expect(try docver(["show", "notes.txt", "@", "--at", "2026-11-01"], in: root).status == 64)
 
         // restore and replace take the same syntax; each makes a new save with the old contents.
@@ -238,14 +256,16 @@ import Testing
         #expect(restore.stderrLines == ["hint: the document comes before the version: docver restore cake.md \(short)"])
 
         // Where the words cannot be told apart, nothing is guessed: a version that is no document.
-        expectError(try docver(["show", "cake.md", "list.txt"], in: recipes),
-                    "invalid version 'list.txt': expected a version id (4 or more hexadecimal digits), @, @-N or @{DATE}",
-                    hint: "list the versions of recipes/cake.md with 'docver versions cake.md --all'")
+        expectError(
+            try docver(["show", "cake.md", "list.txt"], in: recipes),
+            "invalid version 'list.txt': expected a version id (4 or more hexadecimal digits), @, @-N or @{DATE}",
+            hint: "list the versions of recipes/cake.md with 'docver versions cake.md --all'")
 
         // No hint anywhere still carries a placeholder such as DOC, VERSION, NAME, URL or PATH:
         // no word in capitals in the text of Advice.swift's strings (interpolations left out).
-        let advice = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../../Sources/docver/Advice.swift").standardizedFileURL, encoding: .utf8)
+        let advice = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("../../../Sources/docver/Advice.swift").standardizedFileURL, encoding: .utf8)
         for line in advice.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
             let literals = line.split(separator: "\"", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
             for literal in literals {
@@ -330,12 +350,17 @@ import Testing
         let creation = try docver(["diff", "new.txt", String(before.prefix(8)), String(created.prefix(8))], in: alice.root)
         #expect(creation.status == 0, "\(creation.stderr)")
         #expect(creation.stdout.hasPrefix("# new.txt: nothing -> version \(created.prefix(12)) (alice, "), "\(creation.stdout)")
-        #expect(creation.stdout.hasSuffix("diff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+new\n+lines\n"),
-                "\(creation.stdout)")
+        #expect(
+            creation.stdout.hasSuffix(
+                "diff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+new\n+lines\n"),
+            "\(creation.stdout)")
         let deletion = try docver(["diff", "new.txt", created, after], in: alice.root)
         #expect(deletion.status == 0, "\(deletion.stderr)")
-        #expect(deletion.stdout.hasSuffix(" -> nothing\ndiff --git a/new.txt b/new.txt\ndeleted file mode 100644\n--- a/new.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-new\n-lines\n"),
-                "\(deletion.stdout)")
+        #expect(
+            deletion.stdout.hasSuffix(
+                " -> nothing\ndiff --git a/new.txt b/new.txt\ndeleted file mode 100644\n--- a/new.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-new\n-lines\n"
+            ),
+            "\(deletion.stdout)")
         // The deletion version itself gives the same patch.
         #expect(try docver(["diff", "new.txt", created, deleted], in: alice.root).stdout.hasSuffix("+++ /dev/null\n@@ -1,2 +0,0 @@\n-new\n-lines\n"))
         // git apply creates the document from the patch, in a checkout without it.
@@ -380,9 +405,11 @@ import Testing
         for index in 1...3 { try alice.saveText("v\(index)\n", to: index == 2 ? "b.txt" : "a.txt") }
         let root = alice.root
         let all = try docver(["log"], in: root).stdout.split(separator: "\n", omittingEmptySubsequences: false).map { $0 + "\n" }
-        #expect(all.count == 4) // three saves, then the empty piece after the last newline
-        for arguments in [["log", "-1"], ["log", "-n", "1"], ["log", "-n1"], ["log", "--limit", "1"], ["log", "--limit=1"],
-                          ["-C", root.path, "log", "-1"], ["log", "-C", root.path, "-1"]] {
+        #expect(all.count == 4)  // three saves, then the empty piece after the last newline
+        for arguments in [
+            ["log", "-1"], ["log", "-n", "1"], ["log", "-n1"], ["log", "--limit", "1"], ["log", "--limit=1"],
+            ["-C", root.path, "log", "-1"], ["log", "-C", root.path, "-1"],
+        ] {
             let result = try docver(arguments, in: root)
             expectOK(result, arguments)
             #expect(result.stdout == all[0], "\(arguments)")

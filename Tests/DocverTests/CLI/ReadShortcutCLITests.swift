@@ -16,8 +16,10 @@ import Testing
         #expect(shortcut.stdout == normal.stdout, "\(label)")
         #expect(shortcut.stderr == normal.stderr, "\(label)")
         let now = ["DOCVER_NOW": "2030-01-01T00:00:00Z"]
-        for environment: [String: String?] in [now.mapValues { $0 }, ["NO_COLOR": "1", "DOCVER_PAGER": "cat"],
-                                               ["DOCVER_PAGER": "sed s/^/paged:/", "DOCVER_NOW": "2030-01-01T00:00:00Z"]] {
+        for environment: [String: String?] in [
+            now.mapValues { $0 }, ["NO_COLOR": "1", "DOCVER_PAGER": "cat"],
+            ["DOCVER_PAGER": "sed s/^/paged:/", "DOCVER_NOW": "2030-01-01T00:00:00Z"],
+        ] {
             let onTerminal = try docverWithTerminal(arguments, in: directory, environment: environment)
             let normalOnTerminal = try docverWithTerminal(["--color", "auto"] + arguments, in: directory, environment: environment)
             #expect(onTerminal.terminal == normalOnTerminal.terminal, "\(label) on a terminal with \(environment)")

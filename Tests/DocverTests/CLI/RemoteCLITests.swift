@@ -16,8 +16,10 @@ import Testing
         try runGit(["config", "--local", "--list"], in: root) + refSnapshot(root)
     }
 
-    private func expectOneErrorLine(_ result: ProcessResult, _ error: String, hint: String? = nil,
-                                    sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectOneErrorLine(
+        _ result: ProcessResult, _ error: String, hint: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(result.status == 1, "exit \(result.status): \(result.stderr)", sourceLocation: sourceLocation)
         #expect(result.stdout.isEmpty, sourceLocation: sourceLocation)
         #expect(result.stderrLines.first == "docver: error: \(error)", "\(result.stderr)", sourceLocation: sourceLocation)
@@ -52,8 +54,10 @@ import Testing
 
         // Inside the working tree the repository would be saved as a document: refused, created or not.
         let inside = try docver("remote", "add", "origin", "srv.git", "--create", in: alice)
-        expectOneErrorLine(inside, "\(alice.appendingPathComponent("srv.git").standardizedFileURL.path) is inside the container's working tree, where it would be saved as a document",
-                           hint: "put it outside the container, next to it for example: docver remote add origin ../srv.git --create")
+        expectOneErrorLine(
+            inside,
+            "\(alice.appendingPathComponent("srv.git").standardizedFileURL.path) is inside the container's working tree, where it would be saved as a document",
+            hint: "put it outside the container, next to it for example: docver remote add origin ../srv.git --create")
         #expect(!FileManager.default.fileExists(atPath: alice.appendingPathComponent("srv.git").path))
         #expect(try state(alice) == before)
 
@@ -98,7 +102,10 @@ import Testing
         #expect(sync.status == 1)
         #expect(sync.stderrLines.count == 2, "\(sync.stderr)")
         #expect(sync.stderrLines.first?.hasPrefix("docver: error: remote 'far': ") == true, "\(sync.stderr)")
-        #expect(sync.stderrLines.last == "hint: check where it points with 'docver remote list' (change that with 'docver remote set-url far' and the right address); saves stay here until a sync reaches it")
+        #expect(
+            sync.stderrLines.last
+                == "hint: check where it points with 'docver remote list' (change that with 'docver remote set-url far' and the right address); saves stay here until a sync reaches it"
+        )
         #expect(try runGit(["rev-parse", "HEAD"], in: alice) == head, "the save is still there")
     }
 
@@ -146,7 +153,8 @@ import Testing
         let scratch = try Scratch()
         let missing = scratch.path("nothing.git").path
         let local = try docver("clone", missing, "phone", "--device", "phone", in: scratch.url)
-        expectOneErrorLine(local, "no git repository at \(missing)", hint: "clone needs an existing bare repository; 'docver init' starts a new container")
+        expectOneErrorLine(
+            local, "no git repository at \(missing)", hint: "clone needs an existing bare repository; 'docver init' starts a new container")
         let url = "git://127.0.0.1:\(try freeLocalPort())/nothing-listens.git"
         let network = try docver("clone", url, "phone", "--device", "phone", in: scratch.url)
         #expect(network.status == 1)
@@ -184,8 +192,9 @@ import Testing
 
         // Missing names and taken names change nothing.
         let before = try state(alice)
-        expectOneErrorLine(try docver("remote", "rename", "origin", "x", in: alice), "no such remote: origin",
-                           hint: "list remotes with 'docver remote list'")
+        expectOneErrorLine(
+            try docver("remote", "rename", "origin", "x", in: alice), "no such remote: origin",
+            hint: "list remotes with 'docver remote list'")
         #expect(try docver("remote", "add", "other", remote.path, in: alice).status == 0)
         let withOther = try state(alice)
         expectOneErrorLine(try docver("remote", "rename", "home", "other", in: alice), "remote 'other' already exists")
@@ -209,15 +218,18 @@ import Testing
         let bobTip = try runGit(["rev-parse", "refs/remotes/origin/docver/bob"], in: alice).trimmingCharacters(in: .newlines)
 
         let before = try state(alice)
-        expectOneErrorLine(try docver("remote", "remove", "nosuch", in: alice), "no such remote: nosuch",
-                           hint: "list remotes with 'docver remote list'")
-        expectOneErrorLine(try docver("remote", "rm", "nosuch", in: alice), "no such remote: nosuch",
-                           hint: "list remotes with 'docver remote list'")
+        expectOneErrorLine(
+            try docver("remote", "remove", "nosuch", in: alice), "no such remote: nosuch",
+            hint: "list remotes with 'docver remote list'")
+        expectOneErrorLine(
+            try docver("remote", "rm", "nosuch", in: alice), "no such remote: nosuch",
+            hint: "list remotes with 'docver remote list'")
         #expect(try state(alice) == before)
 
         let removed = try docver("remote", "remove", "origin", in: alice)
         #expect(removed.status == 0, "\(removed.stderr)")
-        #expect(removed.stdout == "removed remote 'origin'\nkept 1 fetched branch not yet integrated; the next sync or integrate brings their saves in\n")
+        #expect(
+            removed.stdout == "removed remote 'origin'\nkept 1 fetched branch not yet integrated; the next sync or integrate brings their saves in\n")
         #expect(try docver("remote", in: alice).stdout.isEmpty)
         #expect(try runGit(["for-each-ref", "--format=%(refname)", "refs/remotes"], in: alice).isEmpty)
         let kept = try runGit(["for-each-ref", "--format=%(refname) %(objectname)", "refs/docver/kept"], in: alice)
@@ -239,10 +251,12 @@ import Testing
         let before = try state(alice)
 
         let moved = scratch.path("moved.git").path
-        expectOneErrorLine(try docver("remote", "set-url", "origin", moved, in: alice), "no git repository at \(moved)",
-                           hint: "pass --create to make an empty bare repository there")
-        expectOneErrorLine(try docver("remote", "set-url", "nosuch", remote.path, in: alice), "no such remote: nosuch",
-                           hint: "list remotes with 'docver remote list'")
+        expectOneErrorLine(
+            try docver("remote", "set-url", "origin", moved, in: alice), "no git repository at \(moved)",
+            hint: "pass --create to make an empty bare repository there")
+        expectOneErrorLine(
+            try docver("remote", "set-url", "nosuch", remote.path, in: alice), "no such remote: nosuch",
+            hint: "list remotes with 'docver remote list'")
         #expect(try state(alice) == before)
         #expect(!FileManager.default.fileExists(atPath: moved))
 
@@ -269,13 +283,15 @@ import Testing
         let head = try runGit(["rev-parse", "HEAD"], in: alice)
 
         let gone = try docver("sync", in: alice)
-        expectOneErrorLine(gone, "remote 'origin': no git repository at \(path)",
-                           hint: "if it moved, point 'origin' at it with 'docver remote set-url origin' and its new path; "
-                               + "to start again with an empty one: docver remote set-url origin \(path) --create")
+        expectOneErrorLine(
+            gone, "remote 'origin': no git repository at \(path)",
+            hint: "if it moved, point 'origin' at it with 'docver remote set-url origin' and its new path; "
+                + "to start again with an empty one: docver remote set-url origin \(path) --create")
         #expect(try runGit(["rev-parse", "HEAD"], in: alice) == head, "the save is still there")
         try Data("not a repository".utf8).write(to: URL(fileURLWithPath: path))
-        expectOneErrorLine(try docver("sync", in: alice), "remote 'origin': \(path) is a file, not a git repository",
-                           hint: "point 'origin' at a bare git repository with 'docver remote set-url origin', or remove it with 'docver remote remove origin'")
+        expectOneErrorLine(
+            try docver("sync", in: alice), "remote 'origin': \(path) is a file, not a git repository",
+            hint: "point 'origin' at a bare git repository with 'docver remote set-url origin', or remove it with 'docver remote remove origin'")
 
         // The hint's command brings it back.
         try FileManager.default.removeItem(atPath: path)
@@ -293,33 +309,40 @@ import Testing
         let plain = scratch.path("plain")
         try runGit(["init", "-q", plain.path], in: scratch.url)
         let before = try state(alice)
-        expectOneErrorLine(try docver("remote", "add", "plain", "../plain", in: alice),
-                           "\(plain.path) is a git repository with a working tree; a remote must be a bare repository, which a sync can push to",
-                           hint: "sync through a bare repository: git clone --bare \(plain.path) \(plain.path).git && docver remote add plain \(plain.path).git")
+        expectOneErrorLine(
+            try docver("remote", "add", "plain", "../plain", in: alice),
+            "\(plain.path) is a git repository with a working tree; a remote must be a bare repository, which a sync can push to",
+            hint: "sync through a bare repository: git clone --bare \(plain.path) \(plain.path).git && docver remote add plain \(plain.path).git")
         // Its .git folder is the same repository, and --create does not make it bare.
-        expectOneErrorLine(try docver("remote", "add", "plain", plain.path + "/.git", "--create", in: alice),
-                           "\(plain.path)/.git is a git repository with a working tree; a remote must be a bare repository, which a sync can push to",
-                           hint: "sync through a bare repository: git clone --bare \(plain.path)/.git \(plain.path).git && docver remote add plain \(plain.path).git")
+        expectOneErrorLine(
+            try docver("remote", "add", "plain", plain.path + "/.git", "--create", in: alice),
+            "\(plain.path)/.git is a git repository with a working tree; a remote must be a bare repository, which a sync can push to",
+            hint: "sync through a bare repository: git clone --bare \(plain.path)/.git \(plain.path).git && docver remote add plain \(plain.path).git"
+        )
         #expect(try state(alice) == before)
 
         // Cloning from a container: from the repository it syncs through when it has one...
         let withRemote = try scratch.bareRemote("shared.git")
         #expect(try docver("remote", "add", "origin", withRemote.path, in: alice).status == 0)
         let fromAlice = try docver("clone", alice.path, "phone", "--device", "phone", in: scratch.url)
-        expectOneErrorLine(fromAlice, "\(alice.path) is a git repository with a working tree; a remote must be a bare repository, which a sync can push to",
-                           hint: "clone from the repository it syncs through: docver clone \(withRemote.path) phone")
+        expectOneErrorLine(
+            fromAlice, "\(alice.path) is a git repository with a working tree; a remote must be a bare repository, which a sync can push to",
+            hint: "clone from the repository it syncs through: docver clone \(withRemote.path) phone")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("phone").path))
         // ... else after giving it one; the hint's commands work.
         let bob = try container(scratch, "bob")
         try Data("from bob\n".utf8).write(to: bob.appendingPathComponent("b.txt"))
         #expect(try docver("save", in: bob).status == 0)
         let fromBob = try docver("clone", bob.path, "tablet", "--device", "tablet", in: scratch.url)
-        let hint = "give it a bare repository to sync through, then clone from that: docver -C \(bob.path) remote add origin \(bob.path).git --create"
+        let hint =
+            "give it a bare repository to sync through, then clone from that: docver -C \(bob.path) remote add origin \(bob.path).git --create"
             + " && docver -C \(bob.path) sync && docver clone \(bob.path).git tablet"
-        expectOneErrorLine(fromBob, "\(bob.path) is a git repository with a working tree; a remote must be a bare repository, which a sync can push to", hint: hint)
+        expectOneErrorLine(
+            fromBob, "\(bob.path) is a git repository with a working tree; a remote must be a bare repository, which a sync can push to", hint: hint)
         #expect(!FileManager.default.fileExists(atPath: scratch.path("tablet").path))
-        let steps = try runProcess("/bin/sh", ["-c", String(hint.split(separator: ":", maxSplits: 1)[1]).replacingOccurrences(of: "docver ", with: "\(docverExecutable) ")],
-                                   in: scratch.url)
+        let steps = try runProcess(
+            "/bin/sh", ["-c", String(hint.split(separator: ":", maxSplits: 1)[1]).replacingOccurrences(of: "docver ", with: "\(docverExecutable) ")],
+            in: scratch.url)
         #expect(steps.status == 0, "\(steps.stderr)")
         #expect(try String(contentsOf: scratch.path("tablet/b.txt"), encoding: .utf8) == "from bob\n")
     }
@@ -332,20 +355,25 @@ import Testing
         #expect(try docver("remote", "add", "origin", try scratch.bareRemote().path, in: alice).status == 0)
         let before = try state(alice)
         for url in ["ftp://x/y", "rsync://host/path.git", "mailto://a@b"] {
-            expectOneErrorLine(try docver("remote", "add", "weird", url, in: alice),
-                               "unsupported remote URL '\(url)': use a local path, user@host:path, or a file://, ssh://, git://, http:// or https:// URL")
-            expectOneErrorLine(try docver("remote", "set-url", "origin", url, in: alice),
-                               "unsupported remote URL '\(url)': use a local path, user@host:path, or a file://, ssh://, git://, http:// or https:// URL")
+            expectOneErrorLine(
+                try docver("remote", "add", "weird", url, in: alice),
+                "unsupported remote URL '\(url)': use a local path, user@host:path, or a file://, ssh://, git://, http:// or https:// URL")
+            expectOneErrorLine(
+                try docver("remote", "set-url", "origin", url, in: alice),
+                "unsupported remote URL '\(url)': use a local path, user@host:path, or a file://, ssh://, git://, http:// or https:// URL")
         }
         #expect(try state(alice) == before)
         // Every supported kind is stored without contacting it.
-        for (index, url) in ["ssh://nas.invalid/n.git", "git://nas.invalid/n.git", "http://nas.invalid/n.git",
-                             "https://nas.invalid/n.git", "alice@nas.invalid:n.git", "HTTPS://nas.invalid/n.git"].enumerated() {
+        for (index, url) in [
+            "ssh://nas.invalid/n.git", "git://nas.invalid/n.git", "http://nas.invalid/n.git",
+            "https://nas.invalid/n.git", "alice@nas.invalid:n.git", "HTTPS://nas.invalid/n.git",
+        ].enumerated() {
             let added = try docver("remote", "add", "r\(index)", url, in: alice)
             #expect(added.status == 0, "\(url): \(added.stderr)")
         }
         let cloned = try docver("clone", "ftp://x/y", "phone", in: scratch.url)
-        expectOneErrorLine(cloned, "unsupported remote URL 'ftp://x/y': use a local path, user@host:path, or a file://, ssh://, git://, http:// or https:// URL")
+        expectOneErrorLine(
+            cloned, "unsupported remote URL 'ftp://x/y': use a local path, user@host:path, or a file://, ssh://, git://, http:// or https:// URL")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("phone").path))
     }
 
@@ -357,14 +385,18 @@ import Testing
         try Data("--- a\n".utf8).write(to: file)
         let before = try state(alice)
         for create in [["--create"], []] {
-            expectOneErrorLine(try docver(["remote", "add", "z", "../file.patch"] + create, in: alice),
-                               "\(file.path) is a file, not a git repository",
-                               hint: "a remote is a bare git repository; to make an empty one beside the file: docver remote add z \(scratch.path("file.git").path) --create")
+            expectOneErrorLine(
+                try docver(["remote", "add", "z", "../file.patch"] + create, in: alice),
+                "\(file.path) is a file, not a git repository",
+                hint:
+                    "a remote is a bare git repository; to make an empty one beside the file: docver remote add z \(scratch.path("file.git").path) --create"
+            )
         }
         #expect(try state(alice) == before)
         #expect(try String(contentsOf: file, encoding: .utf8) == "--- a\n")
-        expectOneErrorLine(try docver("clone", file.path, "phone", in: scratch.url), "\(file.path) is a file, not a git repository",
-                           hint: "clone needs an existing bare repository; 'docver init' starts a new container")
+        expectOneErrorLine(
+            try docver("clone", file.path, "phone", in: scratch.url), "\(file.path) is a file, not a git repository",
+            hint: "clone needs an existing bare repository; 'docver init' starts a new container")
     }
 
     /// One unreachable remote among several: the others are fetched from, integrated and
@@ -383,7 +415,8 @@ import Testing
 
         let sync = try docver("sync", in: alice)
         #expect(sync.status == 1)
-        #expect(sync.stdout == "saved 1 changed document before syncing\nintegrated saves from other devices\n"
+        #expect(
+            sync.stdout == "saved 1 changed document before syncing\nintegrated saves from other devices\n"
                 + "b.txt: updated to bob's (version \(try runGit(["rev-parse", "--short=12", "refs/remotes/home/docver/bob"], in: alice).trimmingCharacters(in: .newlines)))\n"
                 + "pushed to home\n", "\(sync.stdout)")
         #expect(sync.stderrLines.count == 2, "\(sync.stderr)")

@@ -13,11 +13,12 @@ import Testing
 
         @discardableResult
         mutating func run(_ arguments: [String], in directory: URL, environment: [String: String]? = nil) throws -> ProcessResult {
-            let result = if let environment {
-                try runProcess(docverExecutable, arguments, in: directory, environment: environment)
-            } else {
-                try docver(arguments, in: directory)
-            }
+            let result =
+                if let environment {
+                    try runProcess(docverExecutable, arguments, in: directory, environment: environment)
+                } else {
+                    try docver(arguments, in: directory)
+                }
             texts.append((arguments.joined(separator: " "), result.stdout + result.stderr))
             return result
         }
@@ -40,7 +41,7 @@ import Testing
         let alice = scratch.path("alice")
         try Data("hello\n".utf8).write(to: alice.appendingPathComponent("note.txt"))
         #expect(try docver("save", in: alice).status == 0)
-        let port = try freeLocalPort() // nothing listens there
+        let port = try freeLocalPort()  // nothing listens there
         let https = "https://alice:\(password)@127.0.0.1:\(port)/git/notes.git"
         let shownHTTPS = "https://alice:***@127.0.0.1:\(port)/git/notes.git"
         var outputs = Outputs()
@@ -61,8 +62,11 @@ import Testing
         let plain = try outputs.run(["remote", "add", "plain", http], in: alice)
         #expect(plain.status == 0, "\(plain.stderr)")
         #expect(plain.stdout == "added remote 'plain' (http://bob:***@127.0.0.1:\(port)/notes.git); not contacted: the next sync reaches it\n")
-        #expect(plain.stderrLines == ["docver: warning: the password in the URL of remote 'plain' travels in clear text over http://; use https:// or ssh://"],
-                "\(plain.stderr)")
+        #expect(
+            plain.stderrLines == [
+                "docver: warning: the password in the URL of remote 'plain' travels in clear text over http://; use https:// or ssh://"
+            ],
+            "\(plain.stderr)")
         let moved = try outputs.run(["remote", "set-url", "plain", http.replacingOccurrences(of: "notes", with: "moved")], in: alice)
         #expect(moved.stdout == "remote 'plain' now points at http://bob:***@127.0.0.1:\(port)/moved.git; not contacted: the next sync reaches it\n")
         #expect(moved.stderr.contains(Self.clearTextWarning), "\(moved.stderr)")
@@ -72,7 +76,8 @@ import Testing
         // A scheme docver cannot sync through, with a password in it.
         let ftp = try outputs.run(["remote", "add", "f", "ftp://alice:\(password)@127.0.0.1/notes.git"], in: alice)
         #expect(ftp.status == 1)
-        #expect(ftp.stderrLines.first?.hasPrefix("docver: error: unsupported remote URL 'ftp://alice:***@127.0.0.1/notes.git'") == true, "\(ftp.stderr)")
+        #expect(
+            ftp.stderrLines.first?.hasPrefix("docver: error: unsupported remote URL 'ftp://alice:***@127.0.0.1/notes.git'") == true, "\(ftp.stderr)")
 
         // The listings.
         for arguments in [["remote"], ["remote", "list"], ["-v", "remote", "list"]] {
@@ -127,8 +132,10 @@ import Testing
         let password = try #require(stored.password)
         try FileManager.default.removeItem(at: store)
         let url = server.url.replacingOccurrences(of: "https://", with: "https://alice:\(password)@")
-        let environment = ["HOME": home.path, "SSH_AUTH_SOCK": "", "GIT_SSL_CAINFO": "",
-                           "XDG_CONFIG_HOME": home.appendingPathComponent(".config").path]
+        let environment = [
+            "HOME": home.path, "SSH_AUTH_SOCK": "", "GIT_SSL_CAINFO": "",
+            "XDG_CONFIG_HOME": home.appendingPathComponent(".config").path,
+        ]
         var outputs = Outputs()
 
         let alice = scratch.path("alice")

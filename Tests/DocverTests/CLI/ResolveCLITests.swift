@@ -7,8 +7,9 @@ import Testing
 @Suite struct ResolveCLITests {
     @Test func theInteractiveChooserShowsVersionsAndADiffAndKeepsTheChoice() throws {
         let scratch = try Scratch()
-        let fixture = try ConflictFixture.text(scratch, names: ["Alice's Laptop", "Bob's Phone"],
-                                               base: "title\nbase line\n", edits: ["title\nalice's line\n", "title\nbob's line\n"])
+        let fixture = try ConflictFixture.text(
+            scratch, names: ["Alice's Laptop", "Bob's Phone"],
+            base: "title\nbase line\n", edits: ["title\nalice's line\n", "title\nbob's line\n"])
         let bob = fixture.devices[1]
         let loser = fixture.losers[0]
 
@@ -43,15 +44,18 @@ import Testing
         let fixture = try ConflictFixture.text(scratch, base: "base\n", edits: ["alice\n", "bob\n"])
         let alice = fixture.devices[0]
         let before = try ResolveSnapshot(alice)
-        let session = try docverOnTerminal(["resolve", "note.txt", "--strategy", "choose"], in: alice.root,
-                                           answers: ["d b 2", "what", "q"])
+        let session = try docverOnTerminal(
+            ["resolve", "note.txt", "--strategy", "choose"], in: alice.root,
+            answers: ["d b 2", "what", "q"])
         #expect(session.status == 1, "\(session.output)")
         // The diff from the base to version 2.
         #expect(session.output.contains("# note.txt: version \(fixture.base.prefix(12)) (alice, "), "\(session.output)")
         #expect(session.output.contains("\n-base\n"))
         #expect(session.output.contains("\n+alice\n"))
-        #expect(session.output.contains("not understood: 'what'; valid: 1 or 2 (keep that version), 'd N M' with N and M among 1, 2 and b (diff), 'q' (cancel)"),
-                "the chooser lists the valid inputs: \(session.output)")
+        #expect(
+            session.output.contains(
+                "not understood: 'what'; valid: 1 or 2 (keep that version), 'd N M' with N and M among 1, 2 and b (diff), 'q' (cancel)"),
+            "the chooser lists the valid inputs: \(session.output)")
         #expect(session.output.contains("resolution of note.txt was cancelled"))
         try expectContainerUnchanged(alice, since: before, "quitting the chooser")
         #expect(try alice.unresolvedConflictVersions(of: fixture.document).map(\.id) == fixture.losers)
@@ -151,20 +155,28 @@ import Testing
         let (fixture, result) = try Self.resolveWithMarkers(scratch)
         #expect(result.status == 1)
         #expect(result.stdout == "note.txt: saved the merge with conflict markers as current; the conflict stays open\n")
-        #expect(result.stderrLines == ["hint: edit note.txt to remove the conflict markers, then run: "
-                                       + "docver save note.txt && docver mark-resolved note.txt"])
+        #expect(
+            result.stderrLines == [
+                "hint: edit note.txt to remove the conflict markers, then run: "
+                    + "docver save note.txt && docver mark-resolved note.txt"
+            ])
         #expect(try fixture.devices[1].read("note.txt").contains("<<<<<<< bob (current)"))
 
         // A name the shell would split is quoted in the commands.
-        let spaced = try ConflictFixture.text(try Scratch(), document: "my notes.txt", base: "a\nb\nc\n",
-                                              edits: ["a\nalice\nc\n", "a\nbob\nc\n"])
+        let spaced = try ConflictFixture.text(
+            try Scratch(), document: "my notes.txt", base: "a\nb\nc\n",
+            edits: ["a\nalice\nc\n", "a\nbob\nc\n"])
         let quoted = try docver(["resolve", "my notes.txt", "--strategy", "merge", "--markers"], in: spaced.devices[1].root)
-        #expect(quoted.stderrLines == ["hint: edit my notes.txt to remove the conflict markers, then run: "
-                                       + "docver save 'my notes.txt' && docver mark-resolved 'my notes.txt'"])
+        #expect(
+            quoted.stderrLines == [
+                "hint: edit my notes.txt to remove the conflict markers, then run: "
+                    + "docver save 'my notes.txt' && docver mark-resolved 'my notes.txt'"
+            ])
 
         // A dry run saves nothing, so there is nothing to do next; --json prints only JSON.
-        let dryRun = try docver(["resolve", "my notes.txt", "--strategy", "merge", "--markers", "--dry-run"],
-                                in: spaced.devices[0].root)
+        let dryRun = try docver(
+            ["resolve", "my notes.txt", "--strategy", "merge", "--markers", "--dry-run"],
+            in: spaced.devices[0].root)
         #expect(dryRun.status == 1)
         #expect(dryRun.stdout == "my notes.txt: would save the merge with conflict markers as current; the conflict stays open\n")
         #expect(dryRun.stderr.isEmpty, "\(dryRun.stderr)")

@@ -13,8 +13,10 @@ import Testing
     /// names); returns its result and the trace's lines. Nil, saying why, where strace cannot
     /// trace (no ptrace in this sandbox): no package fixes that. A missing strace fails on CI
     /// (.ci/run installs it).
-    static func traced(_ arguments: [String], in directory: URL, environment: [String: String] = [:],
-                       calls: String = "openat,connect", scratch: Scratch) throws -> (result: ProcessResult, trace: [String])? {
+    static func traced(
+        _ arguments: [String], in directory: URL, environment: [String: String] = [:],
+        calls: String = "openat,connect", scratch: Scratch
+    ) throws -> (result: ProcessResult, trace: [String])? {
         let strace = "/usr/bin/strace"
         guard NetworkFixtures.onCI || FileManager.default.isExecutableFile(atPath: strace) else {
             print("StartupCLITests: skipped: strace is not installed (apt-get install strace; .ci/run installs it)")
@@ -26,8 +28,9 @@ import Testing
             return nil
         }
         let log = scratch.path("trace-\(UUID().uuidString.prefix(6))")
-        let result = try runProcess(strace, ["-f", "-qq", "-e", "trace=" + calls, "-o", log.path, docverExecutable] + arguments,
-                                    in: directory, environment: environment)
+        let result = try runProcess(
+            strace, ["-f", "-qq", "-e", "trace=" + calls, "-o", log.path, docverExecutable] + arguments,
+            in: directory, environment: environment)
         let trace = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map(String.init)
         return (result, trace)
     }
@@ -47,7 +50,8 @@ import Testing
             #expect(opened.isEmpty, "docver \(arguments.joined(separator: " ")) read the CA bundle: \(opened)")
         }
         // The sync above really went through the remote.
-        #expect(try runGit(["rev-parse", "refs/heads/docver/alice"], in: remote).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(
+            try runGit(["rev-parse", "refs/heads/docver/alice"], in: remote).trimmingCharacters(in: .whitespacesAndNewlines)
                 == alice.headID())
     }
 
@@ -60,11 +64,15 @@ import Testing
         try alice.addRemote("origin", url: server.url)
         let saved = try alice.saveText("over https\n", to: "note.txt")
         let home = try server.home(in: scratch)
-        guard let (result, trace) = try Self.traced(
-            ["sync"], in: alice.root,
-            environment: ["HOME": home.path, "SSH_AUTH_SOCK": "", "GIT_SSL_CAINFO": "",
-                          "XDG_CONFIG_HOME": home.appendingPathComponent(".config").path],
-            scratch: scratch) else { return }
+        guard
+            let (result, trace) = try Self.traced(
+                ["sync"], in: alice.root,
+                environment: [
+                    "HOME": home.path, "SSH_AUTH_SOCK": "", "GIT_SSL_CAINFO": "",
+                    "XDG_CONFIG_HOME": home.appendingPathComponent(".config").path,
+                ],
+                scratch: scratch)
+        else { return }
         #expect(result.status == 0, "sync failed: \(result.stderr)\n\(server.log)")
         #expect(try runGit(["rev-parse", "refs/heads/docver/alice"], in: server.remote).trimmingCharacters(in: .whitespacesAndNewlines) == saved)
         let port = try #require(URL(string: server.url)?.port)

@@ -8,7 +8,8 @@ import Testing
 /// --strict` stays clean, and the unreferenced objects are gone.
 @Suite struct StorageCLITests {
     static let steps = ProcessInfo.processInfo.environment["DOCVER_STORAGE_STEPS"].flatMap(Int.init) ?? 30
-    static let seeds: [UInt64] = ProcessInfo.processInfo.environment["DOCVER_STORAGE_SEEDS"]
+    static let seeds: [UInt64] =
+        ProcessInfo.processInfo.environment["DOCVER_STORAGE_SEEDS"]
         .map { $0.split(separator: ",").compactMap { UInt64($0) } } ?? [0xD0_15, 0x6C_11]
 
     /// Three devices save, delete, sync and resolve at random (some conflicts stay open, some
@@ -40,8 +41,9 @@ import Testing
                 #expect(result.status == 0, "\(result.stderr)")
             default:
                 if let conflict = try device.conflicts().first {
-                    _ = try await device.resolve(conflict.document, using: LatestDateStrategy(),
-                                                 keepVersions: Bool.random(using: &random))
+                    _ = try await device.resolve(
+                        conflict.document, using: LatestDateStrategy(),
+                        keepVersions: Bool.random(using: &random))
                 }
             }
         }
@@ -97,11 +99,14 @@ import Testing
             }
             let message = try runGit(["show", "-s", "--format=%B", commit], in: root)
             guard !message.contains("\nDocver-Integration:"),
-                  let deviceLine = message.split(separator: "\n").first(where: { $0.hasPrefix("Docver-Device: ") }) else { continue }
+                let deviceLine = message.split(separator: "\n").first(where: { $0.hasPrefix("Docver-Device: ") })
+            else { continue }
             let device = String(deviceLine.dropFirst("Docver-Device: ".count))
             let parents = try runGit(["rev-list", "--parents", "-n", "1", commit], in: root).split(separator: " ").dropFirst()
-            let diff = parents.isEmpty ? try runGit(["diff-tree", "-r", "--root", "--no-renames", commit], in: root)
-                                       : try runGit(["diff-tree", "-r", "--no-renames", String(parents.first!).trimmingCharacters(in: .newlines), commit], in: root)
+            let diff =
+                parents.isEmpty
+                ? try runGit(["diff-tree", "-r", "--root", "--no-renames", commit], in: root)
+                : try runGit(["diff-tree", "-r", "--no-renames", String(parents.first!).trimmingCharacters(in: .newlines), commit], in: root)
             for line in diff.split(separator: "\n") where line.hasPrefix(":") {
                 let meta = line.split(separator: "\t")[0].split(separator: " ")
                 // :oldmode newmode oldid newid status; a deletion has a zero new id.
@@ -111,8 +116,10 @@ import Testing
         let objects = try runGit(["rev-list", "--all", "--reflog", "--objects"], in: root).split(separator: "\n").count
         let unreachable = try runGit(["fsck", "--unreachable", "--no-progress"], in: root).split(separator: "\n")
             .filter { $0.hasPrefix("unreachable ") }.count
-        return (try documents.mapValues { try $0.reduce(0) { try $0 + size($1) } },
-                try devices.mapValues { try $0.reduce(0) { try $0 + size($1) } }, objects, unreachable)
+        return (
+            try documents.mapValues { try $0.reduce(0) { try $0 + size($1) } },
+            try devices.mapValues { try $0.reduce(0) { try $0 + size($1) } }, objects, unreachable
+        )
     }
 
     @Test func duMatchesTheGitOracleAndGcPrunesOnlyWhatNothingReferences() async throws {
@@ -122,10 +129,14 @@ import Testing
             let alice = devices[0]
 
             // Unreferenced objects: a content, a commit and a tree nobody points at.
-            let blob = try runProcess("/usr/bin/git", ["hash-object", "-w", "--stdin"], in: alice.root,
-                                      input: Data("dangling content \(seed)\n".utf8)).stdout.trimmingCharacters(in: .newlines)
-            let tree = try runProcess("/usr/bin/git", ["mktree"], in: alice.root,
-                                      input: Data("100644 blob \(blob)\tdangling.txt\n".utf8)).stdout.trimmingCharacters(in: .newlines)
+            let blob = try runProcess(
+                "/usr/bin/git", ["hash-object", "-w", "--stdin"], in: alice.root,
+                input: Data("dangling content \(seed)\n".utf8)
+            ).stdout.trimmingCharacters(in: .newlines)
+            let tree = try runProcess(
+                "/usr/bin/git", ["mktree"], in: alice.root,
+                input: Data("100644 blob \(blob)\tdangling.txt\n".utf8)
+            ).stdout.trimmingCharacters(in: .newlines)
             let commit = try alice.git(["commit-tree", "-m", "dangling", tree]).trimmingCharacters(in: .newlines)
 
             // The history holds what gc must never prune: conflict versions, removed ones among them.
@@ -134,12 +145,14 @@ import Testing
 
             let expected = try oracle(alice.root)
             let du = try #require(try parseCLIJSON(docver("du", "--json", in: alice.root)) as? [String: Any], "seed \(seed)")
-            let documents = Dictionary(uniqueKeysWithValues: (du["documents"] as? [[String: Any]] ?? []).map {
-                ($0["document"] as! String, ($0["bytes"] as! NSNumber).int64Value)
-            })
-            let deviceBytes = Dictionary(uniqueKeysWithValues: (du["devices"] as? [[String: Any]] ?? []).map {
-                ($0["device"] as! String, ($0["bytes"] as! NSNumber).int64Value)
-            })
+            let documents = Dictionary(
+                uniqueKeysWithValues: (du["documents"] as? [[String: Any]] ?? []).map {
+                    ($0["document"] as! String, ($0["bytes"] as! NSNumber).int64Value)
+                })
+            let deviceBytes = Dictionary(
+                uniqueKeysWithValues: (du["devices"] as? [[String: Any]] ?? []).map {
+                    ($0["device"] as! String, ($0["bytes"] as! NSNumber).int64Value)
+                })
             #expect(documents == expected.documents, "seed \(seed)")
             #expect(deviceBytes == expected.devices, "seed \(seed)")
             #expect(du["reachableObjects"] as? Int == expected.objects, "seed \(seed)")
@@ -201,8 +214,11 @@ import Testing
         for arguments in [["gc"], ["gc", "--dry-run"]] {
             let result = try docver(arguments, in: alice.root)
             #expect(result.status == 1)
-            #expect(result.stderrLines == ["docver: error: gc failed: version \(orphan.prefix(12)) named by commit \(recording.prefix(12)) is reachable from no reference; nothing was pruned"],
-                    "\(result.stderr)")
+            #expect(
+                result.stderrLines == [
+                    "docver: error: gc failed: version \(orphan.prefix(12)) named by commit \(recording.prefix(12)) is reachable from no reference; nothing was pruned"
+                ],
+                "\(result.stderr)")
         }
         #expect(try runGit(["count-objects", "-v"], in: alice.root) == stored)
         #expect(try runProcess("/usr/bin/git", ["cat-file", "-e", orphan], in: alice.root).status == 0)
@@ -218,8 +234,10 @@ import Testing
         let tree = try alice.git(["rev-parse", "HEAD^{tree}"]).trimmingCharacters(in: .newlines)
         let old = try alice.git(["commit-tree", "-m", "only a reflog reaches this", tree]).trimmingCharacters(in: .newlines)
         let past = ["GIT_COMMITTER_DATE": "2001-01-01T00:00:00Z", "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com"]
-        #expect(try runProcess("/usr/bin/git", ["update-ref", "-m", "old", "refs/heads/scratch", old], in: alice.root, environment: past).status == 0)
-        #expect(try runProcess("/usr/bin/git", ["update-ref", "-m", "old", "refs/heads/scratch", head], in: alice.root, environment: past).status == 0)
+        #expect(
+            try runProcess("/usr/bin/git", ["update-ref", "-m", "old", "refs/heads/scratch", old], in: alice.root, environment: past).status == 0)
+        #expect(
+            try runProcess("/usr/bin/git", ["update-ref", "-m", "old", "refs/heads/scratch", head], in: alice.root, environment: past).status == 0)
 
         let du = try #require(try parseCLIJSON(docver("du", "--json", in: alice.root)) as? [String: Any])
         #expect(du["unreachableObjects"] as? Int == 0, "the reflog entry keeps it")

@@ -25,60 +25,66 @@ import Testing
 
     @Test func textNotesDemoResolvesAConflictByUserChoice() throws {
         let result = try runProcess(example("TextNotes"), ["demo"])
-        expectLines(result, [
-            "== 1. Alice's laptop writes a note",
-            "== 4. The laptop syncs",
-            "sync: shopping.txt has 1 new conflict version(s)",
-            "laptop editor state: inConflict",
-            "versions of shopping.txt:",
-            "== 5. The user chooses",
-            "chooser: keeping ",
-            "shopping.txt: kept version ",
-            "laptop editor state: normal",
-            "  2  - oat milk",
-            "laptop and phone hold the same note, no conflicts left: yes",
-            "demo finished",
-        ])
+        expectLines(
+            result,
+            [
+                "== 1. Alice's laptop writes a note",
+                "== 4. The laptop syncs",
+                "sync: shopping.txt has 1 new conflict version(s)",
+                "laptop editor state: inConflict",
+                "versions of shopping.txt:",
+                "== 5. The user chooses",
+                "chooser: keeping ",
+                "shopping.txt: kept version ",
+                "laptop editor state: normal",
+                "  2  - oat milk",
+                "laptop and phone hold the same note, no conflicts left: yes",
+                "demo finished",
+            ])
         #expect(result.stdout.contains("from Alice's Phone"))
         #expect(result.stdout.contains("chooser: keeping") && result.stdout.contains("from Alice's Laptop"))
     }
 
     @Test func imageNotesDemoMergesComponentsSoBothEditsSurvive() throws {
         let result = try runProcess(example("ImageNotes"), ["demo"])
-        expectLines(result, [
-            "== 1. The laptop makes an image note",
-            "sync: lisbon.imagenotes has 1 new conflict version(s)",
-            "laptop editor state: inConflict",
-            "== 5. Resolve with MergeStrategy",
-            "lisbon.imagenotes: saved the merge of 2 versions as current",
-            "laptop editor state: normal",
-            "  Day 1: arrived in Lisbon.",
-            "  Day 2: tram 28 up to the castle.",
-            "image.png: 16x16 PNG",
-            "the laptop's text edit survived: yes",
-            "the phone's image edit survived: yes",
-            "laptop and phone hold the same merged note, no conflicts left: yes",
-            "demo finished",
-        ])
+        expectLines(
+            result,
+            [
+                "== 1. The laptop makes an image note",
+                "sync: lisbon.imagenotes has 1 new conflict version(s)",
+                "laptop editor state: inConflict",
+                "== 5. Resolve with MergeStrategy",
+                "lisbon.imagenotes: saved the merge of 2 versions as current",
+                "laptop editor state: normal",
+                "  Day 1: arrived in Lisbon.",
+                "  Day 2: tram 28 up to the castle.",
+                "image.png: 16x16 PNG",
+                "the laptop's text edit survived: yes",
+                "the phone's image edit survived: yes",
+                "laptop and phone hold the same merged note, no conflicts left: yes",
+                "demo finished",
+            ])
     }
 
     @Test func backgroundColorDemoRepaintsTheOtherDeviceAndConverges() throws {
         let result = try runProcess(example("BackgroundColor"), ["demo"])
-        expectLines(result, [
-            "== 1. A laptop and a phone share a remote",
-            "== 2. The laptop sets the background to green and synchronizes",
-            "laptop: background #00FF00",
-            "== 3. The phone synchronizes",
-            "phone: told that bg changed (initial-sync)",
-            "phone: repaints its background #00FF00",
-            "phone saw the change: yes",
-            "== 4. Both change the colour before seeing each other's change",
-            "laptop and phone show the same colour: yes",
-            "conflicts left open: 0",
-            "== 5. The other colour stays in history",
-            "  current ",
-            "demo finished",
-        ])
+        expectLines(
+            result,
+            [
+                "== 1. A laptop and a phone share a remote",
+                "== 2. The laptop sets the background to green and synchronizes",
+                "laptop: background #00FF00",
+                "== 3. The phone synchronizes",
+                "phone: told that bg changed (initial-sync)",
+                "phone: repaints its background #00FF00",
+                "phone saw the change: yes",
+                "== 4. Both change the colour before seeing each other's change",
+                "laptop and phone show the same colour: yes",
+                "conflicts left open: 0",
+                "== 5. The other colour stays in history",
+                "  current ",
+                "demo finished",
+            ])
         #expect(result.stdout.contains("  lost       "), "the losing colour is listed")
         #expect(result.stdout.contains("  superseded #00FF00 by Laptop"))
     }
@@ -100,19 +106,21 @@ import Testing
         let alice = try scratch.device("alice")
         let commands = "show\nappend milk\nappend bread\nreplace 1 oat milk\nreplace 9 nothing\nsave\nshow\nappend eggs\nquit\n"
         let result = try runProcess(example("TextNotes"), ["edit", alice.root.path, "lists/shopping.txt"], input: Data(commands.utf8))
-        expectLines(result, [
-            "created lists/shopping.txt on alice",
-            "  (empty)",
-            "appended line 1",
-            "appended line 2",
-            "replaced line 1",
-            "error: there is no line 9",
-            "saved version ",
-            "  1  oat milk",
-            "  2  bread",
-            "appended line 3",
-            "closed lists/shopping.txt",
-        ])
+        expectLines(
+            result,
+            [
+                "created lists/shopping.txt on alice",
+                "  (empty)",
+                "appended line 1",
+                "appended line 2",
+                "replaced line 1",
+                "error: there is no line 9",
+                "saved version ",
+                "  1  oat milk",
+                "  2  bread",
+                "appended line 3",
+                "closed lists/shopping.txt",
+            ])
         #expect(try alice.read("lists/shopping.txt") == "oat milk\nbread\neggs\n", "quit saves unsaved edits")
         #expect(try alice.versionCount("lists/shopping.txt") == 3, "create, save, and the save on quit")
         #expect(try alice.status().changed.isEmpty)

@@ -22,13 +22,18 @@ import Testing
         try bob.sync()
 
         let plugin = repositoryRoot.appendingPathComponent("editors/nvim")
-        let result = try runProcess(nvim, ["--headless", "-u", "NONE", "-i", "NONE", "--cmd", "set rtp+=\(plugin.path)",
-                                           "-c", "luafile \(plugin.appendingPathComponent("tests/conflicts_test.lua").path)"],
-                                    in: scratch.url,
-                                    environment: ["DOCVER": docverExecutable, "DOCVER_TEST_CONTAINER": alice.root.path])
+        let result = try runProcess(
+            nvim,
+            [
+                "--headless", "-u", "NONE", "-i", "NONE", "--cmd", "set rtp+=\(plugin.path)",
+                "-c", "luafile \(plugin.appendingPathComponent("tests/conflicts_test.lua").path)",
+            ],
+            in: scratch.url,
+            environment: ["DOCVER": docverExecutable, "DOCVER_TEST_CONTAINER": alice.root.path])
         #expect(result.status == 0, "nvim exited \(result.status)\nstdout: \(result.stdout)\nstderr: \(result.stderr)")
-        #expect(result.stdout.split(separator: "\n").map(String.init)
-            == ["ready", "conflict listed and buffer reloaded", "versions listed", "diff shown", "resolved", "passed"],
+        #expect(
+            result.stdout.split(separator: "\n").map(String.init)
+                == ["ready", "conflict listed and buffer reloaded", "versions listed", "diff shown", "resolved", "passed"],
             "\(result.stdout)\n\(result.stderr)")
         #expect(try alice.conflicts().isEmpty)
         #expect(try alice.read("notes.txt") == "alice\n")

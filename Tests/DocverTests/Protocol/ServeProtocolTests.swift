@@ -27,16 +27,24 @@ import Testing
         #expect(result["device"] == .string("alice"))
         #expect(result["container"] == .string(alice.root.path))
         guard case let .array(methods)? = result["capabilities"]?["methods"],
-              case let .array(notifications)? = result["capabilities"]?["notifications"] else {
+            case let .array(notifications)? = result["capabilities"]?["notifications"]
+        else {
             Issue.record("no capabilities: \(result)")
             return
         }
-        for method in ["status", "ls", "conflicts", "versions", "show", "diff", "save", "sync", "resolve", "replace",
-                       "markResolved", "removeOtherVersions", "restore", "kv.get", "kv.set", "kv.remove", "kv.list", "shutdown"] {
+        for method in [
+            "status", "ls", "conflicts", "versions", "show", "diff", "save", "sync", "resolve", "replace",
+            "markResolved", "removeOtherVersions", "restore", "kv.get", "kv.set", "kv.remove", "kv.list", "shutdown",
+        ] {
             #expect(methods.contains(.string(method)), "\(method)")
         }
-        #expect(Set(notifications.map(\.description)) == Set(["documentChanged", "conflictAppeared", "conflictResolved",
-                                                               "syncStateChanged", "keyValueChanged"].map { "\"\($0)\"" }))
+        #expect(
+            Set(notifications.map(\.description))
+                == Set(
+                    [
+                        "documentChanged", "conflictAppeared", "conflictResolved",
+                        "syncStateChanged", "keyValueChanged",
+                    ].map { "\"\($0)\"" }))
         // A client of another major version is told so, and the server goes on.
         let refused = try server.response("initialize", ["protocolVersion": "2.0"])
         #expect(refused["error"]?["code"] == .integer(-32602))
@@ -67,8 +75,9 @@ import Testing
         #expect(try error(after: #"{"jsonrpc": "2.0", "id": 5, "method": "show", "params": [1]}"#)["error"]?["code"] == .integer(-32602))
         let wrongType = try server.response("show", ["document": 5], checkingParams: false)
         #expect(wrongType["error"]?["code"] == .integer(-32602))
-        #expect(try server.response("resolve", ["document": "notes.txt", "strategy": "sideways"], checkingParams: false)["error"]?["code"]
-            == .integer(-32602))
+        #expect(
+            try server.response("resolve", ["document": "notes.txt", "strategy": "sideways"], checkingParams: false)["error"]?["code"]
+                == .integer(-32602))
         // A notification (no id) is never answered, not even when nothing knows its method:
         // the next line is the next request's answer.
         try server.sendLine(#"{"jsonrpc": "2.0", "method": "nosuch"}"#)
@@ -109,10 +118,14 @@ import Testing
         let other = try docver(["-C", alice.root.path, "save", "notes.txt"])
         #expect(other.status == 0, "\(other.stderr)")
         let again = try server.notification("documentChanged")
-        #expect(again["documents"] == .array([.object([
-            "document": .string("notes.txt"), "change": .string("modified"),
-            "version": .string(try #require(try alice.currentVersion(of: DocumentPath("notes.txt"))).id), "previous": .string(save),
-        ])]))
+        #expect(
+            again["documents"]
+                == .array([
+                    .object([
+                        "document": .string("notes.txt"), "change": .string("modified"),
+                        "version": .string(try #require(try alice.currentVersion(of: DocumentPath("notes.txt"))).id), "previous": .string(save),
+                    ])
+                ]))
         #expect(try server.shutdown() == 0)
     }
 
@@ -130,7 +143,8 @@ import Testing
         #expect(appeared["document"] == .string("notes.txt"))
         let conflicts = try server.call("conflicts")
         guard case let .array(listed) = conflicts, let conflict = listed.first,
-              case let .array(versions)? = conflict["conflicts"], let loser = versions.first?["id"] else {
+            case let .array(versions)? = conflict["conflicts"], let loser = versions.first?["id"]
+        else {
             Issue.record("no conflict listed: \(conflicts)")
             return
         }
@@ -201,7 +215,11 @@ import Testing
         try await waitFor("the agent to go offline") { !agent.events("offline").isEmpty }
         let offline = try server.notification("syncStateChanged") { $0["state"] == .string("offline") }
         if case .string? = offline["since"] {} else { Issue.record("no date in \(offline)") }
-        if case let .string(reason)? = offline["reason"] { #expect(reason.contains("origin"), "\(reason)") } else { Issue.record("no reason in \(offline)") }
+        if case let .string(reason)? = offline["reason"] {
+            #expect(reason.contains("origin"), "\(reason)")
+        } else {
+            Issue.record("no reason in \(offline)")
+        }
         try FileManager.default.moveItem(at: away, to: remote)
         let online = try server.notification("syncStateChanged") { $0["state"] == .string("online") }
         #expect(online["reason"] == nil)
@@ -247,7 +265,8 @@ import Testing
         try server.call("diff", ["document": "notes.txt", "from": "@-1", "to": "@"])
         try server.call("resolve", ["document": "notes.txt", "strategy": "latest-date", "dryRun": true])
         guard case let .string(loser)? = appeared["versions"].flatMap({ if case let .array(ids) = $0 { ids.first } else { nil } }),
-              case let .string(current)? = versions["current"]?["id"] else {
+            case let .string(current)? = versions["current"]?["id"]
+        else {
             Issue.record("no conflict version: \(appeared)")
             return
         }

@@ -11,8 +11,10 @@ final class AgentProcess {
 
     /// Starts the agent with short delays so tests run in seconds (``start(_:quietDelay:pollInterval:maxBackoff:extra:)``
     /// also waits until it runs).
-    private init(_ container: Container, quietDelay: Double = 0.2, pollInterval: Double = 0.5,
-         maxBackoff: Double = 1, extra: [String] = []) throws {
+    private init(
+        _ container: Container, quietDelay: Double = 0.2, pollInterval: Double = 0.5,
+        maxBackoff: Double = 1, extra: [String] = []
+    ) throws {
         self.container = container
         log = container.root.deletingLastPathComponent()
             .appendingPathComponent("agent-\(container.device.id)-\(UUID().uuidString.prefix(6)).log")
@@ -20,8 +22,11 @@ final class AgentProcess {
         let handle = try FileHandle(forWritingTo: log)
         process = Process()
         process.executableURL = URL(fileURLWithPath: docverExecutable)
-        process.arguments = ["-C", container.root.path, "agent", "--json", "--quiet-delay", "\(quietDelay)",
-                             "--poll-interval", "\(pollInterval)", "--max-backoff", "\(maxBackoff)"] + extra
+        process.arguments =
+            [
+                "-C", container.root.path, "agent", "--json", "--quiet-delay", "\(quietDelay)",
+                "--poll-interval", "\(pollInterval)", "--max-backoff", "\(maxBackoff)",
+            ] + extra
         process.standardOutput = handle
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice
@@ -30,10 +35,13 @@ final class AgentProcess {
     }
 
     /// Starts an agent and waits for its `started` event.
-    static func start(_ container: Container, quietDelay: Double = 0.2, pollInterval: Double = 0.5,
-                      maxBackoff: Double = 1, extra: [String] = []) async throws -> AgentProcess {
-        let agent = try AgentProcess(container, quietDelay: quietDelay, pollInterval: pollInterval,
-                                     maxBackoff: maxBackoff, extra: extra)
+    static func start(
+        _ container: Container, quietDelay: Double = 0.2, pollInterval: Double = 0.5,
+        maxBackoff: Double = 1, extra: [String] = []
+    ) async throws -> AgentProcess {
+        let agent = try AgentProcess(
+            container, quietDelay: quietDelay, pollInterval: pollInterval,
+            maxBackoff: maxBackoff, extra: extra)
         do {
             try await waitFor("the agent to start") {
                 guard agent.isRunning else { throw TimedOut(what: "the agent, which exited") }
@@ -58,8 +66,8 @@ final class AgentProcess {
     /// The agent's resident memory now (`VmRSS` in /proc), in megabytes; nil once it has exited.
     var residentMegabytes: Double? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
         else { return nil }
         return kilobytes / 1024
     }

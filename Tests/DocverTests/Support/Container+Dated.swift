@@ -1,5 +1,6 @@
-@testable import DocverKit
 import Foundation
+
+@testable import DocverKit
 
 extension Container {
     /// This container with every save dated `seconds` after a fixed moment, so a test decides

@@ -17,8 +17,10 @@ enum FuzzNames {
     /// `A.txt` beside `a.txt`, and `café.txt` in its two Unicode spellings (by their aliases,
     /// see ``real(_:)``): names git and docver keep apart although a case-folding or
     /// normalising comparison would take each pair for one name (issue 25).
-    static let flat = ["a.txt", "A.txt", "b.txt", "c.md", "f", "g.txt", "notes", "notes/d.txt", "notes/e.txt",
-                       "cafe-nfc.txt", "cafe-nfd.txt"]
+    static let flat = [
+        "a.txt", "A.txt", "b.txt", "c.md", "f", "g.txt", "notes", "notes/d.txt", "notes/e.txt",
+        "cafe-nfc.txt", "cafe-nfd.txt",
+    ]
     static let packages = ["p.imagenotes"]
     static let all = flat + packages
     /// The components a package holds.
@@ -67,7 +69,9 @@ enum FuzzState: Hashable, CustomStringConvertible {
 
     /// True for an executable flat document.
     var isExecutable: Bool {
-        if case let .flat(data) = self { return data.count >= FuzzState.executableMark.count && data.suffix(FuzzState.executableMark.count) == FuzzState.executableMark }
+        if case let .flat(data) = self {
+            return data.count >= FuzzState.executableMark.count && data.suffix(FuzzState.executableMark.count) == FuzzState.executableMark
+        }
         return false
     }
 
@@ -316,7 +320,10 @@ final class FuzzLineage {
     /// or the newest one holding that state before it.
     func node(commit: String, document: String, state: FuzzState) -> [Int] {
         if let exact = versions.indices.first(where: { versions[$0].commit == commit && versions[$0].document == document }),
-           versions[exact].state == state, graph.contains(commit) { return [exact] }
+            versions[exact].state == state, graph.contains(commit)
+        {
+            return [exact]
+        }
         return nodes(holding: state, of: document, before: commit)
     }
 
@@ -440,7 +447,8 @@ final class FuzzLineage {
     func heldLineByLine(_ result: FuzzState, side: [Int], state: FuzzState, others: [Int]) throws -> Bool {
         let best = bestCommonAncestors(side, others)
         guard best.count == 1, case let .flat(base) = versions[best[0]].state,
-              case let .flat(ours) = result, case let .flat(theirs) = state else { return false }
+            case let .flat(ours) = result, case let .flat(theirs) = state
+        else { return false }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-merge-file-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -512,8 +520,9 @@ struct FuzzObservation {
             let path = try DocumentPath(FuzzNames.real(document))
             guard let current = try device.currentVersion(of: path) else { continue }
             observation.currentID[document] = current.id
-            observation.current[document] = observation.normalized(try FuzzState.of(current, on: device, trees: trees), of: document,
-                                                                   id: current.id, inConflict: try !device.conflicts(path).isEmpty)
+            observation.current[document] = observation.normalized(
+                try FuzzState.of(current, on: device, trees: trees), of: document,
+                id: current.id, inConflict: try !device.conflicts(path).isEmpty)
             if !current.isDeletion {
                 observation.history[document] = try device.history(of: path).map { try FuzzState.of($0, on: device, trees: trees) }
             }
@@ -522,15 +531,17 @@ struct FuzzObservation {
             let document = FuzzNames.alias(conflict.document.path)
             observation.listedCurrent[document] = conflict.current.id
             observation.listing[document] = try conflict.conflicts.map {
-                Listed(id: $0.id, device: $0.device.id,
-                       state: observation.normalized(try FuzzState.of($0, on: device, trees: trees), of: document, id: $0.id, inConflict: true))
+                Listed(
+                    id: $0.id, device: $0.device.id,
+                    state: observation.normalized(try FuzzState.of($0, on: device, trees: trees), of: document, id: $0.id, inConflict: true))
             }
         }
         // The trailers, each commit's separately (docs/FORMAT.md, "With plain git"). Records
         // count only in the commits docver writes them in ("Records from plain git"): conflict
         // records in integrations, decisions in docver's own saves and resolutions, never in
         // the plain commits the harness made (typed records there are ignored).
-        let format = "%H%x1f%(trailers:key=Docver-Integration,valueonly)%x1f%(trailers:key=Docver-Conflict,valueonly,separator=%x1d)%x1f"
+        let format =
+            "%H%x1f%(trailers:key=Docver-Integration,valueonly)%x1f%(trailers:key=Docver-Conflict,valueonly,separator=%x1d)%x1f"
             + "%(trailers:key=Docver-Resolved,valueonly,separator=%x1d)%x1f%(trailers:key=Docver-Removed,valueonly,separator=%x1d)%x1e"
         var conflicts: [String: Set<String>] = [:]
         var settledBy: [String: [String: Set<String>]] = [:]
@@ -556,11 +567,12 @@ struct FuzzObservation {
         // from the merge (docs/FORMAT.md, "Merges made with plain git") and lists them as
         // resolved conflict versions (`versions --all`). (Not one that only a typed record
         // resolved: that record is ignored.)
-        let typed = Set(model.typedRecords.values.flatMap(\.records).compactMap { record -> String? in
-            let words = record.split(separator: " ").map(String.init)
-            guard words.count >= 3, words[0] == "Docver-Resolved:" || words[0] == "Docver-Removed:" else { return nil }
-            return words[1] + " " + FuzzNames.alias(words.last!.removingPercentEncoding ?? words.last!)
-        })
+        let typed = Set(
+            model.typedRecords.values.flatMap(\.records).compactMap { record -> String? in
+                let words = record.split(separator: " ").map(String.init)
+                guard words.count >= 3, words[0] == "Docver-Resolved:" || words[0] == "Docver-Removed:" else { return nil }
+                return words[1] + " " + FuzzNames.alias(words.last!.removingPercentEncoding ?? words.last!)
+            })
         // A version a typed record names may still have been set aside by a plain merge (the
         // record is ignored, the merge is not): only if a plain merge replaced its state, or,
         // for a deletion, kept the document where the deletion's line had it absent (seed 35).
@@ -571,8 +583,10 @@ struct FuzzObservation {
                 let settledHere = settledBy[document]?[version.id] != nil
                 let named = typed.contains(version.id + " " + document)
                 let state = try named ? trees.state(of: document, at: version.id, in: device.root) : .absent
-                let replaced = named && (model.plainMergeReplaced(state, of: document)
-                    || state.isAbsent && model.plainMergeReplacedDeletion(version.id, of: document, graph: observation.graph))
+                let replaced =
+                    named
+                    && (model.plainMergeReplaced(state, of: document)
+                        || state.isAbsent && model.plainMergeReplacedDeletion(version.id, of: document, graph: observation.graph))
                 guard settledHere || !named || replaced else { continue }
                 settledBy[document, default: [:]][version.id, default: []].insert("plain merge")
             }
@@ -584,8 +598,9 @@ struct FuzzObservation {
         for (document, versions) in settledBy {
             for (version, commits) in versions {
                 if commits.allSatisfy({ mergeResolutions[$0]?.notIncluded.contains(version) == true }) {
-                    observation.claimedByMerges.append("\(document): \(version.short) is named by the merge resolution\(commits.count == 1 ? "" : "s") "
-                        + "\(commits.map(\.short).sorted()), whose result lacks its changes")
+                    observation.claimedByMerges.append(
+                        "\(document): \(version.short) is named by the merge resolution\(commits.count == 1 ? "" : "s") "
+                            + "\(commits.map(\.short).sorted()), whose result lacks its changes")
                     continue
                 }
                 settled[document, default: []].insert(version)
@@ -655,32 +670,51 @@ enum FuzzOracle {
                 failures.append(FuzzFailure(document: document, message: "\(document): a conflict version is listed twice: \(listed)"))
             }
             if let current = observation.listedCurrent[document], ids.contains(current) {
-                failures.append(FuzzFailure(document: document, message: "\(document): the current version \(current.short) is also listed as a conflict version"))
+                failures.append(
+                    FuzzFailure(document: document, message: "\(document): the current version \(current.short) is also listed as a conflict version")
+                )
             }
             // A document with no version on this line (a plain folder of its name is current)
             // is listed with its absence at the head as current.
             if let current = observation.listedCurrent[document], current != observation.currentID[document],
-               observation.currentID[document] != nil {
-                failures.append(FuzzFailure(document: document, message: "\(document): conflicts() names \(current.short) as current, currentVersion(of:) \(observation.currentID[document]?.short ?? "none")"))
+                observation.currentID[document] != nil
+            {
+                failures.append(
+                    FuzzFailure(
+                        document: document,
+                        message:
+                            "\(document): conflicts() names \(current.short) as current, currentVersion(of:) \(observation.currentID[document]?.short ?? "none")"
+                    ))
             }
             let expected = observation.unresolvedByTrailers[document] ?? []
             if Set(ids) != expected {
                 let typed = model.typedRecordNotes(naming: Set(ids).symmetricDifference(expected))
-                failures.append(FuzzFailure(document: document, message: "\(document): conflicts() lists \(ids.map(\.short).sorted()), the trailers leave \(expected.map(\.short).sorted()) unresolved"
-                    + (typed.isEmpty ? "" : " (" + typed.joined(separator: "; ") + ")")))
+                failures.append(
+                    FuzzFailure(
+                        document: document,
+                        message:
+                            "\(document): conflicts() lists \(ids.map(\.short).sorted()), the trailers leave \(expected.map(\.short).sorted()) unresolved"
+                            + (typed.isEmpty ? "" : " (" + typed.joined(separator: "; ") + ")")))
             }
         }
 
         // A conflict version is identified by its version alone (docs/FORMAT.md, "The
         // unresolved set"): records of it from several commits list it once, resolved too.
         for (document, ids) in observation.resolvedListedTwice.sorted(by: { $0.key < $1.key }) {
-            failures.append(FuzzFailure(document: document, message: "\(document): resolvedConflictVersions (versions --all) lists a version twice: \(ids.map(\.short))"))
+            failures.append(
+                FuzzFailure(
+                    document: document, message: "\(document): resolvedConflictVersions (versions --all) lists a version twice: \(ids.map(\.short))"))
         }
 
         // docs/FORMAT.md: a plain folder is no document, so never a version of one.
         for folder in observation.foldersShownAsVersions {
             let document = String(folder.split(separator: " ")[0])
-            failures.append(FuzzFailure(document: document, message: "\(document): the plain folder of version \(folder.split(separator: " ")[1]) is shown as a version of the file \(document) (kind package)"))
+            failures.append(
+                FuzzFailure(
+                    document: document,
+                    message:
+                        "\(document): the plain folder of version \(folder.split(separator: " ")[1]) is shown as a version of the file \(document) (kind package)"
+                ))
         }
 
         // No version lost.
@@ -699,9 +733,13 @@ enum FuzzOracle {
                     }
                 }
             }
-            failures.append(FuzzFailure(document: document, version: version, message: "version lost: \(version); current \(observation.currentID[document]?.short ?? "none") \(observation.current[document] ?? .absent), "
-                + "conflict versions \(observation.listing[document] ?? []), set aside \((observation.setAside[document] ?? []).map(\.short).sorted())"
-                + (why.isEmpty ? "" : "; " + why.joined(separator: "; "))))
+            failures.append(
+                FuzzFailure(
+                    document: document, version: version,
+                    message:
+                        "version lost: \(version); current \(observation.currentID[document]?.short ?? "none") \(observation.current[document] ?? .absent), "
+                        + "conflict versions \(observation.listing[document] ?? []), set aside \((observation.setAside[document] ?? []).map(\.short).sorted())"
+                        + (why.isEmpty ? "" : "; " + why.joined(separator: "; "))))
         }
 
         // A version that later saves replaced, on the line that leads to the current version,
@@ -782,7 +820,8 @@ enum FuzzOracle {
                     // An absence is one state: a listed (or set aside) deletion of the document
                     // stands for every deletion of it (two lines that both deleted it and met
                     // hold one deletion version).
-                    ok = ok || (observation.current[document] ?? .absent).isAbsent || uncontested.contains("\(version.commit) \(document)")
+                    ok =
+                        ok || (observation.current[document] ?? .absent).isAbsent || uncontested.contains("\(version.commit) \(document)")
                         || (observation.listing[document] ?? []).contains { $0.state.isAbsent }
                         || (observation.setAsideStates[document] ?? []).contains { $0.isAbsent }
                         || deleted.contains(deletionKey(version))
@@ -819,7 +858,8 @@ enum FuzzOracle {
         var failures: [FuzzFailure] = []
         for (document, currentID) in observation.currentID.sorted(by: { $0.key < $1.key }) {
             guard let history = observation.history[document],
-                  let current = model.versions.first(where: { $0.commit == currentID && $0.document == document }) else { continue }
+                let current = model.versions.first(where: { $0.commit == currentID && $0.document == document })
+            else { continue }
             let known = Set(history).union([observation.current[document] ?? .absent])
             var queue = [current]
             var seen: Set<String> = [current.commit]
@@ -831,7 +871,12 @@ enum FuzzOracle {
                 }
                 if predecessors.isEmpty { continue }
                 if !known.contains(next.before) {
-                    failures.append(FuzzFailure(document: document, message: "\(document): \(predecessors[0]) was replaced by \(next.commit.short) on the line of the current version \(currentID.short), but history(of:) does not show it"))
+                    failures.append(
+                        FuzzFailure(
+                            document: document,
+                            message:
+                                "\(document): \(predecessors[0]) was replaced by \(next.commit.short) on the line of the current version \(currentID.short), but history(of:) does not show it"
+                        ))
                 }
                 // A state several saves hold (a revert, a copy, a chosen version saved again)
                 // is one state; the history may reach it through any of them, so the chain
@@ -858,13 +903,16 @@ enum FuzzOracle {
             for j in decisions.indices where j > i {
                 let (a, b) = (decisions[i], decisions[j])
                 guard a.document == b.document, a.device != b.device, a.conflict == b.conflict, a.result != b.result,
-                      !graph.isAncestorOrSelf(a.commit, of: b.commit), !graph.isAncestorOrSelf(b.commit, of: a.commit) else { continue }
+                    !graph.isAncestorOrSelf(a.commit, of: b.commit), !graph.isAncestorOrSelf(b.commit, of: a.commit)
+                else { continue }
                 // A later save or resolution of the document made after seeing both decided anew.
                 let later = model.versions.map { ($0.document, $0.commit) } + decisions.map { ($0.document, $0.commit) }
                 if later.contains(where: { document, commit in
                     document == a.document && commit != a.commit && commit != b.commit
                         && graph.isAncestorOrSelf(a.commit, of: commit) && graph.isAncestorOrSelf(b.commit, of: commit)
-                }) { continue }
+                }) {
+                    continue
+                }
                 let current = observation.current[a.document] ?? .absent
                 let listed = Set((observation.listing[a.document] ?? []).map(\.state))
                 for (decision, other) in [(a, b), (b, a)] where decision.result != current && !listed.contains(decision.result) {
@@ -876,10 +924,11 @@ enum FuzzOracle {
                     let setAsideHere = observation.setAside[a.document] ?? []
                     let evolved = later.contains { document, commit in
                         document == a.document && commit != decision.commit && graph.isAncestorOrSelf(decision.commit, of: commit)
-                            && (setAsideHere.contains(commit) || (model.versions.first { $0.commit == commit && $0.document == document }?.state
-                                ?? decisions.first { $0.commit == commit }?.result).map { state in
-                                    state == current || listed.contains(state) || (!state.isAbsent && observation.current.values.contains(state))
-                                } == true)
+                            && (setAsideHere.contains(commit)
+                                || (model.versions.first { $0.commit == commit && $0.document == document }?.state
+                                    ?? decisions.first { $0.commit == commit }?.result).map { state in
+                                        state == current || listed.contains(state) || (!state.isAbsent && observation.current.values.contains(state))
+                                    } == true)
                     }
                     // A version of `document` that is `edit` or descends from it is current or listed.
                     func livesOn(_ edit: FuzzVersion, in document: String) -> Bool {
@@ -915,22 +964,31 @@ enum FuzzOracle {
                     // edit follows the rename): they are current at the new name, or a save there,
                     // after the decision, edited them, and it or a later edit of it is current or
                     // listed there.
-                    let followedRename = !decision.result.isAbsent && (observation.current.contains { document, state in
-                        document != a.document && state == decision.result
-                    } || model.versions.contains { version in
-                        version.document != a.document && version.before == decision.result
-                            && graph.isAncestorOrSelf(decision.commit, of: version.commit)
-                            && livesOn(version, in: version.document)
-                    })
+                    let followedRename =
+                        !decision.result.isAbsent
+                        && (observation.current.contains { document, state in
+                            document != a.document && state == decision.result
+                        }
+                            || model.versions.contains { version in
+                                version.document != a.document && version.before == decision.result
+                                    && graph.isAncestorOrSelf(decision.commit, of: version.commit)
+                                    && livesOn(version, in: version.document)
+                            })
                     // The decision itself became a conflict version and was then resolved by
                     // someone who saw both: a later resolution, or a git user's plain merge that
                     // set it aside (docver records it as such, docs/FORMAT.md).
                     // (Or an identical decision of another device, made on the same side, that
                     // the git user's merge set aside in its place: the decided state is listed.)
-                    let setAside = (observation.setAside[a.document] ?? []).contains(decision.commit)
+                    let setAside =
+                        (observation.setAside[a.document] ?? []).contains(decision.commit)
                         || (observation.setAsideStates[a.document] ?? []).contains(decision.result)
                     if evolved || edited || followedRename || setAside { continue }
-                    failures.append(FuzzFailure(document: a.document, message: "\(a.document): the decision \(decision) was dropped in silence: \(other) is current (\(current)) and \(decision.result) is not listed"))
+                    failures.append(
+                        FuzzFailure(
+                            document: a.document,
+                            message:
+                                "\(a.document): the decision \(decision) was dropped in silence: \(other) is current (\(current)) and \(decision.result) is not listed"
+                        ))
                 }
             }
         }
@@ -976,8 +1034,8 @@ struct FuzzGraph {
 
 /// Reads commits' trees and blobs with git (`ls-tree`, `cat-file --batch`), cached by id.
 final class GitTrees {
-    private var files: [String: [String: String]] = [:] // commit → file path → blob id
-    private var executables: [String: Set<String>] = [:] // commit → the paths of mode 100755
+    private var files: [String: [String: String]] = [:]  // commit → file path → blob id
+    private var executables: [String: Set<String>] = [:]  // commit → the paths of mode 100755
     private var blobs: [String: Data] = [:]
 
     /// The files of a commit (path → blob id).

@@ -25,11 +25,17 @@ indirect enum JSONValue: Decodable, Equatable, CustomStringConvertible {
             return
         }
         let single = try decoder.singleValueContainer()
-        if single.decodeNil() { self = .null }
-        else if let flag = try? single.decode(Bool.self) { self = .bool(flag) }
-        else if let integer = try? single.decode(Int64.self) { self = .integer(integer) }
-        else if let number = try? single.decode(Double.self) { self = .number(number) }
-        else { self = .string(try single.decode(String.self)) }
+        if single.decodeNil() {
+            self = .null
+        } else if let flag = try? single.decode(Bool.self) {
+            self = .bool(flag)
+        } else if let integer = try? single.decode(Int64.self) {
+            self = .integer(integer)
+        } else if let number = try? single.decode(Double.self) {
+            self = .number(number)
+        } else {
+            self = .string(try single.decode(String.self))
+        }
     }
 
     static func parse(_ data: Data) throws -> JSONValue { try JSONDecoder().decode(JSONValue.self, from: data) }
@@ -117,7 +123,8 @@ struct JSONSchemaValidator {
         var validator = self
         if !file.isEmpty {
             guard let directory,
-                  let loaded = try? JSONSchemaValidator(contentsOf: directory.appendingPathComponent(file).standardizedFileURL) else { return nil }
+                let loaded = try? JSONSchemaValidator(contentsOf: directory.appendingPathComponent(file).standardizedFileURL)
+            else { return nil }
             validator = loaded
         }
         var target = validator.root
@@ -169,11 +176,12 @@ struct JSONSchemaValidator {
             validator.check(value, against: target, at: path, into: &found)
         }
         if let type = schema["type"] {
-            let names: [String] = switch type {
-            case let .string(name): [name]
-            case let .array(names): names.compactMap { if case let .string(name) = $0 { name } else { nil } }
-            default: []
-            }
+            let names: [String] =
+                switch type {
+                case let .string(name): [name]
+                case let .array(names): names.compactMap { if case let .string(name) = $0 { name } else { nil } }
+                default: []
+                }
             if !names.contains(where: value.hasType) {
                 found.append("\(path): expected \(names.joined(separator: " or ")), found \(value.typeName)")
                 return

@@ -99,8 +99,10 @@ final class ManualClock: Clock, Sendable {
 /// start, past 300 s of wall-clock time). So the wait fails only once the wall-clock bound
 /// is past and it has also polled, awake, for ``PollBudget/awakeAfterDeadline`` since; the
 /// bound only catches hangs.
-func waitUntil(timeout: Duration = .seconds(300), _ what: @autoclosure () -> String = "condition",
-               _ condition: () async throws -> Bool) async throws {
+func waitUntil(
+    timeout: Duration = .seconds(300), _ what: @autoclosure () -> String = "condition",
+    _ condition: () async throws -> Bool
+) async throws {
     var budget = PollBudget(timeout: timeout)
     while try await !condition() {
         guard budget.mayWaitMore() else { throw TimedOut(what: what()) }
@@ -136,8 +138,10 @@ struct PollBudget {
 
 /// Runs `body`, failing with ``TimedOut`` if it takes longer than `timeout` (real time, counted
 /// as ``waitUntil(timeout:_:_:)`` counts it: see ``PollBudget``).
-func withTimeout<T: Sendable>(_ timeout: Duration, _ what: String = "operation",
-                              _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+func withTimeout<T: Sendable>(
+    _ timeout: Duration, _ what: String = "operation",
+    _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
     try await withThrowingTaskGroup(of: T.self) { group in
         group.addTask { try await body() }
         group.addTask {
@@ -179,8 +183,10 @@ final class Recorder<Element: Sendable>: Sendable {
     var all: [Element] { storage.values.withLock { $0 } }
 
     /// Waits until what was recorded satisfies `condition`.
-    func wait(timeout: Duration = .seconds(300), _ what: String = "recorded values",
-              until condition: @escaping ([Element]) -> Bool) async throws {
+    func wait(
+        timeout: Duration = .seconds(300), _ what: String = "recorded values",
+        until condition: @escaping ([Element]) -> Bool
+    ) async throws {
         try await waitUntil(timeout: timeout, "\(what); recorded: \(all)") { condition(self.all) }
     }
 }

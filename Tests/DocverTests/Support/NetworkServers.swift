@@ -34,9 +34,10 @@ enum NetworkFixtures {
         return nil
     }
     static var lighttpdUsable: Bool {
-        onCI || (FileManager.default.isExecutableFile(atPath: lighttpd)
-            && FileManager.default.isExecutableFile(atPath: httpBackend)
-            && FileManager.default.fileExists(atPath: "/usr/lib/lighttpd/mod_openssl.so"))
+        onCI
+            || (FileManager.default.isExecutableFile(atPath: lighttpd)
+                && FileManager.default.isExecutableFile(atPath: httpBackend)
+                && FileManager.default.fileExists(atPath: "/usr/lib/lighttpd/mod_openssl.so"))
     }
 }
 
@@ -45,7 +46,8 @@ func processTree(_ root: Int32) -> [Int32] {
     var parents: [Int32: Int32] = [:]
     for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
         guard let pid = Int32(name), let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { continue }
+            let close = stat.lastIndex(of: ")")
+        else { continue }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         if fields.count > 1, let parent = Int32(fields[1]) { parents[pid] = parent }
     }
@@ -253,9 +255,13 @@ final class HTTPGitServer {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let key = directory.appendingPathComponent("tls.key")
         certificate = directory.appendingPathComponent("tls.crt")
-        try run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                                     "-keyout", key.path, "-out", certificate.path, "-days", "2", "-subj", "/CN=127.0.0.1",
-                                     "-addext", "subjectAltName=IP:127.0.0.1"])
+        try run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", key.path, "-out", certificate.path, "-days", "2", "-subj", "/CN=127.0.0.1",
+                "-addext", "subjectAltName=IP:127.0.0.1",
+            ])
         let pem = directory.appendingPathComponent("tls.pem")
         try (String(contentsOf: certificate, encoding: .utf8) + String(contentsOf: key, encoding: .utf8))
             .write(to: pem, atomically: true, encoding: .utf8)
@@ -319,8 +325,13 @@ final class GitDaemonServer {
     init(in directory: URL, serving served: URL) throws {
         self.directory = directory
         (process, port) = try startListening(log: directory.appendingPathComponent("git-daemon.log")) { port in
-            ("/usr/bin/git", ["daemon", "--reuseaddr", "--export-all", "--enable=receive-pack", "--base-path=\(served.path)",
-                              "--listen=127.0.0.1", "--port=\(port)", served.path])
+            (
+                "/usr/bin/git",
+                [
+                    "daemon", "--reuseaddr", "--export-all", "--enable=receive-pack", "--base-path=\(served.path)",
+                    "--listen=127.0.0.1", "--port=\(port)", served.path,
+                ]
+            )
         }
     }
 
@@ -395,7 +406,7 @@ final class SilentListener: @unchecked Sendable {
             return accepted + [filler]
         }
         guard !open.isEmpty else { return }
-        shutdown(descriptor, Int32(SHUT_RDWR)) // wakes the accepting thread
+        shutdown(descriptor, Int32(SHUT_RDWR))  // wakes the accepting thread
         for client in open where client >= 0 { close(client) }
     }
 

@@ -26,17 +26,20 @@ struct ConflictFixture {
 
     /// The conflict as `device` sees it (required to exist).
     func conflict(on device: Container, sourceLocation: SourceLocation = #_sourceLocation) throws -> Conflict {
-        try #require(try device.conflicts(document).first, "\(document) is not in conflict on \(device.device.id)",
-                     sourceLocation: sourceLocation)
+        try #require(
+            try device.conflicts(document).first, "\(document) is not in conflict on \(device.device.id)",
+            sourceLocation: sourceLocation)
     }
 
     /// Creates devices `ids`, saves `base` on the first, syncs everyone, then lets device i
     /// write `edits[i]` and save (one second apart when `staggered`, so the last save has the
     /// latest date), then syncs every device and the first ones again so all have seen all.
-    static func make(_ scratch: Scratch, document: String = "note.txt",
-                     ids: [String] = ["alice", "bob"], names: [String]? = nil,
-                     base: [String: Data], edits: [[String: Data]], staggered: Bool = true,
-                     sourceLocation: SourceLocation = #_sourceLocation) throws -> ConflictFixture {
+    static func make(
+        _ scratch: Scratch, document: String = "note.txt",
+        ids: [String] = ["alice", "bob"], names: [String]? = nil,
+        base: [String: Data], edits: [[String: Data]], staggered: Bool = true,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> ConflictFixture {
         precondition(ids.count == edits.count)
         let remote = try scratch.bareRemote()
         let devices = try ids.enumerated().map { index, id in
@@ -53,16 +56,20 @@ struct ConflictFixture {
         var saves: [String] = []
         for (index, device) in devices.enumerated() {
             try writeFixtureFiles(edits[index], in: device)
-            saves.append(try #require(try dated(device, index + 1).saveAll(message: "edit by \(device.device.id)"),
-                                      sourceLocation: sourceLocation))
+            saves.append(
+                try #require(
+                    try dated(device, index + 1).saveAll(message: "edit by \(device.device.id)"),
+                    sourceLocation: sourceLocation))
         }
         for device in devices + devices.dropLast() { try device.sync() }
-        let fixture = ConflictFixture(scratch: scratch, remote: remote, devices: devices, base: baseSave, saves: saves,
-                                      document: try DocumentPath(document))
+        let fixture = ConflictFixture(
+            scratch: scratch, remote: remote, devices: devices, base: baseSave, saves: saves,
+            document: try DocumentPath(document))
         for device in devices {
             let conflict = try fixture.conflict(on: device, sourceLocation: sourceLocation)
-            try #require(Set([conflict.current.id] + conflict.conflicts.map(\.id)) == Set(saves),
-                         "the fixture's conflict is not the expected one", sourceLocation: sourceLocation)
+            try #require(
+                Set([conflict.current.id] + conflict.conflicts.map(\.id)) == Set(saves),
+                "the fixture's conflict is not the expected one", sourceLocation: sourceLocation)
             if staggered {
                 try #require(conflict.current.id == saves.last, "the latest save must be current", sourceLocation: sourceLocation)
             }
@@ -71,13 +78,16 @@ struct ConflictFixture {
     }
 
     /// A text document in conflict: `base` edited into `edits[i]` by device i.
-    static func text(_ scratch: Scratch, document: String = "note.txt", ids: [String] = ["alice", "bob"],
-                     names: [String]? = nil, base: String, edits: [String], extra: [String: String] = [:],
-                     staggered: Bool = true, sourceLocation: SourceLocation = #_sourceLocation) throws -> ConflictFixture {
+    static func text(
+        _ scratch: Scratch, document: String = "note.txt", ids: [String] = ["alice", "bob"],
+        names: [String]? = nil, base: String, edits: [String], extra: [String: String] = [:],
+        staggered: Bool = true, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> ConflictFixture {
         var baseFiles = [document: Data(base.utf8)]
         for (path, text) in extra { baseFiles[path] = Data(text.utf8) }
-        return try make(scratch, document: document, ids: ids, names: names, base: baseFiles,
-                        edits: edits.map { [document: Data($0.utf8)] }, staggered: staggered, sourceLocation: sourceLocation)
+        return try make(
+            scratch, document: document, ids: ids, names: names, base: baseFiles,
+            edits: edits.map { [document: Data($0.utf8)] }, staggered: staggered, sourceLocation: sourceLocation)
     }
 }
 
@@ -102,8 +112,10 @@ struct ResolveSnapshot: Equatable {
 }
 
 /// Expects the container to be exactly as `before`: refs, working tree, nothing unsaved.
-func expectContainerUnchanged(_ container: Container, since before: ResolveSnapshot, _ context: String = "",
-                     sourceLocation: SourceLocation = #_sourceLocation) throws {
+func expectContainerUnchanged(
+    _ container: Container, since before: ResolveSnapshot, _ context: String = "",
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws {
     let after = try ResolveSnapshot(container)
     #expect(after.refs == before.refs, "\(context): refs changed", sourceLocation: sourceLocation)
     #expect(after.files == before.files, "\(context): the working tree changed", sourceLocation: sourceLocation)
@@ -135,8 +147,10 @@ func docverJSON(_ arguments: [String], in directory: URL) throws -> (result: Pro
 }
 
 /// The versions `docver versions DOC --all --json` lists as conflict versions: id → resolved.
-func listedConflictVersions(_ document: String, in container: Container,
-                            sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Bool] {
+func listedConflictVersions(
+    _ document: String, in container: Container,
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws -> [String: Bool] {
     let result = try docver(["versions", document, "--all", "--json"], in: container.root)
     #expect(result.status == 0, "docver versions failed: \(result.stderr)", sourceLocation: sourceLocation)
     let object = try #require(try parseJSON(result.stdoutData) as? [String: Any], sourceLocation: sourceLocation)
@@ -158,48 +172,55 @@ struct PTYSession {
 /// Runs the docver CLI on a pseudo-terminal (stdin and stdout are a tty), with `NO_COLOR`
 /// set, answering each `prompt` it prints with the next of `answers`. Python's `pty` module drives it; the run
 /// is killed after `timeout` seconds.
-func docverOnTerminal(_ arguments: [String], in directory: URL, answers: [String],
-                      prompt: String = "choice> ", timeout: Int = 60) throws -> PTYSession {
+func docverOnTerminal(
+    _ arguments: [String], in directory: URL, answers: [String],
+    prompt: String = "choice> ", timeout: Int = 60
+) throws -> PTYSession {
     let script = #"""
-    import json, os, pty, select, signal, sys, time
-    answers = json.loads(sys.argv[1]); prompt = sys.argv[2].encode(); timeout = float(sys.argv[3])
-    directory = sys.argv[4]; command = sys.argv[5:]
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.chdir(directory)
-        # Plain text whatever terminal the tests run in (TERM=xterm colours a tty's output).
-        os.execve(command[0], command, dict(os.environ, NO_COLOR="1"))
-    output = b""; answered = 0; deadline = time.time() + timeout; timed_out = False
-    while True:
-        if time.time() > deadline:
-            timed_out = True
-            os.kill(pid, signal.SIGKILL)
-            break
-        ready, _, _ = select.select([fd], [], [], 0.2)
-        if ready:
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:
+        import json, os, pty, select, signal, sys, time
+        answers = json.loads(sys.argv[1]); prompt = sys.argv[2].encode(); timeout = float(sys.argv[3])
+        directory = sys.argv[4]; command = sys.argv[5:]
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.chdir(directory)
+            # Plain text whatever terminal the tests run in (TERM=xterm colours a tty's output).
+            os.execve(command[0], command, dict(os.environ, NO_COLOR="1"))
+        output = b""; answered = 0; deadline = time.time() + timeout; timed_out = False
+        while True:
+            if time.time() > deadline:
+                timed_out = True
+                os.kill(pid, signal.SIGKILL)
                 break
-            if not chunk:
-                break
-            output += chunk
-        while answered < len(answers) and output.count(prompt) > answered:
-            os.write(fd, answers[answered].encode() + b"\n")
-            answered += 1
-    _, status = os.waitpid(pid, 0)
-    sys.stdout.buffer.write(output)
-    sys.stdout.flush()
-    if timed_out:
-        sys.exit(124)
-    sys.exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
-    """#
+            ready, _, _ = select.select([fd], [], [], 0.2)
+            if ready:
+                try:
+                    chunk = os.read(fd, 4096)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                output += chunk
+            while answered < len(answers) and output.count(prompt) > answered:
+                os.write(fd, answers[answered].encode() + b"\n")
+                answered += 1
+        _, status = os.waitpid(pid, 0)
+        sys.stdout.buffer.write(output)
+        sys.stdout.flush()
+        if timed_out:
+            sys.exit(124)
+        sys.exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
+        """#
     let answersJSON = String(decoding: try JSONSerialization.data(withJSONObject: answers), as: UTF8.self)
-    let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    let python =
+        ["/usr/bin/python3", "/usr/local/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) }
         ?? "/usr/bin/env"
     let prefix = python == "/usr/bin/env" ? ["python3"] : []
-    let result = try runProcess(python, prefix + ["-c", script, answersJSON, prompt, String(timeout), directory.path,
-                                                  docverExecutable] + arguments)
+    let result = try runProcess(
+        python,
+        prefix + [
+            "-c", script, answersJSON, prompt, String(timeout), directory.path,
+            docverExecutable,
+        ] + arguments)
     return PTYSession(status: result.status, output: result.stdout.replacingOccurrences(of: "\r\n", with: "\n"))
 }
 

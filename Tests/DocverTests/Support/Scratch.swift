@@ -1,7 +1,8 @@
-@testable import DocverKit
 import Foundation
 import Synchronization
 import Testing
+
+@testable import DocverKit
 
 /// A fresh directory for one test, removed afterwards.
 final class Scratch {
@@ -98,8 +99,10 @@ struct ProcessResult {
 
 /// Runs a program and waits for it, capturing both streams.
 @discardableResult
-func runProcess(_ executable: String, _ arguments: [String], in directory: URL? = nil,
-                environment: [String: String] = [:], input: Data? = nil) throws -> ProcessResult {
+func runProcess(
+    _ executable: String, _ arguments: [String], in directory: URL? = nil,
+    environment: [String: String] = [:], input: Data? = nil
+) throws -> ProcessResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -125,10 +128,11 @@ func runProcess(_ executable: String, _ arguments: [String], in directory: URL? 
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     group.wait()
     process.waitUntilExit()
-    return ProcessResult(status: process.terminationStatus,
-                         stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData, as: UTF8.self),
-                         stdoutData: outData)
+    return ProcessResult(
+        status: process.terminationStatus,
+        stdout: String(decoding: outData, as: UTF8.self),
+        stderr: String(decoding: errData, as: UTF8.self),
+        stdoutData: outData)
 }
 
 /// Reads `pipe` (a running process's output) until a line containing `text` arrives and
@@ -163,9 +167,12 @@ func waitForLine(containing text: String, in pipe: Pipe, timeout: Double = 120) 
 /// Runs the git CLI (the interop reference); fails the test on a non-zero exit.
 @discardableResult
 func runGit(_ arguments: [String], in directory: URL) throws -> String {
-    let result = try runProcess("/usr/bin/git", arguments, in: directory,
-                                environment: ["GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "tester@example.com",
-                                              "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "tester@example.com"])
+    let result = try runProcess(
+        "/usr/bin/git", arguments, in: directory,
+        environment: [
+            "GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "tester@example.com",
+            "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "tester@example.com",
+        ])
     guard result.status == 0 else {
         throw GitCommandFailed(arguments: arguments, status: result.status, stderr: result.stderr)
     }

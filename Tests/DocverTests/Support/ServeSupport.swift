@@ -81,8 +81,10 @@ final class ServeProcess {
     /// Sends a request and returns its response (notifications read meanwhile are kept).
     /// Its params are checked against the method's schema unless `checkingParams` is false
     /// (a test of bad params).
-    func response(_ method: String, _ params: [String: Any]? = nil, checkingParams: Bool = true,
-                  sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
+    func response(
+        _ method: String, _ params: [String: Any]? = nil, checkingParams: Bool = true,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> JSONValue {
         let id = nextID
         nextID += 1
         var request: [String: Any] = ["jsonrpc": "2.0", "id": id, "method": method]
@@ -150,15 +152,19 @@ final class ServeProcess {
         try? input.close()
         let exited = DispatchSemaphore(value: 0)
         let process = process
-        Thread.detachNewThread { process.waitUntilExit(); exited.signal() }
+        Thread.detachNewThread {
+            process.waitUntilExit(); exited.signal()
+        }
         guard exited.wait(timeout: .now() + 120) == .success else { throw TimedOut(what: "docver serve to exit after shutdown") }
         return process.terminationStatus
     }
 
     /// Validates `value` against `$defs/definition` of protocol/NAME.schema.json (or its
     /// root when `definition` is nil).
-    private func check(_ value: JSONValue, _ name: String, _ definition: String?, _ context: String,
-                       sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private func check(
+        _ value: JSONValue, _ name: String, _ definition: String?, _ context: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let validator = try JSONSchemaValidator(contentsOf: Self.schemas.appendingPathComponent("\(name).schema.json"))
         let problems = definition.map { validator.problems(in: value, definition: $0) } ?? validator.problems(in: value)
         #expect(problems.isEmpty, "\(name) \(definition ?? ""): \(problems)\n\(context)", sourceLocation: sourceLocation)

@@ -150,12 +150,13 @@ func rankedByConflictRule(_ versions: [DocumentVersion]) -> [DocumentVersion] {
     }
 }
 
-
 /// Asserts that several devices converged: same head commit, same current contents, same
 /// unresolved conflict versions, a working tree matching the current versions with nothing
 /// unsaved, and a clean `git fsck --strict`.
-func expectConverged(_ devices: [Container], context: String = "",
-                     sourceLocation: SourceLocation = #_sourceLocation) throws {
+func expectConverged(
+    _ devices: [Container], context: String = "",
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws {
     guard let first = devices.first else { return }
     let head = try first.headID()
     let contents = try first.currentContentsByBytes()
@@ -166,8 +167,9 @@ func expectConverged(_ devices: [Container], context: String = "",
         #expect(try device.currentContentsByBytes() == contents, "\(context) current contents of \(id) differ", sourceLocation: sourceLocation)
         let theirs = try device.conflictSummary()
         #expect(theirs == conflicts, "\(context) conflicts of \(id) differ: \(theirs) vs \(conflicts)", sourceLocation: sourceLocation)
-        #expect(try device.workingTreeFilesByBytes() == device.expectedFilesByBytes(),
-                "\(context) working tree of \(id) does not match its current versions", sourceLocation: sourceLocation)
+        #expect(
+            try device.workingTreeFilesByBytes() == device.expectedFilesByBytes(),
+            "\(context) working tree of \(id) does not match its current versions", sourceLocation: sourceLocation)
         #expect(try device.status().changed.isEmpty, "\(context) \(id) has unsaved changes after sync", sourceLocation: sourceLocation)
         try expectFsckClean(device.root, sourceLocation: sourceLocation)
     }
@@ -249,9 +251,11 @@ final class GitDaemon {
             let port = try freeLocalPort()
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
-            process.arguments = ["daemon", "--reuseaddr", "--export-all", "--enable=receive-pack",
-                                 "--pid-file=\(pidFile.path)", "--base-path=\(base.path)",
-                                 "--listen=127.0.0.1", "--port=\(port)", base.path]
+            process.arguments = [
+                "daemon", "--reuseaddr", "--export-all", "--enable=receive-pack",
+                "--pid-file=\(pidFile.path)", "--base-path=\(base.path)",
+                "--listen=127.0.0.1", "--port=\(port)", base.path,
+            ]
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             let handle = try FileHandle(forWritingTo: log)
             process.standardOutput = handle
@@ -289,7 +293,8 @@ final class GitDaemon {
             Thread.sleep(forTimeInterval: 0.02)
         }
         if let text = try? String(contentsOf: pidFile, encoding: .utf8),
-           let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 1 {
+            let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 1
+        {
             Glibc.kill(pid, SIGKILL)
         }
         Glibc.kill(wrapper.processIdentifier, SIGKILL)
@@ -311,9 +316,12 @@ typealias SplitMix64 = SeededRandom
 /// `alice`, then a second later Bob saves `bob`, and they sync: Bob's edit is current and
 /// Alice's a conflict version. With `bothSeeIt` false, Alice has not synced since Bob's
 /// integration (she has not seen the conflict record yet).
-func twoDevicesInConflict(_ scratch: Scratch, base: String = "base\n", alice aliceText: String = "alice\n",
-                          bob bobText: String = "bob\n", file: String = "notes.txt", bothSeeIt: Bool = true) throws
-    -> (alice: Container, bob: Container, notes: DocumentPath) {
+func twoDevicesInConflict(
+    _ scratch: Scratch, base: String = "base\n", alice aliceText: String = "alice\n",
+    bob bobText: String = "bob\n", file: String = "notes.txt", bothSeeIt: Bool = true
+) throws
+    -> (alice: Container, bob: Container, notes: DocumentPath)
+{
     let remote = try scratch.bareRemote()
     let alice = try scratch.device("alice", remote: remote)
     let bob = try scratch.device("bob", remote: remote)
@@ -370,23 +378,27 @@ struct PlainGitUser {
     /// since 1970), and pushes the merge to `docver/<branch>`.
     func mergeKeepingOurs(_ ours: String, _ theirs: String, pushTo branch: String, date: Int = 1_750_000_030) throws {
         try runGit(["checkout", "-q", "-f", "--detach", ours], in: clone)
-        let merge = try runProcess("/usr/bin/git", ["merge", "-q", "--no-edit", "-s", "ours", theirs], in: clone, environment: Self.environment(dated: date))
+        let merge = try runProcess(
+            "/usr/bin/git", ["merge", "-q", "--no-edit", "-s", "ours", theirs], in: clone, environment: Self.environment(dated: date))
         try #require(merge.status == 0, "\(merge.stderr)")
         try runGit(["push", "-q", "origin", "HEAD:refs/heads/docver/\(branch)"], in: clone)
     }
 
     /// The git user's identity, with author and committer dated `date` (seconds since 1970).
     private static func environment(dated date: Int) -> [String: String] {
-        ["GIT_AUTHOR_DATE": "@\(date) +0000", "GIT_COMMITTER_DATE": "@\(date) +0000",
-         "GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "tester@example.com",
-         "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "tester@example.com"]
+        [
+            "GIT_AUTHOR_DATE": "@\(date) +0000", "GIT_COMMITTER_DATE": "@\(date) +0000",
+            "GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "tester@example.com",
+            "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "tester@example.com",
+        ]
     }
 
     /// Merges `theirs` into `ours` with git's own merge of contents and modes (it must be
     /// clean), committed at `date`, and pushes the merge to `docver/<branch>`.
     func merge(_ ours: String, _ theirs: String, pushTo branch: String, date: Int = 1_750_000_030) throws {
         try runGit(["checkout", "-q", "-f", "--detach", ours], in: clone)
-        let merge = try runProcess("/usr/bin/git", ["merge", "-q", "--no-edit", "--no-ff", theirs], in: clone, environment: Self.environment(dated: date))
+        let merge = try runProcess(
+            "/usr/bin/git", ["merge", "-q", "--no-edit", "--no-ff", theirs], in: clone, environment: Self.environment(dated: date))
         try #require(merge.status == 0, "\(merge.stdout)\(merge.stderr)")
         try runGit(["push", "-q", "origin", "HEAD:refs/heads/docver/\(branch)"], in: clone)
     }

@@ -1,6 +1,7 @@
-@testable import DocverKit
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// A throwaway git repository in a temporary folder, for building objects by hand: blobs,
 /// trees from `path: contents` dictionaries, and commits with explicit dates and device
@@ -56,29 +57,37 @@ final class TempRepository {
 
     /// A commit of `tree` by `device`, authored `at` seconds after ``epoch`` (committed then
     /// too unless `committedAt` says otherwise), carrying the device trailers and `records`.
-    func commit(tree: ObjectID, parents: [ObjectID] = [], device: String = "alice", at seconds: Int,
-                committedAt: Int? = nil, subject: String = "Save",
-                records: [(key: String, value: String)] = []) throws -> ObjectID {
+    func commit(
+        tree: ObjectID, parents: [ObjectID] = [], device: String = "alice", at seconds: Int,
+        committedAt: Int? = nil, subject: String = "Save",
+        records: [(key: String, value: String)] = []
+    ) throws -> ObjectID {
         let author = Self.identity(device, at: seconds)
         let committer = Self.identity(device, at: committedAt ?? seconds)
         var message = CommitMessage(subject: subject)
         message.trailers = [(Trailer.device, device), (Trailer.deviceName, "\(device)'s device")] + records
-        return try repository.createCommit(tree: tree, parents: parents, author: author, committer: committer,
-                                           message: message.render())
+        return try repository.createCommit(
+            tree: tree, parents: parents, author: author, committer: committer,
+            message: message.render())
     }
 
     /// A root commit holding `files`.
-    func commit(_ files: [String: String], device: String = "alice", at seconds: Int,
-                subject: String = "Save") throws -> ObjectID {
+    func commit(
+        _ files: [String: String], device: String = "alice", at seconds: Int,
+        subject: String = "Save"
+    ) throws -> ObjectID {
         try commit(tree: tree(files), device: device, at: seconds, subject: subject)
     }
 
     /// A commit on top of `parent` that changes (`path: contents`) or removes (`path: nil`) files.
-    func commit(on parent: ObjectID, changing changes: [String: String?], device: String = "alice",
-                at seconds: Int, committedAt: Int? = nil, subject: String = "Save") throws -> ObjectID {
+    func commit(
+        on parent: ObjectID, changing changes: [String: String?], device: String = "alice",
+        at seconds: Int, committedAt: Int? = nil, subject: String = "Save"
+    ) throws -> ObjectID {
         let tree = try tree(repository.commit(parent).treeID, changing: changes)
-        return try commit(tree: tree, parents: [parent], device: device, at: seconds,
-                          committedAt: committedAt, subject: subject)
+        return try commit(
+            tree: tree, parents: [parent], device: device, at: seconds,
+            committedAt: committedAt, subject: subject)
     }
 
     /// A merge commit of `parents` (in that order) holding `tree`.
@@ -87,8 +96,9 @@ final class TempRepository {
     }
 
     static func identity(_ device: String, at seconds: Int) -> Repository.Identity {
-        Repository.Identity(name: device, email: "\(device)@docver",
-                            time: Date(timeIntervalSince1970: TimeInterval(epoch + seconds)), offsetMinutes: 0)
+        Repository.Identity(
+            name: device, email: "\(device)@docver",
+            time: Date(timeIntervalSince1970: TimeInterval(epoch + seconds)), offsetMinutes: 0)
     }
 
     // MARK: Reading

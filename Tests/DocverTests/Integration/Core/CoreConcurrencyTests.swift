@@ -33,8 +33,9 @@ import Testing
             done
             """
         }
-        let results = runConcurrently([loop("left.txt"), loop("right.txt")], in: alice.root,
-                                      environment: ["DOCVER": docverExecutable])
+        let results = runConcurrently(
+            [loop("left.txt"), loop("right.txt")], in: alice.root,
+            environment: ["DOCVER": docverExecutable])
         for result in results {
             let result = try #require(result)
             #expect(result.status == 0, "a save loop failed: \(result.stderr)")

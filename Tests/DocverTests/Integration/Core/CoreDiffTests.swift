@@ -24,7 +24,9 @@ import Testing
     static func text(_ random: inout SeededRandom) -> String {
         // Few distinct lines, so the diff has to find moved and repeated lines; lines that look
         // like patch syntax must not confuse `git apply`.
-        let lines = ["alpha", "beta", "gamma", "", "- item", "+ plus", "@@ -1 +1 @@", "diff --git a/x b/x", "--- a/x", " indented", "été", "\\ No newline"]
+        let lines = [
+            "alpha", "beta", "gamma", "", "- item", "+ plus", "@@ -1 +1 @@", "diff --git a/x b/x", "--- a/x", " indented", "été", "\\ No newline",
+        ]
         let count = Int.random(in: 0...14, using: &random)
         var text = (0..<count).map { _ in lines.randomElement(using: &random)! }.joined(separator: "\n")
         if count > 0 && Int.random(in: 0..<4, using: &random) > 0 { text += "\n" }
@@ -39,7 +41,7 @@ import Testing
             case 0: lines.insert(["new line", "beta", "", "- added"].randomElement(using: &random)!, at: position)
             case 1 where position < lines.count: lines.remove(at: position)
             case 2 where position < lines.count: lines[position] += " changed"
-            default: if lines.last == "" { lines.removeLast() } else { lines.append("") } // the final newline
+            default: if lines.last == "" { lines.removeLast() } else { lines.append("") }  // the final newline
             }
         }
         return lines.joined(separator: "\n")
@@ -158,7 +160,8 @@ import Testing
             }
             // The label line goes first; git skips it. (A document the first save did not hold
             // is created by the patch: "nothing -> version …".)
-            #expect(result.stdout.hasPrefix("# \(document.path): version \(first.prefix(12))")
+            #expect(
+                result.stdout.hasPrefix("# \(document.path): version \(first.prefix(12))")
                     || result.stdout.hasPrefix("# \(document.path): nothing -> version "), "\(result.stdout)")
             perDocument += result.stdout
         }
@@ -192,8 +195,9 @@ import Testing
         #expect(between.stdout.hasSuffix("diff --git a/big.txt b/big.txt\nBinary files a/big.txt and b/big.txt differ\n"), "\(between.stdout)")
         try FileManager.default.removeItem(at: alice.root.appendingPathComponent("big.txt"))
         let deleted = try docver(["diff", "big.txt"], in: alice.root)
-        #expect(deleted.stdout.hasSuffix("diff --git a/big.txt b/big.txt\ndeleted file mode 100644\nBinary files a/big.txt and /dev/null differ\n"),
-                "\(deleted.stdout)")
+        #expect(
+            deleted.stdout.hasSuffix("diff --git a/big.txt b/big.txt\ndeleted file mode 100644\nBinary files a/big.txt and /dev/null differ\n"),
+            "\(deleted.stdout)")
     }
 
     @Test func patchHeadersAreGits() throws {
@@ -209,39 +213,40 @@ import Testing
         try alice.write("new\n", to: "a \"q\".txt")
         try Data([0, 1, 3]).write(to: alice.root.appendingPathComponent("photo.bin"))
         try alice.write("same\nmore", to: "kept.txt")
-        try Data([0x63, 0x61, 0x66, 0xE9, 0x0A]).write(to: alice.root.appendingPathComponent("latin1.txt")) // "café" in Latin-1
+        try Data([0x63, 0x61, 0x66, 0xE9, 0x0A]).write(to: alice.root.appendingPathComponent("latin1.txt"))  // "café" in Latin-1
 
         let result = try docver(["diff"], in: alice.root)
         #expect(result.status == 0)
-        #expect(result.stdout == """
-        diff --git "a/a \\"q\\".txt" "b/a \\"q\\".txt"
-        new file mode 100644
-        --- /dev/null
-        +++ "b/a \\"q\\".txt"
-        @@ -0,0 +1 @@
-        +new
-        diff --git a/empty.txt b/empty.txt
-        deleted file mode 100644
-        diff --git a/gone.txt b/gone.txt
-        deleted file mode 100644
-        --- a/gone.txt
-        +++ /dev/null
-        @@ -1 +0,0 @@
-        -one
-        diff --git a/kept.txt b/kept.txt
-        --- a/kept.txt
-        +++ b/kept.txt
-        @@ -1 +1,2 @@
-         same
-        +more
-        \\ No newline at end of file
-        diff --git a/latin1.txt b/latin1.txt
-        new file mode 100644
-        Binary files /dev/null and b/latin1.txt differ
-        diff --git a/photo.bin b/photo.bin
-        Binary files a/photo.bin and b/photo.bin differ
+        #expect(
+            result.stdout == """
+                diff --git "a/a \\"q\\".txt" "b/a \\"q\\".txt"
+                new file mode 100644
+                --- /dev/null
+                +++ "b/a \\"q\\".txt"
+                @@ -0,0 +1 @@
+                +new
+                diff --git a/empty.txt b/empty.txt
+                deleted file mode 100644
+                diff --git a/gone.txt b/gone.txt
+                deleted file mode 100644
+                --- a/gone.txt
+                +++ /dev/null
+                @@ -1 +0,0 @@
+                -one
+                diff --git a/kept.txt b/kept.txt
+                --- a/kept.txt
+                +++ b/kept.txt
+                @@ -1 +1,2 @@
+                 same
+                +more
+                \\ No newline at end of file
+                diff --git a/latin1.txt b/latin1.txt
+                new file mode 100644
+                Binary files /dev/null and b/latin1.txt differ
+                diff --git a/photo.bin b/photo.bin
+                Binary files a/photo.bin and b/photo.bin differ
 
-        """)
+                """)
         // One document, and nothing for a document without edits.
         #expect(try docver(["diff", "gone.txt"], in: alice.root).stdout.hasPrefix("diff --git a/gone.txt b/gone.txt\ndeleted file mode 100644\n"))
         let saved = try alice.save([DocumentPath("kept.txt")])

@@ -6,21 +6,21 @@ import Testing
 enum HostileName {
     /// Rejected by their spelling alone.
     static let lexical: [String] = [
-        "",                       // empty
-        "/etc/passwd",            // absolute
-        "/",                      // absolute, the root
-        "..",                     // parent
-        "../outside.txt",         // leaves the container
+        "",  // empty
+        "/etc/passwd",  // absolute
+        "/",  // absolute, the root
+        "..",  // parent
+        "../outside.txt",  // leaves the container
         "folder/../../outside.txt",
-        ".git",                   // git's own area
+        ".git",  // git's own area
         ".git/config",
-        ".GIT/config",            // case-insensitive filesystems
-        "folder/.git/config",     // a nested repository's area
-        ".docver/state",          // reserved
+        ".GIT/config",  // case-insensitive filesystems
+        "folder/.git/config",  // a nested repository's area
+        ".docver/state",  // reserved
         ".docver",
-        ".",                      // the container itself
+        ".",  // the container itself
         "./",
-        "a\nb.txt",               // control characters
+        "a\nb.txt",  // control characters
         "tab\there.txt",
         "esc\u{1B}[31m.txt",
         "del\u{7F}.txt",
@@ -30,13 +30,13 @@ enum HostileName {
     /// Names that are well-formed but leave the container (or enter .git) through a symbolic
     /// link set up by ``makeLinks(in:outside:)``.
     static let throughLinks: [String] = [
-        "out/secret.txt",        // a folder link to a directory outside
-        "out",                   // the link itself points outside
-        "passwd",                // a file link to a file outside
-        "gitdir/config",         // a link into .git
+        "out/secret.txt",  // a folder link to a directory outside
+        "out",  // the link itself points outside
+        "passwd",  // a file link to a file outside
+        "gitdir/config",  // a link into .git
         "gitdir",
-        "dangling/x.txt",        // a link that cannot be resolved, used as a folder
-        "trip.pkg",              // a package with a link inside that leads out
+        "dangling/x.txt",  // a link that cannot be resolved, used as a folder
+        "trip.pkg",  // a package with a link inside that leads out
     ]
 
     static func makeLinks(in container: Container, outside: URL) throws {
@@ -73,8 +73,9 @@ func unchangedState(_ container: Container) throws -> String {
             #expect(reported == name)
             #expect(!reason.isEmpty)
             #expect(!error.description.contains("\n"), "not one line: \(error.description.debugDescription)")
-            #expect(!error.description.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F },
-                    "control characters reach the terminal: \(error.description.debugDescription)")
+            #expect(
+                !error.description.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F },
+                "control characters reach the terminal: \(error.description.debugDescription)")
         }
     }
 

@@ -132,8 +132,11 @@ import Testing
         let result = try docver("show", prefix, in: alice.root)
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderrLines == ["docver: error: version id '\(prefix)' is ambiguous",
-                                       "hint: give more digits of the version id"])
+        #expect(
+            result.stderrLines == [
+                "docver: error: version id '\(prefix)' is ambiguous",
+                "hint: give more digits of the version id",
+            ])
     }
 
     @Test func unknownAndMalformedVersionIdsAreNoSuchVersion() throws {
@@ -142,8 +145,9 @@ import Testing
         let saved = try alice.saveText("a", to: "a.txt")
         try alice.saveText("b", to: "b.txt")
         // A 4-digit prefix that no object at all starts with.
-        let objects = Set(try runGit(["cat-file", "--batch-all-objects", "--batch-check=%(objectname)"], in: alice.root)
-            .split(separator: "\n").map { String($0.prefix(4)) })
+        let objects = Set(
+            try runGit(["cat-file", "--batch-all-objects", "--batch-check=%(objectname)"], in: alice.root)
+                .split(separator: "\n").map { String($0.prefix(4)) })
         let unused = try #require((0..<0x10000).lazy.map { String(format: "%04x", $0) }.first { !objects.contains($0) })
         #expect(throws: DocverError.noSuchVersion(unused)) { try alice.version(unused) }
         #expect(throws: DocverError.noSuchVersion(unused)) { try alice.restore(DocumentPath("a.txt"), to: unused) }

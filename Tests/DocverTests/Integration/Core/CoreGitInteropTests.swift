@@ -22,8 +22,8 @@ import Testing
         #expect(try alice.git(["show", "docver/alice:note.txt"]) == "hello\n")
         #expect(try alice.git(["show", "docver/alice:trip.imagenotes/images/a.png"]) == "png")
         #expect(try alice.git(["cat-file", "-t", "docver/alice:trip.imagenotes"]) == "tree\n")
-        #expect(try alice.git(["ls-tree", "-r", "--name-only", "docver/alice"]) ==
-            "note.txt\ntrip.imagenotes/images/a.png\ntrip.imagenotes/text.txt\n")
+        #expect(
+            try alice.git(["ls-tree", "-r", "--name-only", "docver/alice"]) == "note.txt\ntrip.imagenotes/images/a.png\ntrip.imagenotes/text.txt\n")
         let all = try alice.git(["log", "--all", "--format=%D|%an|%s"])
         #expect(all.contains("docver/alice"))
         #expect(all.split(separator: "\n").count == 5)
@@ -101,8 +101,9 @@ import Testing
         let commit = try alice.git(["rev-parse", "HEAD"]).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(try alice.git(["rev-parse", "docver/alice"]).trimmingCharacters(in: .newlines) == commit)
         // The hook added the device trailers.
-        let trailers = try runProcess("/usr/bin/git", ["interpret-trailers", "--parse"], in: alice.root,
-                                      input: Data(alice.git(["log", "-1", "--format=%B"]).utf8))
+        let trailers = try runProcess(
+            "/usr/bin/git", ["interpret-trailers", "--parse"], in: alice.root,
+            input: Data(alice.git(["log", "-1", "--format=%B"]).utf8))
         #expect(trailers.stdout == "Docver-Device: alice\nDocver-Device-Name: Alice's Laptop\nDocver-Plain-Commit: 1\n")
 
         let entry = try #require(try alice.log().first)
@@ -141,9 +142,12 @@ import Testing
         // An author written as ID@docver is that device.
         try alice.write("by bob\n", to: "note.txt")
         try alice.git(["add", "note.txt"])
-        try runProcess("/usr/bin/git", ["-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "As bob"], in: alice.root,
-                       environment: ["GIT_AUTHOR_NAME": "Bob's Phone", "GIT_AUTHOR_EMAIL": "bob@docver",
-                                     "GIT_COMMITTER_NAME": "Bob's Phone", "GIT_COMMITTER_EMAIL": "bob@docver"])
+        try runProcess(
+            "/usr/bin/git", ["-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "As bob"], in: alice.root,
+            environment: [
+                "GIT_AUTHOR_NAME": "Bob's Phone", "GIT_AUTHOR_EMAIL": "bob@docver",
+                "GIT_COMMITTER_NAME": "Bob's Phone", "GIT_COMMITTER_EMAIL": "bob@docver",
+            ])
         let bob = try #require(try alice.currentVersion(of: DocumentPath("note.txt")))
         #expect(bob.device.id == "bob")
         #expect(bob.device.name == "Bob's Phone")

@@ -34,7 +34,8 @@ import Testing
 
         let time = "/usr/bin/time"
         let hasTime = FileManager.default.isExecutableFile(atPath: time)
-        let save = hasTime
+        let save =
+            hasTime
             ? try runProcess(time, ["-v", docverExecutable, "save", "big.bin"], in: alice.root)
             : try docver("save", "big.bin", in: alice.root)
         #expect(save.status == 0, "save failed: \(save.stderr)")
@@ -129,7 +130,8 @@ import Testing
         let patch = scratch.path("patch")
         let (diff, diffPeak) = try peakRSS(["diff", "big.txt"], in: bob.root, output: patch)
         #expect(diff.status == 0, "\(diff.stderr)")
-        #expect(try String(contentsOf: patch, encoding: .utf8).hasSuffix("diff --git a/big.txt b/big.txt\nBinary files a/big.txt and b/big.txt differ\n"))
+        #expect(
+            try String(contentsOf: patch, encoding: .utf8).hasSuffix("diff --git a/big.txt b/big.txt\nBinary files a/big.txt and b/big.txt differ\n"))
         #expect(diffPeak < size / 1024, "docver diff peaked at \(diffPeak / 1024) MB for a \(size >> 20) MiB document")
     }
 }

@@ -22,7 +22,7 @@ import Testing
             try bob.write("bob\n", to: name)
         }
         try bob.sync()
-        try alice.sync() // integrates: 80 conflict records in one commit message
+        try alice.sync()  // integrates: 80 conflict records in one commit message
         let integration = try #require(try alice.headID())
         let message = try alice.git(["cat-file", "commit", integration])
         #expect(message.utf8.count > 8192)

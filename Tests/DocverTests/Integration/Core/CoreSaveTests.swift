@@ -6,8 +6,9 @@ import Testing
 @Suite struct CoreSaveTests {
     private func trailers(_ revision: String, in container: Container) throws -> [String] {
         let message = try container.git(["log", "-1", "--format=%B", revision])
-        let parsed = try runProcess("/usr/bin/git", ["interpret-trailers", "--parse"], in: container.root,
-                                    input: Data(message.utf8))
+        let parsed = try runProcess(
+            "/usr/bin/git", ["interpret-trailers", "--parse"], in: container.root,
+            input: Data(message.utf8))
         #expect(parsed.status == 0)
         return parsed.stdout.split(separator: "\n").map(String.init)
     }
@@ -31,8 +32,9 @@ import Testing
         #expect(try field("%an|%ae|%cn|%ce", in: alice) == "Alice's Laptop|alice-laptop@docver|Alice's Laptop|alice-laptop@docver")
         #expect(try field("%s", in: alice) == "Save note.txt")
         #expect(try field("%P", in: alice).isEmpty)
-        #expect(try alice.git(["log", "-1", "--format=%B"]) ==
-            "Save note.txt\n\nadded: note.txt\n\nDocver-Device: alice-laptop\nDocver-Device-Name: Alice's Laptop\n\n")
+        #expect(
+            try alice.git(["log", "-1", "--format=%B"])
+                == "Save note.txt\n\nadded: note.txt\n\nDocver-Device: alice-laptop\nDocver-Device-Name: Alice's Laptop\n\n")
         #expect(try trailers("HEAD", in: alice) == ["Docver-Device: alice-laptop", "Docver-Device-Name: Alice's Laptop"])
         #expect(try field("%(trailers:key=Docver-Device,valueonly)", in: alice) == "alice-laptop")
         try expectFsckClean(alice.root)
@@ -53,12 +55,13 @@ import Testing
         try alice.write("new", to: "folder/new.txt")
         try alice.write("q", to: "trip.imagenotes/img/p.png")
         let second = try #require(try alice.save(nil, message: "Tidy up"))
-        #expect(Set(lines(second.changes)) ==
-            ["modified: keep.txt", "deleted: gone.txt", "added: folder/new.txt", "modified: trip.imagenotes"])
+        #expect(Set(lines(second.changes)) == ["modified: keep.txt", "deleted: gone.txt", "added: folder/new.txt", "modified: trip.imagenotes"])
         #expect(try field("%s", in: alice) == "Tidy up")
         let body = try alice.git(["log", "-1", "--format=%b"]).split(separator: "\n").map(String.init)
-        #expect(Set(body.filter { !$0.hasPrefix("Docver-") }) ==
-            ["added: folder/new.txt", "deleted: gone.txt", "modified: keep.txt", "modified: trip.imagenotes"])
+        #expect(
+            Set(body.filter { !$0.hasPrefix("Docver-") }) == [
+                "added: folder/new.txt", "deleted: gone.txt", "modified: keep.txt", "modified: trip.imagenotes",
+            ])
         #expect(try trailers("HEAD", in: alice) == ["Docver-Device: alice", "Docver-Device-Name: alice"])
         // The log entry reads the same changes back.
         let entry = try #require(try alice.log(limit: 1).first)

@@ -46,8 +46,10 @@ import Testing
     /// Removes every cache in `.git/docver`, so the next answers are derived from history alone.
     static func dropCaches(of container: Container) throws {
         let folder = container.root.appendingPathComponent(".git/docver")
-        for name in ["version-index", "versions.json", "conflicts.json", "conflict-listing", "conflict-listing.json",
-                     "document-listing"] {
+        for name in [
+            "version-index", "versions.json", "conflicts.json", "conflict-listing", "conflict-listing.json",
+            "document-listing",
+        ] {
             try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
         }
     }
@@ -97,7 +99,7 @@ import Testing
         let dropped = try alice.saveText("dropped\n", to: "b.txt")
         try alice.sync()
         try bob.sync()
-        _ = try Answers(alice); _ = try Answers(bob) // both indexes now know the commits about to be dropped
+        _ = try Answers(alice); _ = try Answers(bob)  // both indexes now know the commits about to be dropped
 
         _ = try alice.git(["reset", "-q", "--hard", "HEAD~2"])
         try alice.saveText("rewritten\n", to: "a.txt")
@@ -115,8 +117,10 @@ import Testing
         #expect(aliceAnswers.current["b.txt"] == nil)
         #expect(!aliceAnswers.log.contains { $0.hasPrefix(dropped) })
         #expect(try alice.read("a.txt") == "rewritten\n")
-        #expect(try alice.currentVersion(of: DocumentPath("a.txt"))?.id == alice.git(["log", "-1", "--format=%H", "--", "a.txt"])
-            .trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(
+            try alice.currentVersion(of: DocumentPath("a.txt"))?.id
+                == alice.git(["log", "-1", "--format=%H", "--", "a.txt"])
+                .trimmingCharacters(in: .whitespacesAndNewlines))
         try expectFsckClean(alice.root)
         try expectFsckClean(bob.root)
     }

@@ -25,7 +25,7 @@ import Testing
                 let text = "step \(step) \(Int.random(in: 0..<1000, using: &random))\n"
                 model.append((try alice.saveText(text, to: document.path), text))
             }
-            if Bool.random(using: &random) { try alice.saveText("other \(step)", to: "other.txt") } // saves of another document
+            if Bool.random(using: &random) { try alice.saveText("other \(step)", to: "other.txt") }  // saves of another document
         }
         func text(_ version: DocumentVersion) throws -> String {
             guard case let .flat(data) = try alice.contents(of: version) else { return "(not flat)" }

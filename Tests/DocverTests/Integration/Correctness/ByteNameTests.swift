@@ -45,7 +45,7 @@ import Testing
         try alice.saveText("other by alice\n", to: "other.txt")
         try bob.saveText("new by bob\n", to: "bob.txt")
         try bob.sync()
-        try alice.sync() // integrates two devices' saves
+        try alice.sync()  // integrates two devices' saves
         try bob.sync()
 
         for device in [alice, bob] {

@@ -1,6 +1,7 @@
-@testable import DocverKit
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// Issue 25, item 5: dates never run backwards along history, and a device whose clock is
 /// ahead is named (docs/FORMAT.md, "Dates"; docs/RESOLVING.md, "A wrong clock").
@@ -91,8 +92,9 @@ import Testing
         try bobDevice.dated(2 * 86_400).saveText("bob 4\n", to: "b.txt")
         try bobDevice.sync()
         let again = try alice.sync()
-        #expect(again.warnings.contains("bob's clock is 2 days ahead of this one; its saves win latest-date contests until it is fixed"),
-                "\(again.warnings)")
+        #expect(
+            again.warnings.contains("bob's clock is 2 days ahead of this one; its saves win latest-date contests until it is fixed"),
+            "\(again.warnings)")
 
         // The CLI (on this machine's clock) says it on stderr, and its JSON has it.
         var ahead = bobDevice

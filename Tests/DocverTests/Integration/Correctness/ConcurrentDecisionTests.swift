@@ -60,9 +60,9 @@ import Testing
         let (alice, bob, _, deletion) = try conflicted(scratch, aliceDeletes: true)
         #expect(deletion.isDeletion)
         let notes = try DocumentPath("notes.txt")
-        _ = try await alice.resolve(notes, using: LatestDateStrategy()) // keeps Bob's modification
+        _ = try await alice.resolve(notes, using: LatestDateStrategy())  // keeps Bob's modification
         scratch.clock.tick()
-        _ = try await bob.resolve(notes, using: UserChoiceStrategy.version(deletion.id)) // deletes it
+        _ = try await bob.resolve(notes, using: UserChoiceStrategy.version(deletion.id))  // deletes it
         try alice.sync(); try bob.sync(); try alice.sync()
         try expectConverged([alice, bob])
         #expect(try alice.read("notes.txt") == "bob\n", "a modification beats a deletion, also between decisions")
@@ -127,9 +127,9 @@ import Testing
         #expect(deletion.isDeletion && !conflict.current.isDeletion, "a modification beats a deletion")
         _ = try await alice.resolve(notes, using: UserChoiceStrategy.version(deletion.id))
         scratch.clock.tick()
-        _ = try await dave.resolve(notes, using: LatestDateStrategy()) // keeps Alice's edit
+        _ = try await dave.resolve(notes, using: LatestDateStrategy())  // keeps Alice's edit
         scratch.clock.tick()
-        try alice.saveText(text([12: "alice 12"]), to: "notes.txt") // re-created on top of the deletion
+        try alice.saveText(text([12: "alice 12"]), to: "notes.txt")  // re-created on top of the deletion
         for device in [alice, dave, alice] { try device.sync() }
         try expectConverged([alice, dave])
         let recreated = try #require(try dave.conflicts(notes).first, "the re-creation meets the decision that kept the edit")
@@ -159,10 +159,10 @@ import Testing
         let scratch = try Scratch()
         let (alice, bob, _, _) = try conflicted(scratch)
         let notes = try DocumentPath("notes.txt")
-        try alice.markResolved(notes) // keeps Bob's version
+        try alice.markResolved(notes)  // keeps Bob's version
         try alice.sync(); try bob.sync()
         scratch.clock.tick()
-        try bob.saveText("bob, later\n", to: "notes.txt") // an ordinary edit after seeing the decision
+        try bob.saveText("bob, later\n", to: "notes.txt")  // an ordinary edit after seeing the decision
         try bob.sync(); try alice.sync()
         try expectConverged([alice, bob])
         #expect(try alice.conflicts().isEmpty)

@@ -27,7 +27,7 @@ import Testing
             deletion = try #require(try alice.saveAll(message: "delete the folder"))
         } else {
             deletion = try alice.deleteAndSave("notes/e.md")
-            try alice.deleteAndSave("notes/f.md") // the folder vanishes with this later save
+            try alice.deleteAndSave("notes/f.md")  // the folder vanishes with this later save
         }
         scratch.clock.tick()
         try bob.saveText("e edited\n", to: "notes/e.md")
@@ -53,7 +53,7 @@ import Testing
         try alice.saveAll(message: "base")
         let deletion = try alice.deleteAndSave("notes/e.md")
         scratch.clock.tick()
-        try alice.deleteAndSave("notes/f.md") // the folder vanishes here
+        try alice.deleteAndSave("notes/f.md")  // the folder vanishes here
         let current = try #require(try alice.currentVersion(of: DocumentPath("notes/e.md")))
         #expect(current.isDeletion)
         #expect(current.id == deletion, "e.md was deleted by its own save, not by the one that emptied the folder")
@@ -68,7 +68,8 @@ import Testing
         try FileManager.default.removeItem(at: alice.root.appendingPathComponent("notes"))
         try alice.write("now a file\n", to: "notes")
         let save = try #require(try alice.save(nil, message: nil))
-        #expect(Set(save.changes.map { "\($0.change.rawValue) \($0.document)" })
+        #expect(
+            Set(save.changes.map { "\($0.change.rawValue) \($0.document)" })
                 == ["added notes", "deleted notes/a.md", "deleted notes/b.md"])
         try alice.sync(); try bob.sync()
         try expectConverged([alice, bob])

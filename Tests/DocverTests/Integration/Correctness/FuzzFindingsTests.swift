@@ -1,6 +1,7 @@
-@testable import DocverKit
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// Product bugs found by the model-based fuzz test (SyncFuzzTests), each reduced to the
 /// smallest deterministic session that shows it, and kept as a regression test once fixed.
@@ -44,8 +45,9 @@ import Testing
             #expect(try device.read("notes/e.txt") == "in the folder\n", "the folder stays on \(device.device.id)")
             let conflict = try #require(try device.conflicts(notes).first, "the file is a conflict version of notes")
             #expect(conflict.current.isDeletion)
-            #expect(!([conflict.current] + conflict.conflicts).contains { $0.kind == .package },
-                    "a plain folder is listed as a version of the file notes")
+            #expect(
+                !([conflict.current] + conflict.conflicts).contains { $0.kind == .package },
+                "a plain folder is listed as a version of the file notes")
             #expect(try conflict.conflicts.map { try device.contents(of: $0) } == [.flat(Data("a file\n".utf8))])
             let current = try #require(try device.currentVersion(of: inside))
             #expect(try device.contents(of: current) == .flat(Data("in the folder\n".utf8)))
@@ -236,8 +238,8 @@ import Testing
         let notes = try DocumentPath("notes")
         let conflict = try #require(try bob.conflicts(notes).first)
         let file = try #require(conflict.conflicts.first { $0.kind == .flat })
-        try alice.markResolved(notes)                                            // keeps the folder
-        _ = try await bob.resolve(notes, using: UserChoiceStrategy.version(file.id)) // keeps the file
+        try alice.markResolved(notes)  // keeps the folder
+        _ = try await bob.resolve(notes, using: UserChoiceStrategy.version(file.id))  // keeps the file
         var warnings: [String] = []
         for device in [alice, bob, alice] { warnings += try device.sync().warnings }
         #expect(warnings.isEmpty, "docver ignored a record it wrote itself")
@@ -475,13 +477,16 @@ import Testing
             return try runProcess("/bin/sh", ["-c", "git mktree < scratch-tree"], in: alice.root).stdout
                 .trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        let carolSave = try git("commit-tree", try tree([("a.txt", v1)]), "-p", first,
-                                "-m", "Save a.txt\n\nDocver-Device: carol\nDocver-Device-Name: carol")
-        let carolDeletion = try git("commit-tree", try tree([("x.txt", v1)]), "-p", carolSave,
-                                    "-m", "Save 2 documents\n\nDocver-Device: carol\nDocver-Device-Name: carol")
-        let integration = try git("commit-tree", try tree([("a.txt", v1), ("b.txt", other), ("x.txt", v1)]),
-                                  "-p", aliceHead, "-p", carolDeletion,
-                                  "-m", "Integrate saves from 2 heads\n\nDocver-Integration: 1")
+        let carolSave = try git(
+            "commit-tree", try tree([("a.txt", v1)]), "-p", first,
+            "-m", "Save a.txt\n\nDocver-Device: carol\nDocver-Device-Name: carol")
+        let carolDeletion = try git(
+            "commit-tree", try tree([("x.txt", v1)]), "-p", carolSave,
+            "-m", "Save 2 documents\n\nDocver-Device: carol\nDocver-Device-Name: carol")
+        let integration = try git(
+            "commit-tree", try tree([("a.txt", v1), ("b.txt", other), ("x.txt", v1)]),
+            "-p", aliceHead, "-p", carolDeletion,
+            "-m", "Integrate saves from 2 heads\n\nDocver-Integration: 1")
         _ = try git("update-ref", "refs/heads/docver/alice", integration)
         _ = try git("reset", "-q", "--hard", integration)
         let edit = try alice.saveText("v2\n", to: "a.txt")
@@ -561,8 +566,9 @@ import Testing
         }
         let cli = try docver("replace", "notes/d.txt", first, in: alice.root)
         #expect(cli.status == 1)
-        #expect(cli.stderr == "docver: error: cannot write notes/d.txt: notes has unsaved changes where it goes; nothing was changed\n"
-            + "hint: save it with 'docver save notes' (or move it away), then run the command again\n")
+        #expect(
+            cli.stderr == "docver: error: cannot write notes/d.txt: notes has unsaved changes where it goes; nothing was changed\n"
+                + "hint: save it with 'docver save notes' (or move it away), then run the command again\n")
         #expect(try refSnapshot(alice.root) == refs, "nothing was saved")
         #expect(try alice.workingTreeFiles() == files, "the working tree is as it was")
         // Once the edit is saved, the write displaces it as a save does: it stays in history.
@@ -588,7 +594,8 @@ import Testing
     /// Carol's. Which one the version walk names depends on the order of the integration's
     /// parents (`bobFirst`: Bob's side first, where it names Bob's edit).
     private func oneStateByTwoVersions(_ scratch: Scratch, bobFirst: Bool)
-        async throws -> (bob: Container, carol: Container, dave: Container, merge: String, carols: String) {
+        async throws -> (bob: Container, carol: Container, dave: Container, merge: String, carols: String)
+    {
         let remote = try scratch.bareRemote()
         let alice = try scratch.device("alice", remote: remote).dated(0)
         let bob = try scratch.device("bob", remote: remote), carol = try scratch.device("carol", remote: remote)
@@ -691,8 +698,11 @@ import Testing
         try bob.saveText("b\n", to: "b.txt")
 
         // The typed record is ignored: the deletion stays listed.
-        _ = try runGit(["-c", "core.hooksPath=/dev/null", "commit", "-q", "--allow-empty", "-m",
-                        "Plain commit\n\nDocver-Resolved: \(deletion) A.txt"], in: alice.root)
+        _ = try runGit(
+            [
+                "-c", "core.hooksPath=/dev/null", "commit", "-q", "--allow-empty", "-m",
+                "Plain commit\n\nDocver-Resolved: \(deletion) A.txt",
+            ], in: alice.root)
         try alice.sync()
         #expect(try alice.unresolvedConflictVersions(of: document).map(\.id) == [deletion])
 
@@ -704,8 +714,9 @@ import Testing
         let report = try alice.sync()
         try expectConverged([alice, bob])
         // Alice had the deletion listed: she is told it was resolved elsewhere.
-        #expect(report.documentChanges.contains { $0.kind == .resolvedElsewhere && $0.document == document && $0.version?.id == deletion },
-                "\(report.documentChanges.map(\.summary))")
+        #expect(
+            report.documentChanges.contains { $0.kind == .resolvedElsewhere && $0.document == document && $0.version?.id == deletion },
+            "\(report.documentChanges.map(\.summary))")
         for device in [alice, bob] {
             #expect(try device.conflicts(document).isEmpty)
             #expect(try device.resolvedConflictVersions(of: document).map(\.id).contains(deletion))

@@ -85,8 +85,9 @@ import Testing
         #expect(ids.count == 2, "three versions compete: the current one and two conflict versions")
         #expect(try alice.status().inConflict.map(\.conflicts) == [2])
         for version in conflict.conflicts {
-            #expect(try bob.conflicts(doc).first?.base(of: version)?.id == conflict.base(of: version)?.id,
-                    "every device derives the same base")
+            #expect(
+                try bob.conflicts(doc).first?.base(of: version)?.id == conflict.base(of: version)?.id,
+                "every device derives the same base")
         }
 
         let outcome = try await alice.resolve(doc, using: MergeStrategy())
@@ -121,8 +122,9 @@ import Testing
             let conflict = try #require(try alice.conflicts(doc).first)
             // The base of Alice's new version is her own edit, which the merge was made from.
             for version in conflict.conflicts {
-                #expect(try conflict.base(of: version).map { try flatText(of: $0, in: alice) }??.contains("alice 2") == true,
-                        "the base is the version both started from")
+                #expect(
+                    try conflict.base(of: version).map { try flatText(of: $0, in: alice) }??.contains("alice 2") == true,
+                    "the base is the version both started from")
             }
             _ = try await alice.resolve(doc, using: MergeStrategy())
         }

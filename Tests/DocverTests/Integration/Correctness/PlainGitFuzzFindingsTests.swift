@@ -1,6 +1,7 @@
-@testable import DocverKit
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// Product bugs found by the sync fuzz test once it made plain git commits and merges and
 /// checked the sync report (SyncFuzzTests, checks 3 to 7), each reduced to a short
@@ -80,10 +81,12 @@ import Testing
         let alices = try alice.sync()
         let notes = try DocumentPath("notes")
         try #require(try alice.conflicts(notes).first?.conflicts.count == 1, "the file is a conflict version of notes")
-        #expect(alices.documentChanges.contains { $0.document == notes && $0.kind == .yoursIsConflictVersion },
-                "Alice's report: \(alices.documentChanges.map(\.summary))")
-        #expect(bobs.documentChanges.contains { $0.document == notes && $0.kind == .conflictVersionKept },
-                "Bob's report: \(bobs.documentChanges.map(\.summary))")
+        #expect(
+            alices.documentChanges.contains { $0.document == notes && $0.kind == .yoursIsConflictVersion },
+            "Alice's report: \(alices.documentChanges.map(\.summary))")
+        #expect(
+            bobs.documentChanges.contains { $0.document == notes && $0.kind == .conflictVersionKept },
+            "Bob's report: \(bobs.documentChanges.map(\.summary))")
     }
 
     /// Issue 11, fuzz seeds 29 and 42 at 120 steps (found once commit dates were replayable;
@@ -120,8 +123,9 @@ import Testing
         // Bob's edit is current, though the first merge set it aside.
         let kept = try #require(try alice.currentVersion(of: x))
         try #require(kept.id == bobVersion)
-        try #require(try alice.resolvedConflictVersions(of: x).contains { $0.id == kept.id },
-                     "the version current is also set aside by a plain merge")
+        try #require(
+            try alice.resolvedConflictVersions(of: x).contains { $0.id == kept.id },
+            "the version current is also set aside by a plain merge")
         // Carol, who never saw either edit, saves later and her version wins; or a git user
         // merges Bob's branch into Carol's keeping her x.txt, the base.
         let winner: String

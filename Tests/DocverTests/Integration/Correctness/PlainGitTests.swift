@@ -8,10 +8,12 @@ import Testing
     /// Alice and Bob edit `notes.txt` concurrently and push their branches without
     /// integrating; a git user clones the remote, merges Bob's branch into Alice's with
     /// `merging` (e.g. `-X ours`), and pushes the merge on a branch of their own.
-    private func plainMerge(_ scratch: Scratch, base baseText: String = "one\ntwo\nthree\n",
-                            alice aliceText: String = "one\ntwo (alice)\nthree\n",
-                            bob bobText: String = "one\ntwo (bob)\nthree\n", file bobFile: String = "notes.txt",
-                            merging options: [String]) throws -> (alice: Container, bob: Container, bobVersion: String) {
+    private func plainMerge(
+        _ scratch: Scratch, base baseText: String = "one\ntwo\nthree\n",
+        alice aliceText: String = "one\ntwo (alice)\nthree\n",
+        bob bobText: String = "one\ntwo (bob)\nthree\n", file bobFile: String = "notes.txt",
+        merging options: [String]
+    ) throws -> (alice: Container, bob: Container, bobVersion: String) {
         let remote = try scratch.bareRemote()
         let alice = try scratch.device("alice", remote: remote)
         let bob = try scratch.device("bob", remote: remote)
@@ -41,8 +43,9 @@ import Testing
         for device in [alice, bob] {
             let report = try device.sync()
             #expect(try device.read("notes.txt") == "one\ntwo (alice)\nthree\n")
-            #expect(try device.resolvedConflictVersions(of: notes).map(\.id) == [bobVersion],
-                    "Bob's dropped edit is listed by versions --all on \(device.device.id)")
+            #expect(
+                try device.resolvedConflictVersions(of: notes).map(\.id) == [bobVersion],
+                "Bob's dropped edit is listed by versions --all on \(device.device.id)")
             #expect(try device.unresolvedConflictVersions(of: notes).isEmpty, "a merge by a git user is a resolution")
             let setAside = report.documentChanges.filter { $0.kind == .setAsideByPlainMerge }
             #expect(setAside.map(\.version?.id) == [bobVersion], "the sync of \(device.device.id) says Bob's edit was set aside")
@@ -59,7 +62,8 @@ import Testing
     @Test(arguments: [false, true])
     func aPlainMergeThatKeepsBothSidesSetsNothingAside(sameDocument: Bool) throws {
         let scratch = try Scratch()
-        let (alice, bob, _) = sameDocument
+        let (alice, bob, _) =
+            sameDocument
             ? try plainMerge(scratch, alice: "one (alice)\ntwo\nthree\n", bob: "one\ntwo\nthree (bob)\n", merging: [])
             : try plainMerge(scratch, bob: "other\n", file: "other.txt", merging: [])
         for device in [alice, bob] {
@@ -85,8 +89,9 @@ import Testing
         for device in [alice, bob] {
             let report = try device.sync()
             #expect(try device.read("notes.txt") == "one (alice)\ntwo\nthree (alice)\nfour\nfive (bob)\n")
-            #expect(try device.resolvedConflictVersions(of: notes).map(\.id) == [bobVersion],
-                    "Bob's partly dropped edit is listed on \(device.device.id)")
+            #expect(
+                try device.resolvedConflictVersions(of: notes).map(\.id) == [bobVersion],
+                "Bob's partly dropped edit is listed on \(device.device.id)")
             #expect(report.documentChanges.filter { $0.kind == .setAsideByPlainMerge }.map(\.version?.id) == [bobVersion])
         }
         try expectConverged([alice, bob])
@@ -133,10 +138,11 @@ import Testing
         try Data("forged\n".utf8).write(to: work.appendingPathComponent("other.txt"))
         _ = try runGit(["add", "other.txt"], in: work)
         let missing = String(repeating: "ab", count: 20)
-        let message = kind == "plain"
+        let message =
+            kind == "plain"
             ? "tidy up\n\nDocver-Resolved: \(open[0]) notes.txt\nDocver-Removed: \(open[0]) notes.txt\nDocver-Conflict: \(open[0]) - other.txt\n"
             : "tidy up\n\nDocver-Device: bob\nDocver-Removed: \(missing) notes.txt\nDocver-Resolved: \(missing) notes.txt\n"
-            + "Docver-Integration: 1\nDocver-Conflict: \(missing) - notes.txt\n"
+                + "Docver-Integration: 1\nDocver-Conflict: \(missing) - notes.txt\n"
         _ = try runGit(["commit", "-q", "-m", message], in: work)
         _ = try runGit(["push", "-q", "origin", "mine:docver/gituser"], in: work)
 
@@ -168,8 +174,9 @@ import Testing
         #expect(trailers.contains("Docver-Device: alice"), "the hook marked the commit as a save of alice: \(trailers)")
         for device in [alice, bob] {
             let report = try device.sync()
-            #expect(try device.unresolvedConflictVersions(of: notes).map(\.id) == open,
-                    "a typed record closed the conflict on \(device.device.id)")
+            #expect(
+                try device.unresolvedConflictVersions(of: notes).map(\.id) == open,
+                "a typed record closed the conflict on \(device.device.id)")
             if device.device.id == "bob" {
                 #expect(report.warnings.contains { $0.contains("ignored") }, "the sync of bob warns: \(report.warnings)")
             }

@@ -1,7 +1,8 @@
-@testable import DocverKit
 import Foundation
 import Synchronization
 import Testing
+
+@testable import DocverKit
 
 /// Issue 11's model-based fuzz test: random sessions of 3 to 5 devices sharing one bare
 /// remote, checked at the end against a model of everything the harness saved and decided.
@@ -166,11 +167,13 @@ import Testing
     /// plain commit that made the file `notes` executable was read as changing `notes/e.txt`
     /// below it, absent on both sides, so the search named it a deletion where the index did
     /// not (VersionGraphTests.aModeChangeOfAFileOnTheWayIsNoChangeOfThePathBelowIt).
-    @Test(arguments: [(UInt64(42), 61), (95, 60), (152, 60), (16, 60), (45, 42), (71, 60), (41, 64), (62, 54),
-                      (143, 57), (68, 29), (56, 77), (194, 60), (136, 120), (247, 91), (277, 111), (250, 79),
-                      (225, 43), (96, 77), (163, 112), (189, 117), (35, 80), (38, 80), (5, 40), (59, 80),
-                      (275, 17), (278, 33), (196, 31), (212, 77), (295, 64), (264, 25), (133, 120), (167, 112),
-                      (140, 120), (113, 120), (91, 120), (287, 120), (134, 120), (254, 91), (131, 120)])
+    @Test(arguments: [
+        (UInt64(42), 61), (95, 60), (152, 60), (16, 60), (45, 42), (71, 60), (41, 64), (62, 54),
+        (143, 57), (68, 29), (56, 77), (194, 60), (136, 120), (247, 91), (277, 111), (250, 79),
+        (225, 43), (96, 77), (163, 112), (189, 117), (35, 80), (38, 80), (5, 40), (59, 80),
+        (275, 17), (278, 33), (196, 31), (212, 77), (295, 64), (264, 25), (133, 120), (167, 112),
+        (140, 120), (113, 120), (91, 120), (287, 120), (134, 120), (254, 91), (131, 120),
+    ])
     /// (docs/MODEL.md: R8.)
     func replayedFindingsStayFixed(seed: UInt64, steps: Int) async throws {
         let world = try FuzzWorld(seed: seed, steps: steps)
@@ -186,8 +189,11 @@ import Testing
             let world = try FuzzWorld(seed: 5, steps: 30, recordsIssues: false)
             await world.run()
             let scratch = world.scratchPath
-            runs.append((world.log.map { $0.replacingOccurrences(of: scratch, with: "<scratch>") },
-                         try world.devices.map { try $0.headID() }))
+            runs.append(
+                (
+                    world.log.map { $0.replacingOccurrences(of: scratch, with: "<scratch>") },
+                    try world.devices.map { try $0.headID() }
+                ))
         }
         #expect(runs[0].heads.allSatisfy { $0 != nil })
         #expect(runs[0].heads == runs[1].heads)
@@ -201,7 +207,7 @@ import Testing
             let world = try FuzzWorld(seed: seed, steps: 40, recordsIssues: false)
             await world.run()
             guard let observation = world.observation,
-                  let (document, listed) = observation.listing.sorted(by: { $0.key < $1.key }).first(where: { !$0.value.isEmpty })
+                let (document, listed) = observation.listing.sorted(by: { $0.key < $1.key }).first(where: { !$0.value.isEmpty })
             else { continue }
             let model = world.model
             let lostBefore = Set(FuzzOracle.lostVersions(model, observation).map { "\($0.commit) \($0.document)" })
@@ -266,8 +272,10 @@ import Testing
         var model = FuzzModel()
         func save(_ text: String, on before: String?, _ parents: String..., also: [String] = []) throws -> String {
             let id = try parents.count > 1 ? commit(text, parents[0], parents[1]) : parents.isEmpty ? commit(text) : commit(text, parents[0])
-            model.versions.append(FuzzVersion(commit: id, device: "d", document: "x.txt", state: state(text),
-                                              before: before.map(state) ?? .absent, step: 0, operation: "save", alsoFrom: also.map(state)))
+            model.versions.append(
+                FuzzVersion(
+                    commit: id, device: "d", document: "x.txt", state: state(text),
+                    before: before.map(state) ?? .absent, step: 0, operation: "save", alsoFrom: also.map(state)))
             return id
         }
         let base = try save("a\nb\nc\n", on: nil)
@@ -294,8 +302,9 @@ import Testing
         #expect(FuzzLineage.merge(["a", "x", "c"], ["a", "b", "c", "d"], base: ["a", "b", "c"]) == ["a", "x", "c", "d"])
         // A result without y's added line lacks y; one that kept the line x removed lacks x.
         #expect(lineage.lacks(["a", "x", "c"], side: node(y), atoms: ["a", "b", "c", "d"], others: node(x)) == ["missing: d"])
-        #expect(lineage.lacks(["a", "b", "x", "c", "d"], side: node(x), atoms: ["a", "x", "c"], others: node(y))
-            == ["removed but still there: b"])
+        #expect(
+            lineage.lacks(["a", "b", "x", "c", "d"], side: node(x), atoms: ["a", "x", "c"], others: node(y))
+                == ["removed but still there: b"])
         #expect(lineage.lacks(["a", "x", "c", "d"], side: node(x), atoms: ["a", "x", "c"], others: node(y)).isEmpty)
         // Line by line (git merge-file against the same base), a removed line left where it
         // was is not held either; one put back elsewhere is, when git reads it as added there:
@@ -312,11 +321,14 @@ import Testing
         #expect(lineage.rivals(of: 0, among: sides) == node(rival))
         #expect(lineage.rivals(of: 1, among: sides) == node(undone) + node(rival))
         #expect(lineage.rivals(of: 0, among: [node(undone), node(x)]) == node(x))
-        #expect(lineage.lacks(["a", "R", "c", "S"], side: node(undone), atoms: ["a", "b", "c", "S"], others: node(x) + node(rival)) == ["missing: b"])
-        #expect(lineage.lacks(["a", "R", "c", "S"], side: node(undone), atoms: ["a", "b", "c", "S"], others: lineage.rivals(of: 0, among: sides)).isEmpty)
+        #expect(
+            lineage.lacks(["a", "R", "c", "S"], side: node(undone), atoms: ["a", "b", "c", "S"], others: node(x) + node(rival)) == ["missing: b"])
+        #expect(
+            lineage.lacks(["a", "R", "c", "S"], side: node(undone), atoms: ["a", "b", "c", "S"], others: lineage.rivals(of: 0, among: sides)).isEmpty)
         // Criss-cross: both merges are best common ancestors of left and right; the base is
         // their merge, so right's removal of "1" and left's edit of "b" both hold.
-        #expect(Set(lineage.bestCommonAncestors(node(left), node(right))) == Set(node(mergedOne) + node(mergedTwo))
+        #expect(
+            Set(lineage.bestCommonAncestors(node(left), node(right))) == Set(node(mergedOne) + node(mergedTwo))
                 || Set(lineage.bestCommonAncestors(node(left), node(right))) == Set(node(one) + node(two)))
         let base2 = lineage.baseAtoms(node(left), node(right))
         #expect(base2 == ["0", "a", "b", "c", "1"])
@@ -355,10 +367,12 @@ import Testing
         let carol = try commit("carol\n", parents: [base], message: "carol")
         let afterCopy = try commit("carol\n", parents: [erin, carol], message: "merge taking carol's")
         let overriding = try commit("carol\n", parents: [alice, carol], message: "merge dropping alice's")
-        #expect(try world.descends("a.txt", from: alice, to: afterCopy, graph: FuzzGraph(head: afterCopy, in: repository), in: repository),
-                "Carol's edit is made from contents Erin's copy holds, on top of Alice's edit")
-        #expect(try !world.descends("a.txt", from: alice, to: overriding, graph: FuzzGraph(head: overriding, in: repository), in: repository),
-                "a merge that drops Alice's edit for Carol's is no descent")
+        #expect(
+            try world.descends("a.txt", from: alice, to: afterCopy, graph: FuzzGraph(head: afterCopy, in: repository), in: repository),
+            "Carol's edit is made from contents Erin's copy holds, on top of Alice's edit")
+        #expect(
+            try !world.descends("a.txt", from: alice, to: overriding, graph: FuzzGraph(head: overriding, in: repository), in: repository),
+            "a merge that drops Alice's edit for Carol's is no descent")
     }
 
     /// Check (6) can fail: in a real session where two devices decided the same conflict
@@ -379,7 +393,8 @@ import Testing
                     guard a.document == b.document, a.device != b.device, a.conflict == b.conflict, a.result != b.result
                     else { continue }
                     guard !observation.graph.isAncestorOrSelf(a.commit, of: b.commit),
-                          !observation.graph.isAncestorOrSelf(b.commit, of: a.commit) else { continue }
+                        !observation.graph.isAncestorOrSelf(b.commit, of: a.commit)
+                    else { continue }
                     contested = a
                     break
                 }
@@ -393,8 +408,9 @@ import Testing
             altered.setAsideStates[decision.document] = []
             let after = FuzzOracle.droppedDecisions(model, altered)
             let named = after.contains { failure in failure.document == decision.document }
-            #expect(after.count > before && named,
-                    "seed \(seed): \(decision.document)'s decisions vanished and check (6) said nothing")
+            #expect(
+                after.count > before && named,
+                "seed \(seed): \(decision.document)'s decisions vanished and check (6) said nothing")
             return
         }
         Issue.record("none of seeds 1...24 had two devices decide one conflict differently")
@@ -521,7 +537,9 @@ final class FuzzWorld {
     private func setUp() async throws {
         let first = devices[0]
         for document in ["a.txt", "b.txt", "notes/d.txt", "p.imagenotes"] { try create(document, on: first) }
-        try await operate(first, "save the first documents", saving: nil) { _ = try first.save(nil, message: "first"); return "" }
+        try await operate(first, "save the first documents", saving: nil) {
+            _ = try first.save(nil, message: "first"); return ""
+        }
         for device in devices { try await sync(device) }
     }
 
@@ -714,7 +732,8 @@ final class FuzzWorld {
         if chance(40), let second = pick(devices.filter { $0.device.id != device.device.id }) {
             try await sync(device); try await sync(second); try await sync(device)
             if try device.headID() == second.headID(), kind(device, document).file, kind(second, document).file,
-               try diskState(document, on: device) == diskState(document, on: second) {
+                try diskState(document, on: device) == diskState(document, on: second)
+            {
                 other = second
             }
         }
@@ -759,7 +778,8 @@ final class FuzzWorld {
         guard let from = pick(shared) else { return try await renameStep(on: first) }
         let names = FuzzNames.flat.filter { $0 != from && !$0.hasPrefix(from + "/") && !from.hasPrefix($0 + "/") }
         guard let one = pick(names.filter { canCreate($0, on: first) }),
-              let two = pick(names.filter { $0 != one && canCreate($0, on: second) }) else { return try await renameStep(on: first) }
+            let two = pick(names.filter { $0 != one && canCreate($0, on: second) })
+        else { return try await renameStep(on: first) }
         note("\(first.device.id)+\(second.device.id) rename \(from) to two names")
         stats["rename/rename", default: 0] += 1
         for (device, to) in [(first, one), (second, two)] {
@@ -792,7 +812,8 @@ final class FuzzWorld {
     private func adoptStep(on device: Container) async throws {
         let others = devices.filter { $0.device.id != device.device.id }
         guard let other = pick(others), let document = pick(present(other).filter { !FuzzNames.isPackage($0) }),
-              kind(device, document).file || canCreate(document, on: device) else { return try await edit(on: device) }
+            kind(device, document).file || canCreate(document, on: device)
+        else { return try await edit(on: device) }
         try write(try String(contentsOf: url(other, document), encoding: .utf8), to: document, on: device)
         try touched([document], on: device)
         try await maybeSave(device, "copy \(document) from \(other.device.id)", [document])
@@ -805,7 +826,9 @@ final class FuzzWorld {
             return
         }
         if saveAll || chance(30) {
-            try await operate(device, "\(what), save all", saving: nil) { _ = try device.save(nil); return "" }
+            try await operate(device, "\(what), save all", saving: nil) {
+                _ = try device.save(nil); return ""
+            }
         } else {
             try await saveDocuments(device, documents, label: what)
         }
@@ -833,7 +856,9 @@ final class FuzzWorld {
     // MARK: Saving and syncing
 
     private func saveAll(_ device: Container) async throws {
-        try await operate(device, "save all", saving: nil) { _ = try device.save(nil); return "" }
+        try await operate(device, "save all", saving: nil) {
+            _ = try device.save(nil); return ""
+        }
     }
 
     private func saveOne(_ device: Container) async throws {
@@ -895,7 +920,9 @@ final class FuzzWorld {
         // after a save of it dated right reached the device (docs/FORMAT.md, `clock-ahead`: a
         // device is forgotten when its newest save arrives dated right).
         let clockWarning = skewedDevice.map { "\($0)'s clock is 365 days ahead of this one; its saves win latest-date contests until it is fixed" }
-        if try rightDatedSkewedSaves.contains(where: { commit in try graph().contains(commit) && !(old.map { try graph().isAncestorOrSelf(commit, of: $0) } ?? false) }) {
+        if try rightDatedSkewedSaves.contains(where: { commit in
+            try graph().contains(commit) && !(old.map { try graph().isAncestorOrSelf(commit, of: $0) } ?? false)
+        }) {
             clockWarned.remove(id)
         }
         if let clockWarning, report.warnings.contains(clockWarning), !clockWarned.insert(id).inserted {
@@ -909,8 +936,9 @@ final class FuzzWorld {
             let expected = "ignored \(typed.count) conflict or resolution record\(typed.count == 1 ? "" : "s")"
             if ignored?.hasPrefix(expected) != true {
                 let how = Set(hooked.map { $0 ? "marked by the commit hook" : "made without the hook" }).sorted().joined(separator: " and ")
-                fail("\(what) on \(id) brought \(typed.sorted()) typed into plain commits (\(how)), which docver must ignore, "
-                    + "and warned \(ignored.map { "\"\($0)\"" } ?? "nothing") instead of \"\(expected) …\"")
+                fail(
+                    "\(what) on \(id) brought \(typed.sorted()) typed into plain commits (\(how)), which docver must ignore, "
+                        + "and warned \(ignored.map { "\"\($0)\"" } ?? "nothing") instead of \"\(expected) …\"")
             }
         }
 
@@ -930,10 +958,12 @@ final class FuzzWorld {
             if entries.contains(where: { $0.kind != .updated }) { continue }
             let versionNow = try git(["rev-list", "-1", "--topo-order", new, "--", ":(literal)\(FuzzNames.real(document))"], in: device.root)
             if entries.isEmpty, !folderNow, let versionNow, try deviceOf(versionNow, in: device.root) != id {
-                fail("\(what) on \(id): \(document) changed from \(was) to \(now) (version \(versionNow.short) of \(try deviceOf(versionNow, in: device.root))), "
-                    + "and the report says nothing about it")
+                fail(
+                    "\(what) on \(id): \(document) changed from \(was) to \(now) (version \(versionNow.short) of \(try deviceOf(versionNow, in: device.root))), "
+                        + "and the report says nothing about it")
             }
-            guard !was.isAbsent, let versionWas = try git(["rev-list", "-1", "--topo-order", old, "--", ":(literal)\(FuzzNames.real(document))"], in: device.root)
+            guard !was.isAbsent,
+                let versionWas = try git(["rev-list", "-1", "--topo-order", old, "--", ":(literal)\(FuzzNames.real(document))"], in: device.root)
             else { continue }
             // The edit followed another device's rename (docs/FORMAT.md, "Integration"): its
             // contents are current at the new name.
@@ -944,11 +974,12 @@ final class FuzzWorld {
             if followed { continue }
             if try followedARename(document, from: versionWas, state: was, to: new, graph: graph(), in: device.root) { continue }
             if try descends(document, from: versionWas, to: new, graph: graph(), in: device.root) { continue }
-            fail("\(what) on \(id): \(document) went from \(was) (version \(versionWas.short)) to \(now)"
-                + (versionNow.map { " (version \($0.short))" } ?? "") + ", which does not descend from it, and the report says "
-                + (kinds.isEmpty ? "nothing" : kinds.joined(separator: ", ")) + ": an edit or a decision of \(id) was overridden in silence"
-                + (report.newConflicts[try DocumentPath(FuzzNames.real(document))].map { " (newConflicts lists \($0.map(\.short)))" } ?? "")
-                + model.typedRecordNotes(naming: Set([versionWas] + (versionNow.map { [$0] } ?? []))).map { " (\($0))" }.joined())
+            fail(
+                "\(what) on \(id): \(document) went from \(was) (version \(versionWas.short)) to \(now)"
+                    + (versionNow.map { " (version \($0.short))" } ?? "") + ", which does not descend from it, and the report says "
+                    + (kinds.isEmpty ? "nothing" : kinds.joined(separator: ", ")) + ": an edit or a decision of \(id) was overridden in silence"
+                    + (report.newConflicts[try DocumentPath(FuzzNames.real(document))].map { " (newConflicts lists \($0.map(\.short)))" } ?? "")
+                    + model.typedRecordNotes(naming: Set([versionWas] + (versionNow.map { [$0] } ?? []))).map { " (\($0))" }.joined())
         }
     }
 
@@ -973,20 +1004,23 @@ final class FuzzWorld {
     /// current version that rename) says so on the other name: "s.txt was renamed to s-bob.txt
     /// here and to s-alice.txt on alice's device; both names kept". And no report tells of a
     /// rename/rename that did not happen.
-    private func checkRenamesMet(_ report: SyncReport, of what: String, on device: Container, from old: String, to new: String,
-                                 graph: FuzzGraph) throws {
+    private func checkRenamesMet(
+        _ report: SyncReport, of what: String, on device: Container, from old: String, to new: String,
+        graph: FuzzGraph
+    ) throws {
         let id = device.device.id
         let renames = exactRenames()
         guard !renames.isEmpty else { return }
         for theirs in renames where theirs.device != id && graph.contains(theirs.commit) && !graph.isAncestorOrSelf(theirs.commit, of: old) {
             let mine = renames.filter {
-                $0.device == id && $0.from == theirs.from && $0.to != theirs.to && $0.state == theirs.state && graph.isAncestorOrSelf($0.commit, of: old)
+                $0.device == id && $0.from == theirs.from && $0.to != theirs.to && $0.state == theirs.state
+                    && graph.isAncestorOrSelf($0.commit, of: old)
             }
             guard !mine.isEmpty,
-                  try trees.state(of: theirs.from, at: old, in: device.root).isAbsent,
-                  try trees.state(of: theirs.to, at: old, in: device.root).isAbsent,
-                  try device.currentVersion(of: DocumentPath(FuzzNames.real(theirs.to)))?.id == theirs.commit,
-                  try runGit(["rev-list", "--parents", "-n", "1", theirs.commit], in: device.root).split(separator: " ").count == 2
+                try trees.state(of: theirs.from, at: old, in: device.root).isAbsent,
+                try trees.state(of: theirs.to, at: old, in: device.root).isAbsent,
+                try device.currentVersion(of: DocumentPath(FuzzNames.real(theirs.to)))?.id == theirs.commit,
+                try runGit(["rev-list", "--parents", "-n", "1", theirs.commit], in: device.root).split(separator: " ").count == 2
             else { continue }
             let here = try Set(mine.map(\.to).filter { try trees.state(of: $0, at: old, in: device.root) == theirs.state })
             guard !here.isEmpty else { continue }
@@ -997,8 +1031,10 @@ final class FuzzWorld {
                     && $0.renamedHere.map { here.contains(FuzzNames.alias($0.path)) } == true
             }
             if !told {
-                fail("\(what) on \(id): \(theirs.from) was renamed to \(here.sorted().joined(separator: " or ")) here and to \(theirs.to) on "
-                    + "\(theirs.device)'s device (\(theirs.commit.short)), and the report says " + (entries.isEmpty ? "nothing" : entries.map(\.summary).joined(separator: "; ")))
+                fail(
+                    "\(what) on \(id): \(theirs.from) was renamed to \(here.sorted().joined(separator: " or ")) here and to \(theirs.to) on "
+                        + "\(theirs.device)'s device (\(theirs.commit.short)), and the report says "
+                        + (entries.isEmpty ? "nothing" : entries.map(\.summary).joined(separator: "; ")))
             }
         }
         for change in report.documentChanges where change.kind == .renamedDifferently {
@@ -1007,7 +1043,8 @@ final class FuzzWorld {
             // This device's rename, as git's merge reads one between the base and the head: in
             // one save, or in several of this device's saves (seed 212: `A.txt` removed by one,
             // its state saved at `notes/d.txt` by the next, then moved to `café.txt`).
-            let renamedHere = renames.contains(where: { $0.device == id && $0.from == from && $0.to == here })
+            let renamedHere =
+                renames.contains(where: { $0.device == id && $0.from == from && $0.to == here })
                 || model.versions.contains { removed in
                     removed.device == id && removed.document == from && removed.state.isAbsent && !removed.before.isAbsent
                         && model.versions.contains {
@@ -1027,8 +1064,10 @@ final class FuzzWorld {
     /// holding the version's state, or an edit made on top of it (seed 45: the edit was edited
     /// again before it followed the rename; seed 44: it followed, then the new name was
     /// deleted). What became of it at the new name is that document's change, reported there.
-    private func followedARename(_ document: String, from version: String, state: FuzzState, to head: String,
-                                 graph: FuzzGraph, in directory: URL) throws -> Bool {
+    private func followedARename(
+        _ document: String, from version: String, state: FuzzState, to head: String,
+        graph: FuzzGraph, in directory: URL
+    ) throws -> Bool {
         let others = model.documents.filter { $0 != document }.sorted()
         var lineage: FuzzLineage?
         for commit in try runGit(["rev-list", "--ancestry-path", "\(version)..\(head)"], in: directory).split(separator: "\n").map(String.init) {
@@ -1098,7 +1137,8 @@ final class FuzzWorld {
         func saves(of state: FuzzState) throws -> [String] {
             if savesByState == nil {
                 var found: [FuzzState: [String]] = [:]
-                for commit in try runGit(["rev-list", "--full-history", head, "--", pathspec], in: directory).split(separator: "\n").map(String.init) {
+                for commit in try runGit(["rev-list", "--full-history", head, "--", pathspec], in: directory).split(separator: "\n").map(String.init)
+                {
                     found[try trees.state(of: document, at: commit, in: directory), default: []].append(commit)
                 }
                 savesByState = found
@@ -1141,11 +1181,13 @@ final class FuzzWorld {
             }
         }
         if let absence {
-            let touching = try runGit(["rev-list", "--full-history", absence, "--", ":(literal)\(FuzzNames.real(document))"], in: directory).split(separator: "\n")
+            let touching = try runGit(["rev-list", "--full-history", absence, "--", ":(literal)\(FuzzNames.real(document))"], in: directory).split(
+                separator: "\n")
             for commit in touching.map(String.init) where commit != version {
                 // A deletion saved on top of this version (or of the same state saved elsewhere);
                 // not an integration, whose absence is some side's.
-                let parents = try runGit(["rev-list", "--parents", "-n", "1", commit], in: directory).split(whereSeparator: \.isWhitespace).dropFirst()
+                let parents = try runGit(["rev-list", "--parents", "-n", "1", commit], in: directory).split(whereSeparator: \.isWhitespace)
+                    .dropFirst()
                 guard parents.count == 1, try trees.state(of: document, at: commit, in: directory).isAbsent else { continue }
                 let before = try trees.state(of: document, at: String(parents.first!), in: directory)
                 if before == state || (!before.isAbsent && graph.isAncestorOrSelf(version, of: commit)) { return true }
@@ -1168,8 +1210,10 @@ final class FuzzWorld {
         var parts: [String] = []
         if report.integrated { parts.append("integrated") }
         if !report.newConflicts.isEmpty {
-            parts.append("new conflicts " + report.newConflicts.sorted { $0.key < $1.key }
-                .map { "\($0.key)[\($0.value.map(\.short).joined(separator: ","))]" }.joined(separator: " "))
+            parts.append(
+                "new conflicts "
+                    + report.newConflicts.sorted { $0.key < $1.key }
+                    .map { "\($0.key)[\($0.value.map(\.short).joined(separator: ","))]" }.joined(separator: " "))
         }
         return parts.joined(separator: ", ")
     }
@@ -1198,8 +1242,10 @@ final class FuzzWorld {
 
     /// The identity of the git user who makes plain commits and merges, and the step's date.
     private var gitUser: [String: String] {
-        ["GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "tester@example.com", "GIT_AUTHOR_DATE": "@\(clock.seconds) +0000",
-         "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "tester@example.com", "GIT_COMMITTER_DATE": "@\(clock.seconds) +0000"]
+        [
+            "GIT_AUTHOR_NAME": "Tester", "GIT_AUTHOR_EMAIL": "tester@example.com", "GIT_AUTHOR_DATE": "@\(clock.seconds) +0000",
+            "GIT_COMMITTER_NAME": "Tester", "GIT_COMMITTER_EMAIL": "tester@example.com", "GIT_COMMITTER_DATE": "@\(clock.seconds) +0000",
+        ]
     }
 
     /// A plain `git commit -am` in the checkout, dated a few seconds off (its author date is its
@@ -1218,7 +1264,9 @@ final class FuzzWorld {
             var lines = try String(contentsOf: url(device, document), encoding: .utf8).split(separator: "\n").map(String.init)
             let at = Int.random(in: 0...lines.count, using: &random)
             if at < lines.count { lines.remove(at: at) }
-            lines.insert(contentsOf: ["<<<<<<< HEAD", "ours \(nextToken(device))", "=======", "theirs \(nextToken(device))", ">>>>>>> other"], at: min(at, lines.count))
+            lines.insert(
+                contentsOf: ["<<<<<<< HEAD", "ours \(nextToken(device))", "=======", "theirs \(nextToken(device))", ">>>>>>> other"],
+                at: min(at, lines.count))
             try write(lines.joined(separator: "\n") + "\n", to: document, on: device)
             try touched([document], on: device)
             what += " (conflict markers in \(document))"
@@ -1230,19 +1278,24 @@ final class FuzzWorld {
             if let conflict = pick(try device.conflicts()), let version = pick(conflict.conflicts) {
                 records.append("\(chance(50) ? "Docver-Removed" : "Docver-Resolved"): \(version.id) \(conflict.document.path)")
             } else if let document = pick(present(device)),
-                      let older = (try? device.history(of: DocumentPath(FuzzNames.real(document))))?.dropFirst().first {
+                let older = (try? device.history(of: DocumentPath(FuzzNames.real(document))))?.dropFirst().first
+            {
                 records.append("Docver-Conflict: \(older.id) - \(FuzzNames.real(document))")
             }
-            if !records.isEmpty { what += " with typed records \(records.map { $0.split(separator: " ").prefix(2).joined(separator: " ").prefix(30) })" }
+            if !records.isEmpty {
+                what += " with typed records \(records.map { $0.split(separator: " ").prefix(2).joined(separator: " ").prefix(30) })"
+            }
         }
         // `-a` commits changes of tracked documents only: new ones stay unsaved.
         let tracked = try Set((pending[id] ?? [:]).keys.filter { try !trees.state(of: $0, at: head, in: device.root).isAbsent })
         let date = clock.seconds + Int.random(in: -4...4, using: &random)
         let message = "Plain commit at step \(step)" + (records.isEmpty ? "" : "\n\n" + records.joined(separator: "\n"))
         let own = try await operate(device, "\(what) (author date \(date))", saving: tracked, plain: !hook) {
-            let result = try runProcess("/usr/bin/git", (hook ? [] : ["-c", "core.hooksPath=/dev/null"])
-                                        + ["commit", "-q", "-a", "-m", message] + (records.isEmpty ? [] : ["--allow-empty"]),
-                                        in: device.root, environment: gitUser.merging(["GIT_AUTHOR_DATE": "@\(date) +0000"]) { $1 })
+            let result = try runProcess(
+                "/usr/bin/git",
+                (hook ? [] : ["-c", "core.hooksPath=/dev/null"])
+                    + ["commit", "-q", "-a", "-m", message] + (records.isEmpty ? [] : ["--allow-empty"]),
+                in: device.root, environment: gitUser.merging(["GIT_AUTHOR_DATE": "@\(date) +0000"]) { $1 })
             if result.status != 0 {
                 let output = result.stdout + result.stderr
                 guard output.contains("nothing to commit") || output.contains("no changes added") || output.contains("nothing added") else {
@@ -1262,7 +1315,10 @@ final class FuzzWorld {
 
     /// How a git user merges.
     enum MergeHow: String, CaseIterable {
-        case oursStrategy = "-s ours", plain = "", ours = "-X ours", theirs = "-X theirs"
+        case oursStrategy = "-s ours"
+        case plain = ""
+        case ours = "-X ours"
+        case theirs = "-X theirs"
         var options: [String] { rawValue.isEmpty ? [] : rawValue.split(separator: " ").map(String.init) }
     }
 
@@ -1358,7 +1414,8 @@ final class FuzzWorld {
         let whence = ref.hasPrefix("refs/git-user/") ? "\(other.device.id)'s checkout" : "the remote"
         note("\(id): git merge \(how.rawValue) \(branch) from \(whence) in the checkout | \(merged.outcome)")
         if let commit = merged.commit {
-            try recordPlainMerge(commit, in: device.root, how: "git merge \(how.rawValue) of \(branch) from \(whence) in \(id)'s checkout, \(merged.outcome)")
+            try recordPlainMerge(
+                commit, in: device.root, how: "git merge \(how.rawValue) of \(branch) from \(whence) in \(id)'s checkout, \(merged.outcome)")
         }
         try expectClean(device, after: "a plain merge")
     }
@@ -1390,7 +1447,8 @@ final class FuzzWorld {
         try runGit(["clean", "-q", "-fdx"], in: clone)
         let how = randomHow(), style = pick(HandStyle.allCases)!
         let merged = try gitMerge(source.ref, how: how, style: style, in: clone, noFastForward: true)
-        let what = "merge \(how.rawValue) \(source.branch) (\(source.ref.hasPrefix("refs/devices/") ? "checkout" : "remote")) into \(target.branch) "
+        let what =
+            "merge \(how.rawValue) \(source.branch) (\(source.ref.hasPrefix("refs/devices/") ? "checkout" : "remote")) into \(target.branch) "
             + "(\(target.ref.hasPrefix("refs/devices/") ? "checkout" : "remote")) in a plain clone"
         guard let commit = merged.commit else { return note("git user: \(what) | \(merged.outcome)") }
         guard let destination = destination(for: target, in: clone) else {
@@ -1408,7 +1466,8 @@ final class FuzzWorld {
         let two = try gitUserClone(2)
         let tips = try [first, second].map { try runGit(["rev-parse", $0.ref], in: one).trimmingCharacters(in: .whitespacesAndNewlines) }
         if (try? runGit(["merge-base", "--is-ancestor", tips[0], tips[1]], in: one)) != nil
-            || (try? runGit(["merge-base", "--is-ancestor", tips[1], tips[0]], in: one)) != nil {
+            || (try? runGit(["merge-base", "--is-ancestor", tips[1], tips[0]], in: one)) != nil
+        {
             return try mergeInClone(one, into: first, from: second)
         }
         try runGit(["fetch", "-q", one.path, "+refs/devices/*:refs/devices/*"], in: two)
@@ -1437,11 +1496,14 @@ final class FuzzWorld {
     /// Runs `git merge` in `directory` (HEAD is the side merged into). Text conflicts are settled
     /// by hand in `style`; a conflict of another kind (modify/delete, file/folder, rename) is
     /// given up (`git merge --abort`). Returns the merge commit (nil: nothing merged).
-    private func gitMerge(_ other: String, how: MergeHow, style: HandStyle, in directory: URL,
-                          noFastForward: Bool) throws -> (commit: String?, outcome: String) {
+    private func gitMerge(
+        _ other: String, how: MergeHow, style: HandStyle, in directory: URL,
+        noFastForward: Bool
+    ) throws -> (commit: String?, outcome: String) {
         let before = try runGit(["rev-parse", "HEAD"], in: directory).trimmingCharacters(in: .whitespacesAndNewlines)
-        let result = try runProcess("/usr/bin/git", ["merge", "-q", "--no-edit"] + (noFastForward ? ["--no-ff"] : []) + how.options + [other],
-                                    in: directory, environment: gitUser)
+        let result = try runProcess(
+            "/usr/bin/git", ["merge", "-q", "--no-edit"] + (noFastForward ? ["--no-ff"] : []) + how.options + [other],
+            in: directory, environment: gitUser)
         func head() throws -> String? {
             let after = try runGit(["rev-parse", "HEAD"], in: directory).trimmingCharacters(in: .whitespacesAndNewlines)
             return after == before ? nil : after
@@ -1483,7 +1545,7 @@ final class FuzzWorld {
                 continue
             }
             var output: [String] = []
-            var section = 0 // 0 outside, 1 ours, 2 base, 3 theirs
+            var section = 0  // 0 outside, 1 ours, 2 base, 3 theirs
             var ours: [String] = [], theirs: [String] = []
             for line in lines {
                 if section == 0, line.hasPrefix("<<<<<<<") { section = 1; ours = []; theirs = []; continue }
@@ -1540,8 +1602,9 @@ final class FuzzWorld {
         known.insert(commit)
         model.saves[commit] = "git user at step \(step): \(how)"
         model.plainCommits[commit] = how
-        let parents = Array(try runGit(["rev-list", "--parents", "-n", "1", commit], in: directory)
-            .split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init).dropFirst())
+        let parents = Array(
+            try runGit(["rev-list", "--parents", "-n", "1", commit], in: directory)
+                .split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init).dropFirst())
         let lineage = FuzzLineage(model, graph: try FuzzGraph(head: commit, in: directory))
         var merge = FuzzPlainMerge(commit: commit, how: how, step: step)
         let markers = how.contains("markers")
@@ -1575,12 +1638,16 @@ final class FuzzWorld {
                     merge.dropped[document, default: []].append((side, lacks))
                 }
             }
-            model.versions.append(FuzzVersion(commit: commit, device: "git user", document: document, state: result, before: sides[0],
-                                              step: step, operation: how, alsoFrom: Array(sides.dropFirst()), supersedes: included))
+            model.versions.append(
+                FuzzVersion(
+                    commit: commit, device: "git user", document: document, state: result, before: sides[0],
+                    step: step, operation: how, alsoFrom: Array(sides.dropFirst()), supersedes: included))
         }
         if !merge.dropped.isEmpty {
-            note("  \(merge) dropped changes of " + merge.dropped.sorted { $0.key < $1.key }
-                .map { "\($0.key) \($0.value.map { "\($0.state)" })" }.joined(separator: ", "))
+            note(
+                "  \(merge) dropped changes of "
+                    + merge.dropped.sorted { $0.key < $1.key }
+                    .map { "\($0.key) \($0.value.map { "\($0.state)" })" }.joined(separator: ", "))
         }
         model.plainMerges.append(merge)
     }
@@ -1597,7 +1664,10 @@ final class FuzzWorld {
     // MARK: Resolutions
 
     enum Resolution: CustomStringConvertible {
-        case replace(String), markResolved([String]), removeOtherVersions, latestDate, merge, choose(String)
+        case replace(String)
+        case markResolved([String])
+        case removeOtherVersions, latestDate, merge
+        case choose(String)
 
         var description: String {
             switch self {
@@ -1660,9 +1730,11 @@ final class FuzzWorld {
             note("\(chosen.map(\.device.id).joined(separator: "+")): no conflict in common to resolve")
             return
         }
-        var kinds: [Resolution] = [.latestDate, .merge, .markResolved([]), .removeOtherVersions,
-                                   .choose(pick([conflict.current] + conflict.conflicts)!.id),
-                                   .choose(pick(conflict.conflicts)!.id)]
+        var kinds: [Resolution] = [
+            .latestDate, .merge, .markResolved([]), .removeOtherVersions,
+            .choose(pick([conflict.current] + conflict.conflicts)!.id),
+            .choose(pick(conflict.conflicts)!.id),
+        ]
         kinds.shuffle(using: &random)
         note("\(chosen.map(\.device.id).joined(separator: "+")) resolve \(conflict.document) each their own way")
         stats["multi-resolve", default: 0] += 1
@@ -1676,7 +1748,8 @@ final class FuzzWorld {
         let document = FuzzNames.alias(path.path)
         // A strategy saves the document's unsaved edits first, which changes the conflict it
         // then decides; save them here so the expectations below hold for the conflict decided.
-        if case .replace = resolution {} else if pending[id]?[document] != nil {
+        if case .replace = resolution {
+        } else if pending[id]?[document] != nil {
             try await saveDocuments(device, [document], label: "before resolving")
             guard let now = try device.conflicts(path).first else {
                 note("\(id): \(document) is no longer in conflict")
@@ -1691,7 +1764,8 @@ final class FuzzWorld {
             }
         }
         let key = ([conflict.current.id] + conflict.conflicts.map(\.id)).sorted()
-        let states = Dictionary(uniqueKeysWithValues: try ([conflict.current] + conflict.conflicts).map { ($0.id, try FuzzState.of($0, on: device, trees: trees)) })
+        let states = Dictionary(
+            uniqueKeysWithValues: try ([conflict.current] + conflict.conflicts).map { ($0.id, try FuzzState.of($0, on: device, trees: trees)) })
         let currentBefore = states[conflict.current.id]!
         let pendingBefore = pending[id] ?? [:]
         let refsBefore = try otherRefs(device)
@@ -1709,8 +1783,10 @@ final class FuzzWorld {
         let force = currentBefore.hasConflictMarkers && chance(50)
         // A refused resolution saves nothing: `replace` refuses an unsaved edit in the way of
         // the document before it saves the document's own unsaved change (seed 38).
-        let own = try await operate(device, "\(resolution)\(force ? " (forced)" : "") of \(document)",
-                                    saving: refused == nil && thrown == nil ? savesDocument : [], target: document) {
+        let own = try await operate(
+            device, "\(resolution)\(force ? " (forced)" : "") of \(document)",
+            saving: refused == nil && thrown == nil ? savesDocument : [], target: document
+        ) {
             do {
                 switch resolution {
                 case let .replace(version): _ = try device.replace(path, with: version)
@@ -1723,7 +1799,7 @@ final class FuzzWorld {
             } catch let error as DocverError {
                 switch (resolution, error) {
                 case (.merge, .mergeFailed), (.merge, .notMergeable), (_, .editsInTheWay),
-                     (.markResolved, .conflictMarkersRemain), (.removeOtherVersions, .conflictMarkersRemain):
+                    (.markResolved, .conflictMarkersRemain), (.removeOtherVersions, .conflictMarkersRemain):
                     refused = error
                     return "refused: \(error)"
                 default:
@@ -1740,7 +1816,8 @@ final class FuzzWorld {
         }
         // A merge refused for the file mode: the versions' modes differ (issue 25 item 3).
         if case .merge = resolution, let refused, "\(refused)".contains("file mode"),
-           Set(states.values.filter { !$0.isAbsent }.map(\.isExecutable)).count < 2 {
+            Set(states.values.filter { !$0.isAbsent }.map(\.isExecutable)).count < 2
+        {
             fail("\(resolution) of \(document) on \(id) refused for the file mode, yet every version has the same mode: \(refused)")
         }
         // A refused (or failed) resolution changes nothing (but the document's unsaved edits
@@ -1759,7 +1836,8 @@ final class FuzzWorld {
         switch resolution {
         case .choose, .latestDate, .replace:
             if let commit = own.last?.commit,
-               let version = model.versions.lastIndex(where: { $0.commit == commit && $0.document == document }) {
+                let version = model.versions.lastIndex(where: { $0.commit == commit && $0.document == document })
+            {
                 model.versions[version].keepsOneVersion = true
             }
         default: break
@@ -1775,10 +1853,14 @@ final class FuzzWorld {
         switch resolution {
         case let .replace(version):
             expect(currentAfter == states[version], "the current state is \(currentAfter), the version replaced with holds \(states[version]!)")
-            expect(listedAfter == before, "replace resolves nothing, yet the conflict versions went from \(before.map(\.short).sorted()) to \(listedAfter.map(\.short).sorted())")
+            expect(
+                listedAfter == before,
+                "replace resolves nothing, yet the conflict versions went from \(before.map(\.short).sorted()) to \(listedAfter.map(\.short).sorted())"
+            )
         case let .markResolved(versions):
-            expect(listedAfter == (versions.isEmpty ? [] : before.subtracting(versions)),
-                   "still listed: \(listedAfter.map(\.short).sorted())")
+            expect(
+                listedAfter == (versions.isEmpty ? [] : before.subtracting(versions)),
+                "still listed: \(listedAfter.map(\.short).sorted())")
             expect(currentAfter == currentBefore, "the current state changed from \(currentBefore) to \(currentAfter)")
         case .removeOtherVersions:
             expect(listedAfter.isEmpty, "still listed: \(listedAfter.map(\.short).sorted())")
@@ -1789,7 +1871,9 @@ final class FuzzWorld {
             let all = [conflict.current] + conflict.conflicts
             let candidates = all.contains { !$0.isDeletion } ? all.filter { !$0.isDeletion } : all
             let winner = rankedByConflictRule(candidates)[0]
-            expect(currentAfter == states[winner.id], "the current state is \(currentAfter), the latest version \(winner.id.short) holds \(states[winner.id]!)")
+            expect(
+                currentAfter == states[winner.id],
+                "the current state is \(currentAfter), the latest version \(winner.id.short) holds \(states[winner.id]!)")
             expect(listedAfter.isEmpty, "still listed: \(listedAfter.map(\.short).sorted())")
         case let .choose(version):
             expect(currentAfter == states[version], "the current state is \(currentAfter), the chosen version holds \(states[version]!)")
@@ -1804,8 +1888,10 @@ final class FuzzWorld {
             }
         }
         if resolution.isDecision, let commit = own.last?.commit {
-            model.decisions.append(FuzzDecision(device: id, document: document, commit: commit, kind: "\(resolution)",
-                                                conflict: key, result: currentAfter, step: step, notIncluded: notIncluded))
+            model.decisions.append(
+                FuzzDecision(
+                    device: id, document: document, commit: commit, kind: "\(resolution)",
+                    conflict: key, result: currentAfter, step: step, notIncluded: notIncluded))
         }
     }
 
@@ -1815,8 +1901,10 @@ final class FuzzWorld {
     /// common ancestors, their own merge). Compared as sets of lines, so lines removed by a side
     /// and still there fail as lines added and missing do. Returns the merged versions whose
     /// changes the result lacks; the resolution's version of the model holds the others.
-    private func checkMerge(_ conflict: Conflict, states: [String: FuzzState], result: FuzzState, commit: String, on device: Container,
-                            expect: (Bool, @autoclosure () -> String) -> Void) throws -> [String] {
+    private func checkMerge(
+        _ conflict: Conflict, states: [String: FuzzState], result: FuzzState, commit: String, on device: Container,
+        expect: (Bool, @autoclosure () -> String) -> Void
+    ) throws -> [String] {
         let document = FuzzNames.alias(conflict.document.path)
         let lineage = FuzzLineage(model, graph: try FuzzGraph(head: commit, in: device.root))
         let sides = [conflict.current] + conflict.conflicts
@@ -1844,16 +1932,18 @@ final class FuzzWorld {
                 position == 0 || !lineage.descendsWithoutHolding(side, nodes[index])
             }.flatMap(\.element)
             let base = lineage.baseAtoms(foldedForBase, nodes[index])
-            bases.append(lineage.bestCommonAncestors(foldedForBase, nodes[index]).map { "\(lineage.versions[$0].commit.short) \(lineage.versions[$0].state)" }
-                .joined(separator: " + "))
+            bases.append(
+                lineage.bestCommonAncestors(foldedForBase, nodes[index]).map { "\(lineage.versions[$0].commit.short) \(lineage.versions[$0].state)" }
+                    .joined(separator: " + "))
             expected = FuzzLineage.merge(expected, states[sides[index].id]!.mergeAtoms, base: base)
             folded.append(nodes[index])
         }
         let atoms = result.mergeAtoms
         let missing = expected.subtracting(atoms).sorted(), extra = atoms.subtracting(expected).sorted()
-        expect(missing.isEmpty && extra.isEmpty,
-               "the result is not the clean merge of \(sides.map(\.id.short)) against the model's bases [\(bases.joined(separator: "; "))]: "
-               + "it lacks \(missing) and holds \(extra) (docver's bases: \(conflict.conflicts.map { conflict.base(of: $0)?.id.short ?? "none" }))")
+        expect(
+            missing.isEmpty && extra.isEmpty,
+            "the result is not the clean merge of \(sides.map(\.id.short)) against the model's bases [\(bases.joined(separator: "; "))]: "
+                + "it lacks \(missing) and holds \(extra) (docver's bases: \(conflict.conflicts.map { conflict.base(of: $0)?.id.short ?? "none" }))")
         var notIncluded: [String] = []
         var included: [FuzzState] = []
         for (index, side) in sides.enumerated() {
@@ -1893,8 +1983,10 @@ final class FuzzWorld {
     /// the harness did not touch, other than the operation's own target. `saving` is read once
     /// the operation has run (a refused operation saves nothing).
     @discardableResult
-    private func operate(_ device: Container, _ label: String, saving expectedAfter: @autoclosure () -> Set<String>?, target: String? = nil,
-                         plain: Bool = false, _ body: () async throws -> String) async throws -> [OwnCommit] {
+    private func operate(
+        _ device: Container, _ label: String, saving expectedAfter: @autoclosure () -> Set<String>?, target: String? = nil,
+        plain: Bool = false, _ body: () async throws -> String
+    ) async throws -> [OwnCommit] {
         let id = device.device.id
         let before = try device.headID()
         var pendingBefore = pending[id] ?? [:]
@@ -1920,7 +2012,10 @@ final class FuzzWorld {
             // that is now a file, displaces what is in the way (saved as deleted beside it).
             for document in commit.changes.keys.sorted() where pendingBefore[document] == nil && document != target {
                 if let target, document.hasPrefix(target + "/") || target.hasPrefix(document + "/"),
-                   case .absent? = commit.changes[document] { continue }
+                    case .absent? = commit.changes[document]
+                {
+                    continue
+                }
                 fail("\(label) on \(id): save \(commit.commit.short) changed \(document), which was not edited in the working tree")
             }
         }
@@ -1940,7 +2035,8 @@ final class FuzzWorld {
             }
         }
         let saves = own.map { commit in
-            "\(commit.commit.short)(" + commit.changes.sorted { $0.key < $1.key }
+            "\(commit.commit.short)("
+                + commit.changes.sorted { $0.key < $1.key }
                 .map { "\($0.value.isAbsent ? "-" : "")\($0.key) \($0.value)" }.joined(separator: ", ") + ")"
         }
         var line = "\(id): \(label)"
@@ -1958,10 +2054,11 @@ final class FuzzWorld {
         let range = before.map { [after, "^" + $0] } ?? [after]
         var own: [OwnCommit] = []
         for record in try runGit(["log", "--reverse", "--topo-order", "--format=" + format] + range, in: device.root).split(separator: "\u{1e}") {
-            let fields = record.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\u{1f}", omittingEmptySubsequences: false).map(String.init)
+            let fields = record.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\u{1f}", omittingEmptySubsequences: false).map(
+                String.init)
             guard fields.count == 4, known.insert(fields[0]).inserted else { continue }
             let commit = fields[0]
-            if !fields[2].trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { continue } // an integration
+            if !fields[2].trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { continue }  // an integration
             let parents = fields[1].split(separator: " ").map(String.init)
             let author = fields[3].trimmingCharacters(in: .whitespacesAndNewlines)
             // (A plain commit made without the hook names no device: its author's.)
@@ -1976,8 +2073,10 @@ final class FuzzWorld {
                 let before = try trees.state(of: document, at: parents.first, in: device.root)
                 guard state != before else { continue }
                 changes[document] = state
-                model.versions.append(FuzzVersion(commit: commit, device: id, document: document, state: state, before: before,
-                                                  step: step, operation: label))
+                model.versions.append(
+                    FuzzVersion(
+                        commit: commit, device: id, document: document, state: state, before: before,
+                        step: step, operation: label))
             }
             own.append(OwnCommit(commit: commit, changes: changes))
         }
@@ -2058,7 +2157,9 @@ final class FuzzWorld {
     }
 
     private func note(_ line: String) {
-        log.append(step < 0 ? "setup  \(line)" : step >= steps ? "end    \(line)" : "#\(step)".padding(toLength: 6, withPad: " ", startingAt: 0) + " " + line)
+        log.append(
+            step < 0 ? "setup  \(line)" : step >= steps ? "end    \(line)" : "#\(step)".padding(toLength: 6, withPad: " ", startingAt: 0) + " " + line
+        )
         // `DOCVER_FUZZ_TRACE=live` prints each step as it happens (for a session that crashes).
         if ProcessInfo.processInfo.environment["DOCVER_FUZZ_TRACE"] == "live" { print("seed \(seed) " + log.last!) }
     }
@@ -2077,9 +2178,9 @@ final class FuzzWorld {
         let place = step < 0 ? "setup" : step >= steps ? "end" : "step \(step)"
         // The finding comes again after the step log: a long comment can reach the log cut
         // off at its start (seen with 120-step sessions), and the end must still say it.
-        let comment = Comment(rawValue: "\(header())\n[\(place)] \(message)\nstep log:\n\(log.joined(separator: "\n"))"
-            + "\nfinding, again: \(header())\n[\(place)] \(message)")
+        let comment = Comment(
+            rawValue: "\(header())\n[\(place)] \(message)\nstep log:\n\(log.joined(separator: "\n"))"
+                + "\nfinding, again: \(header())\n[\(place)] \(message)")
         Issue.record(comment)
     }
 }
-

@@ -20,14 +20,14 @@ import Testing
         scratch.clock.tick()
         let bobEdit = try bob.saveText("bob\n", to: "notes.txt")
         try bob.saveText("other by bob\n", to: "other.txt")
-        let bobReport = try bob.sync() // Bob integrates: his newer edit wins
+        let bobReport = try bob.sync()  // Bob integrates: his newer edit wins
         let notes = try DocumentPath("notes.txt")
         let kept = try #require(bobReport.documentChanges.first { $0.document == notes })
         #expect(kept.kind == .conflictVersionKept)
         #expect(kept.version?.id == aliceEdit)
         #expect(kept.current?.id == bobEdit)
 
-        let aliceReport = try alice.sync() // Alice fast-forwards to Bob's integration
+        let aliceReport = try alice.sync()  // Alice fast-forwards to Bob's integration
         let lost = try #require(aliceReport.documentChanges.first { $0.document == notes })
         #expect(lost.kind == .yoursIsConflictVersion)
         #expect(lost.version?.id == aliceEdit)
@@ -66,8 +66,9 @@ import Testing
     @Test(arguments: ["merge", "latest-date"])
     func aConflictRecordedAndResolvedElsewhereIsNoPlainMerge(strategy: String) async throws {
         let scratch = try Scratch()
-        let (alice, bob, notes) = try twoDevicesInConflict(scratch, base: "a\nb\nc\n", alice: "a (alice)\nb\nc\n",
-                                                           bob: "a\nb\nc (bob)\n", bothSeeIt: false)
+        let (alice, bob, notes) = try twoDevicesInConflict(
+            scratch, base: "a\nb\nc\n", alice: "a (alice)\nb\nc\n",
+            bob: "a\nb\nc (bob)\n", bothSeeIt: false)
         let loser = try #require(try bob.conflicts(notes).first?.conflicts.first)
         if strategy == "merge" {
             _ = try await bob.resolve(notes, using: MergeStrategy())

@@ -32,8 +32,9 @@ import Testing
             #expect(try device.read("notes.txt").contains(">>>>>>>"))
             let changes = report.documentChanges.filter { $0.document.path == "notes.txt" }
             #expect(!changes.isEmpty)
-            #expect(changes.contains { $0.containsConflictMarkers && $0.summary.contains("contains conflict markers") },
-                    "\(device.device.id): \(changes.map(\.summary))")
+            #expect(
+                changes.contains { $0.containsConflictMarkers && $0.summary.contains("contains conflict markers") },
+                "\(device.device.id): \(changes.map(\.summary))")
         }
     }
 
@@ -106,8 +107,9 @@ import Testing
         try bob.sync()
         try alice.sync()
         let carolsReport = try carol.sync()
-        #expect(carolsReport.documentChanges.contains { $0.kind == .renamedDifferently && $0.renamedHere?.path == "c.txt" },
-                "\(carolsReport.documentChanges.map(\.summary))")
+        #expect(
+            carolsReport.documentChanges.contains { $0.kind == .renamedDifferently && $0.renamedHere?.path == "c.txt" },
+            "\(carolsReport.documentChanges.map(\.summary))")
         let report = try alice.sync()
         let says = report.documentChanges.map(\.summary)
         #expect(!report.documentChanges.contains { $0.kind == .renamedDifferently }, "\(says)")
@@ -175,8 +177,10 @@ import Testing
     @Test func aRenameMetAcrossAPlainMergeThatKeptTheOldNameIsTold() throws {
         let scratch = try Scratch()
         let remote = try scratch.bareRemote()
-        let (alice, carol, dave) = (try scratch.device("alice", remote: remote), try scratch.device("carol", remote: remote),
-                                    try scratch.device("dave", remote: remote))
+        let (alice, carol, dave) = (
+            try scratch.device("alice", remote: remote), try scratch.device("carol", remote: remote),
+            try scratch.device("dave", remote: remote)
+        )
         try alice.saveText("shared text\n", to: "a.txt")
         for device in [alice, carol, dave] { try device.sync() }
         try renameAndSave(carol, "a.txt", to: "f")
@@ -216,9 +220,10 @@ import Testing
         let report = try carol.sync()
         let says = report.documentChanges.map(\.summary)
         #expect(report.documentChanges.contains { $0.document.path == "d.txt" && $0.kind == .conflictVersionKept }, "\(says)")
-        #expect(report.documentChanges.contains {
-            $0.kind == .renamedDifferently && $0.document.path == "d.txt" && $0.renamedFrom?.path == "s.txt" && $0.renamedHere?.path == "c.txt"
-        }, "\(says)")
+        #expect(
+            report.documentChanges.contains {
+                $0.kind == .renamedDifferently && $0.document.path == "d.txt" && $0.renamedFrom?.path == "s.txt" && $0.renamedHere?.path == "c.txt"
+            }, "\(says)")
         #expect(report.documentChanges.filter { $0.kind == .renamedDifferently }.count == 1, "\(says)")
         try bob.sync(); try dave.sync(); try carol.sync()
         try expectConverged([bob, carol, dave])
@@ -238,8 +243,9 @@ import Testing
         try alice.saveText("base\n", to: "base.txt")
         try alice.sync(); try bob.sync()
         for device in [alice, bob] {
-            try device.saveText(device.device.id == creator ? "shared text\n" : "\(device.device.id)\n",
-                                to: device.device.id == creator ? "s.txt" : "\(device.device.id).txt")
+            try device.saveText(
+                device.device.id == creator ? "shared text\n" : "\(device.device.id)\n",
+                to: device.device.id == creator ? "s.txt" : "\(device.device.id).txt")
             _ = try runGit(["push", "-q", "origin", "docver/\(device.device.id)"], in: device.root)
         }
         for (device, other) in [(alice, bob), (bob, alice)] {
@@ -251,8 +257,9 @@ import Testing
             _ = try device.integrate()
         }
         for device in [alice, bob] {
-            try FileManager.default.moveItem(at: device.root.appendingPathComponent("s.txt"),
-                                             to: device.root.appendingPathComponent("s-\(device.device.id).txt"))
+            try FileManager.default.moveItem(
+                at: device.root.appendingPathComponent("s.txt"),
+                to: device.root.appendingPathComponent("s-\(device.device.id).txt"))
             try device.saveAll()
         }
         try alice.sync()
@@ -262,10 +269,14 @@ import Testing
         let bobReport = try bob.sync()
         let aliceReport = try alice.sync()
         try expectConverged([alice, bob])
-        #expect(bobReport.documentChanges.map(\.summary).contains("s.txt was renamed to s-bob.txt here and to s-alice.txt on alice's device; both names kept"),
-                "\(bobReport.documentChanges.map(\.summary))")
-        #expect(aliceReport.documentChanges.map(\.summary).contains("s.txt was renamed to s-alice.txt here and to s-bob.txt on bob's device; both names kept"),
-                "\(aliceReport.documentChanges.map(\.summary))")
+        #expect(
+            bobReport.documentChanges.map(\.summary).contains(
+                "s.txt was renamed to s-bob.txt here and to s-alice.txt on alice's device; both names kept"),
+            "\(bobReport.documentChanges.map(\.summary))")
+        #expect(
+            aliceReport.documentChanges.map(\.summary).contains(
+                "s.txt was renamed to s-alice.txt here and to s-bob.txt on bob's device; both names kept"),
+            "\(aliceReport.documentChanges.map(\.summary))")
     }
 
     /// Item 7: Alice's `kv set bg` loses to Bob's concurrent, later write. Her sync says so,
@@ -317,11 +328,14 @@ import Testing
     /// Renames a file of `device`'s working tree and saves every change.
     /// The report tells the rename/rename: `from` was renamed to `here` on this device and to
     /// `theirs` on another.
-    private func expectRenameMet(in report: SyncReport, theirs: String, from: String, here: String,
-                                 sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(report.documentChanges.contains {
-            $0.kind == .renamedDifferently && $0.document.path == theirs && $0.renamedFrom?.path == from && $0.renamedHere?.path == here
-        }, "\(report.documentChanges.map(\.summary))", sourceLocation: sourceLocation)
+    private func expectRenameMet(
+        in report: SyncReport, theirs: String, from: String, here: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(
+            report.documentChanges.contains {
+                $0.kind == .renamedDifferently && $0.document.path == theirs && $0.renamedFrom?.path == from && $0.renamedHere?.path == here
+            }, "\(report.documentChanges.map(\.summary))", sourceLocation: sourceLocation)
     }
 
     private func renameAndSave(_ device: Container, _ from: String, to: String) throws {

@@ -57,7 +57,7 @@ import Testing
         for word in ["one", "two", "three"] {
             try await doc.edit { $0.text += word + "\n" }
             try await clock.waitForSleeper(until: clock.now.advanced(by: .seconds(5)))
-            clock.advance(by: .seconds(3)) // typing again before the quiet period ends
+            clock.advance(by: .seconds(3))  // typing again before the quiet period ends
         }
         for _ in 0..<50 { await Task.yield() }
         #expect(try refSnapshot(alice.root) == refs, "9 seconds of typing, never 5 quiet ones: no autosave")

@@ -274,8 +274,9 @@ import Testing
         let scratch = try Scratch()
         let alice = try scratch.device("alice")
         let path = try DocumentPath("trip.notebook")
-        let doc = ManagedDocument<PackageModel>(container: alice, path: path,
-                                                configuration: .init(clock: ManualClock()))
+        let doc = ManagedDocument<PackageModel>(
+            container: alice, path: path,
+            configuration: .init(clock: ManualClock()))
         let first = FilePackage(files: ["text.txt": Data("day one\n".utf8), "media/photo.bin": Data([0, 1, 2])])
         try await doc.create(PackageModel(package: first))
         #expect(try alice.currentVersion(of: path)?.kind == .package)

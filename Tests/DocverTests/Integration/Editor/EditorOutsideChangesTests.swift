@@ -122,7 +122,7 @@ import Testing
         #expect(await doc.state.contains(.inConflict))
 
         // While the resolver's interface is up, the editor (reentrant across the wait) gets an edit.
-        let editAccepted = ErrorLog() // records "accepted" when the edit goes through
+        let editAccepted = ErrorLog()  // records "accepted" when the edit goes through
         let strategy = UserChoiceStrategy { conflict in
             let stateDuringChoice = await doc.state
             #expect(stateDuringChoice.contains(.editingDisabled), "editing is disabled while resolving")
@@ -139,14 +139,16 @@ import Testing
         // The edit was either refused or kept: never accepted and then silently dropped.
         if !editAccepted.all.isEmpty {
             let model = await doc.model?.text
-            let versions = try [alice.currentVersion(of: DocumentPath("note.txt"))!]
+            let versions =
+                try [alice.currentVersion(of: DocumentPath("note.txt"))!]
                 + alice.unresolvedConflictVersions(of: DocumentPath("note.txt")) + alice.history(of: DocumentPath("note.txt"))
             let texts = try versions.compactMap { version -> String? in
                 guard case let .flat(data) = try alice.contents(of: version) else { return nil }
                 return String(decoding: data, as: UTF8.self)
             }
-            #expect(model == "typed while choosing\n" || texts.contains("typed while choosing\n"),
-                    "an accepted edit was lost by the resolution")
+            #expect(
+                model == "typed while choosing\n" || texts.contains("typed while choosing\n"),
+                "an accepted edit was lost by the resolution")
         }
         #expect(await doc.state == .normal)
         #expect(try alice.currentText("note.txt") == "alice\n", "the chosen version is current")
@@ -353,7 +355,7 @@ import Testing
             try await clock.waitForSleeper(until: clock.now.advanced(by: poll))
             clock.advance(by: poll)
         }
-        try await clock.waitForSleeper(until: clock.now.advanced(by: poll)) // the third check is done
+        try await clock.waitForSleeper(until: clock.now.advanced(by: poll))  // the third check is done
         await doc.checkForChanges()
         #expect(errors.all == ["no such document: note.txt"])
         #expect(await doc.state == .normal)

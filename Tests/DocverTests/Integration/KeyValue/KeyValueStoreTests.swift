@@ -224,11 +224,13 @@ import Testing
         #expect(log.contains("+  \"key\": \"bg\",\n+  \"type\": \"int\",\n+  \"value\": 65280\n"))
         let message = try alice.git(["log", "-1", "--format=%B"])
         #expect(message == "Set 2 keys\n\nset: bg\nset: theme\n\nDocver-Device: alice\nDocver-Device-Name: Alice's Laptop\n\n")
-        #expect(try alice.git(["show", "HEAD:.docver/kv/theme.json"]) == "{\n  \"key\": \"theme\",\n  \"type\": \"string\",\n  \"value\": \"dark\"\n}\n")
+        #expect(
+            try alice.git(["show", "HEAD:.docver/kv/theme.json"]) == "{\n  \"key\": \"theme\",\n  \"type\": \"string\",\n  \"value\": \"dark\"\n}\n")
         try store.removeObject(forKey: "theme")
         try store.set(1, forKey: "bg")
         try store.save()
-        #expect(try alice.git(["log", "-1", "--format=%B"])
+        #expect(
+            try alice.git(["log", "-1", "--format=%B"])
                 == "Change 2 keys\n\nset: bg\nremoved: theme\n\nDocver-Device: alice\nDocver-Device-Name: Alice's Laptop\n\n")
         try store.removeObject(forKey: "bg")
         try store.save()

@@ -23,8 +23,9 @@ import Testing
         try alice.set("x", forKey: "fg")
         try alice.synchronize()
         try bob.set(true, forKey: "own")
-        #expect(try bob.synchronize() == KeyValueStoreChange(keys: ["bg", "fg"], reason: .serverChange),
-                "bob's own key is not reported")
+        #expect(
+            try bob.synchronize() == KeyValueStoreChange(keys: ["bg", "fg"], reason: .serverChange),
+            "bob's own key is not reported")
         try alice.removeObject(forKey: "fg")
         try alice.synchronize()
         #expect(try bob.synchronize() == KeyValueStoreChange(keys: ["fg"], reason: .serverChange), "a removal is a change")
@@ -78,13 +79,13 @@ import Testing
 
         try alice.set(0x00FF00, forKey: "bg")
         try alice.synchronize()
-        try bobContainer.sync() // another process's sync would do the same: the stream watches the branch
+        try bobContainer.sync()  // another process's sync would do the same: the stream watches the branch
         let first = try await change(0)
         #expect(first == KeyValueStoreChange(keys: ["bg"], reason: .initialSync))
         #expect(bob.longLong(forKey: "bg") == 0x00FF00, "the store's values are up to date when the change arrives")
 
         try bob.set("mine", forKey: "own")
-        try bob.synchronize() // bob's own write: nothing for bob's stream
+        try bob.synchronize()  // bob's own write: nothing for bob's stream
         try alice.set(2, forKey: "bg")
         try alice.synchronize()
         try bob.synchronize()
@@ -192,7 +193,9 @@ import Testing
                     try store.removeObject(forKey: key)
                     log.append("\(device) rm \(key)")
                 } else {
-                    let value: PropertyListValue = Bool.random(using: &random) ? .int(Int64.random(in: 0...3, using: &random))
+                    let value: PropertyListValue =
+                        Bool.random(using: &random)
+                        ? .int(Int64.random(in: 0...3, using: &random))
                         : .string(device + String(Int.random(in: 0...99, using: &random)))
                     try store.set(value, forKey: key)
                     log.append("\(device) set \(key) \(value.jsonText)")
@@ -213,9 +216,10 @@ import Testing
             for (index, store) in stores.enumerated() {
                 for key in keys {
                     let expected = model.expected(key, on: containers[index].device.id)
-                    #expect(store.object(forKey: key) == expected,
-                            "\(context): \(containers[index].device.id) holds \(key) = \(store.object(forKey: key)?.jsonText ?? "nil"), the rule gives \(expected?.jsonText ?? "nil")\n\(log.joined(separator: "\n"))",
-                            sourceLocation: sourceLocation)
+                    #expect(
+                        store.object(forKey: key) == expected,
+                        "\(context): \(containers[index].device.id) holds \(key) = \(store.object(forKey: key)?.jsonText ?? "nil"), the rule gives \(expected?.jsonText ?? "nil")\n\(log.joined(separator: "\n"))",
+                        sourceLocation: sourceLocation)
                 }
                 #expect(try containers[index].conflicts().isEmpty, "\(context): no conflict is left open", sourceLocation: sourceLocation)
             }
@@ -233,11 +237,13 @@ import Testing
     @Test(arguments: [2, 3])
     func concurrentWritesConvergeInEverySyncOrder(devices: Int) throws {
         func permutations(_ items: [Int]) -> [[Int]] {
-            items.count <= 1 ? [items] : items.indices.flatMap { index in
-                var rest = items
-                let first = rest.remove(at: index)
-                return permutations(rest).map { [first] + $0 }
-            }
+            items.count <= 1
+                ? [items]
+                : items.indices.flatMap { index in
+                    var rest = items
+                    let first = rest.remove(at: index)
+                    return permutations(rest).map { [first] + $0 }
+                }
         }
         for (number, order) in permutations(Array(0..<devices)).enumerated() {
             let world = try World(devices: devices, seed: UInt64(number))
@@ -288,8 +294,10 @@ extension KeyValueSyncTests.World {
         let seen = model.knowledge[device, default: []]
         for file in files {
             let key = String(file.dropFirst(".docver/kv/".count).dropLast(".json".count))
-            model.record(KeyValueSyncTests.Model.Write(id: model.writes.count, key: key, value: stores[index].object(forKey: key),
-                                                       date: date, device: device, commit: commit, seen: seen))
+            model.record(
+                KeyValueSyncTests.Model.Write(
+                    id: model.writes.count, key: key, value: stores[index].object(forKey: key),
+                    date: date, device: device, commit: commit, seen: seen))
         }
     }
 }

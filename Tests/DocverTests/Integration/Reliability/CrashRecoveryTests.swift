@@ -68,7 +68,8 @@ import Testing
         }
         _ = try first.save()
         try first.sync()
-        let alice = onDemand
+        let alice =
+            onDemand
             ? try Container.clone(from: remote.path, to: scratch.path("alice"), device: Device(id: "alice"), onDemand: true).container
             : first
         try bob.sync()
@@ -86,8 +87,10 @@ import Testing
             // few milliseconds at the end of a command that mostly starts up and fetches: kills
             // at a random moment of the whole command landed in it 3 times in 60.
             let targeted = round % 2 == 1
-            let delay = targeted ? Double.random(in: 0...0.005, using: &random)
-                                 : Double.random(in: 0...(duration[operation] ?? 0.3), using: &random)
+            let delay =
+                targeted
+                ? Double.random(in: 0...0.005, using: &random)
+                : Double.random(in: 0...(duration[operation] ?? 0.3), using: &random)
             let trigger = targeted ? alice.root.path + "/.git/docver/intent" : nil
             let (wasRunning, elapsed) = try Self.runAndKill(arguments, in: alice.root, after: delay, startingWhenExists: trigger)
             if wasRunning {
@@ -96,7 +99,11 @@ import Testing
             } else if !targeted {
                 duration[operation] = elapsed
             }
-            try check(alice, before: before, oracle: oracle, context: "round \(round)\(onDemand ? " on demand" : "") (\(operation), killed \(delay) s after \(targeted ? "the intent appeared" : "it started"), seed \(Self.seed))")
+            try check(
+                alice, before: before, oracle: oracle,
+                context:
+                    "round \(round)\(onDemand ? " on demand" : "") (\(operation), killed \(delay) s after \(targeted ? "the intent appeared" : "it started"), seed \(Self.seed))"
+            )
         }
         print("crash harness: \(killed) of \(Self.kills) commands killed while running (seed \(Self.seed))")
         for operation in Operation.allCases {
@@ -109,8 +116,10 @@ import Testing
     }
 
     /// Sets up work for `operation` and returns the docver arguments that perform it.
-    private func prepare(_ operation: Operation, alice: Container, bob: Container, documents: [String],
-                         oracle: Oracle, random: inout SeededRandom) throws -> [String] {
+    private func prepare(
+        _ operation: Operation, alice: Container, bob: Container, documents: [String],
+        oracle: Oracle, random: inout SeededRandom
+    ) throws -> [String] {
         func edit(_ device: Container, _ label: String, count: Int) throws {
             for document in documents.shuffled(using: &random).prefix(count) {
                 try device.write(String(decoding: oracle.make(label, random: &random), as: UTF8.self), to: document)
@@ -174,8 +183,10 @@ import Testing
 
     /// Runs docver and SIGKILLs it `delay` seconds after it started, or (with `trigger`) after
     /// the file `trigger` appeared. Returns whether it was still running, and how long it ran.
-    static func runAndKill(_ arguments: [String], in directory: URL, after delay: Double,
-                           startingWhenExists trigger: String? = nil) throws -> (Bool, Double) {
+    static func runAndKill(
+        _ arguments: [String], in directory: URL, after delay: Double,
+        startingWhenExists trigger: String? = nil
+    ) throws -> (Bool, Double) {
         let process = Process()
         // DOCVER_CRASH_BINARY runs the harness against another build (to compare versions).
         process.executableURL = URL(fileURLWithPath: ProcessInfo.processInfo.environment["DOCVER_CRASH_BINARY"] ?? docverExecutable)

@@ -61,8 +61,9 @@ import Testing
         let prefix = "docver: error: " + (remote.map { "remote '\($0)': " } ?? "") + "no space left on device (while writing /"
         #expect(result.stderrLines.first?.hasPrefix(prefix) == true, "\(result.stderr)", sourceLocation: sourceLocation)
         #expect(result.stderrLines.count <= 2, "\(result.stderr)", sourceLocation: sourceLocation)
-        #expect(!result.stderr.contains("remote's address") && !result.stderr.contains("check where it points"),
-                "\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            !result.stderr.contains("remote's address") && !result.stderr.contains("check where it points"),
+            "\(result.stderr)", sourceLocation: sourceLocation)
     }
 
     @Test func aSaveOnAFullDiskSaysSoAndChangesNothing() throws {

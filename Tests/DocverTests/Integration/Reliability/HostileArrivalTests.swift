@@ -20,8 +20,10 @@ import Testing
     /// Alice and Bob (both set up with `configure`) sync through a bare remote; Mallory writes `hostile` into the remote as
     /// `docver/mallory` (its objects copied in and the branch set with `git update-ref`: git's
     /// own push refuses to send some of these trees), Bob saves b.txt; then Alice syncs.
-    private func arrive(configure: (Container) throws -> Void = { _ in },
-                        hostile: (Mallory) throws -> String) throws -> Arrival {
+    private func arrive(
+        configure: (Container) throws -> Void = { _ in },
+        hostile: (Mallory) throws -> String
+    ) throws -> Arrival {
         let scratch = try Scratch()
         let remote = try scratch.bareRemote()
         let alice = try scratch.device("alice", remote: remote)
@@ -41,8 +43,10 @@ import Testing
         return Arrival(sync: try docver("sync", in: alice.root), alice: alice, commit: commit, scratch: scratch)
     }
 
-    private func expectRefusedWithOthersSynced(_ result: Arrival, _ expected: String,
-                                               sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private func expectRefusedWithOthersSynced(
+        _ result: Arrival, _ expected: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         #expect(result.sync.status == 0, "sync failed: \(result.sync.stderr)", sourceLocation: sourceLocation)
         let warnings = result.sync.stderrLines.filter { $0.contains("refused the saves of 'origin/docver/mallory'") }
         #expect(warnings.count == 1 && warnings[0].contains(expected), "\(result.sync.stderr)", sourceLocation: sourceLocation)
@@ -92,8 +96,11 @@ import Testing
     @Test func aDocumentAboveTheSizeLimitIsRefused() throws {
         let result = try arrive(configure: { alice in _ = try alice.git(["config", "docver.maxDocumentSize", "1000"]) }) { mallory in
             let small = try mallory.blob("small\n"), big = try mallory.blob(String(repeating: "x", count: 2000))
-            return try mallory.commit(tree: mallory.tree([RawEntry(mode: "100644", name: Array("big.txt".utf8), id: big),
-                                                         RawEntry(mode: "100644", name: Array("small.txt".utf8), id: small)]))
+            return try mallory.commit(
+                tree: mallory.tree([
+                    RawEntry(mode: "100644", name: Array("big.txt".utf8), id: big),
+                    RawEntry(mode: "100644", name: Array("small.txt".utf8), id: small),
+                ]))
         }
         try expectRefusedWithOthersSynced(result, "'big.txt' of device 'mallory' is 2000 bytes")
         #expect(result.sync.stderr.contains("docver.maxDocumentSize"), "\(result.sync.stderr)")
@@ -103,8 +110,9 @@ import Testing
     @Test func aDocumentAtTheSizeLimitIsAccepted() throws {
         let result = try arrive(configure: { alice in _ = try alice.git(["config", "docver.maxDocumentSize", "1000"]) }) { mallory in
             let blob = try mallory.blob(String(repeating: "x", count: 1000))
-            return try mallory.commit(tree: mallory.tree([RawEntry(mode: "100644", name: Array("edge.txt".utf8), id: blob)]),
-                                      date: String(Int(Date().timeIntervalSince1970)))
+            return try mallory.commit(
+                tree: mallory.tree([RawEntry(mode: "100644", name: Array("edge.txt".utf8), id: blob)]),
+                date: String(Int(Date().timeIntervalSince1970)))
         }
         #expect(result.sync.status == 0 && !result.sync.stderr.contains("refused"), "\(result.sync.stderr)")
         #expect(try result.alice.read("edge.txt").utf8.count == 1000)

@@ -53,7 +53,8 @@ import Testing
 
         /// A commit on top of `parent`, dated like ``commit(tree:date:message:)``'s.
         func commit(tree: String, parent: String, message: String = "Save x") throws -> String {
-            let text = "tree \(tree)\nparent \(parent)\nauthor M <m@example.com> 1700000000 +0000\n"
+            let text =
+                "tree \(tree)\nparent \(parent)\nauthor M <m@example.com> 1700000000 +0000\n"
                 + "committer M <m@example.com> 1700000000 +0000\n\n\(message)\n"
             return try git(["hash-object", "-w", "-t", "commit", "--literally", "--stdin"], input: Data(text.utf8))
         }
@@ -77,8 +78,10 @@ import Testing
 
     /// Sets up alice and bob syncing through a bare remote, lets mallory push `hostile` (built
     /// from mallory's repository), then checks alice's sync.
-    private func expectRefused(_ expectedProblem: String, sourceLocation: SourceLocation = #_sourceLocation,
-                               hostile: (Mallory) throws -> String) throws {
+    private func expectRefused(
+        _ expectedProblem: String, sourceLocation: SourceLocation = #_sourceLocation,
+        hostile: (Mallory) throws -> String
+    ) throws {
         let scratch = try Scratch()
         let remote = try scratch.bareRemote()
         let alice = try scratch.device("alice", remote: remote)
@@ -106,12 +109,17 @@ import Testing
         #expect(again.status == 0, "\(again.stderr)", sourceLocation: sourceLocation)
         // Alice's own branch (and so what she pushes) holds nothing git fsck refuses.
         let check = scratch.path("fsck-check.git")
-        let clone = try runProcess("/usr/bin/git", ["-c", "transfer.fsckObjects=true", "clone", "-q", "--bare", "--no-local",
-                                                    alice.root.path, check.path])
+        let clone = try runProcess(
+            "/usr/bin/git",
+            [
+                "-c", "transfer.fsckObjects=true", "clone", "-q", "--bare", "--no-local",
+                alice.root.path, check.path,
+            ])
         #expect(clone.status == 0, "alice's branch holds objects fsck refuses: \(clone.stderr)", sourceLocation: sourceLocation)
         let remoteCheck = try runProcess("/usr/bin/git", ["fsck", "--strict", "--no-dangling", "refs/heads/docver/alice"], in: remote)
-        #expect(!remoteCheck.stdout.contains("error") && !remoteCheck.stderr.contains("refs/heads/docver/alice"),
-                sourceLocation: sourceLocation)
+        #expect(
+            !remoteCheck.stdout.contains("error") && !remoteCheck.stderr.contains("refs/heads/docver/alice"),
+            sourceLocation: sourceLocation)
     }
 
     private func fileTree(_ mallory: Mallory, name: [UInt8], mode: String = "100644") throws -> String {
@@ -125,7 +133,8 @@ import Testing
             let inner = try fileTree(mallory, name: Array("x".utf8))
             let blob = try mallory.blob("hostile\n")
             // As a folder (`../x`) for most names, as a file for the rest.
-            let tree = name == ".docver" || name == "."
+            let tree =
+                name == ".docver" || name == "."
                 ? try mallory.tree([RawEntry(mode: "100644", name: Array(name.utf8), id: blob)])
                 : try mallory.tree([RawEntry(mode: "40000", name: Array(name.utf8), id: inner)])
             return try mallory.commit(tree: tree)
@@ -139,18 +148,26 @@ import Testing
         try expectRefused("'dir/.git'") { mallory in
             let one = try mallory.blob("one\n"), two = try mallory.blob("two\n")
             let inner = try fileTree(mallory, name: Array("x".utf8))
-            let valid = try mallory.tree([RawEntry(mode: "100644", name: Array("a.txt".utf8), id: one),
-                                          RawEntry(mode: "100644", name: Array("b.txt".utf8), id: two)])
-            let hostile = try mallory.tree([RawEntry(mode: "40000", name: Array(".git".utf8), id: inner),
-                                            RawEntry(mode: "100644", name: Array("a.txt".utf8), id: one),
-                                            RawEntry(mode: "100644", name: Array("b.txt".utf8), id: two)])
-            let edited = try mallory.tree([RawEntry(mode: "100644", name: Array("a.txt".utf8), id: two),
-                                           RawEntry(mode: "100644", name: Array("b.txt".utf8), id: two)])
+            let valid = try mallory.tree([
+                RawEntry(mode: "100644", name: Array("a.txt".utf8), id: one),
+                RawEntry(mode: "100644", name: Array("b.txt".utf8), id: two),
+            ])
+            let hostile = try mallory.tree([
+                RawEntry(mode: "40000", name: Array(".git".utf8), id: inner),
+                RawEntry(mode: "100644", name: Array("a.txt".utf8), id: one),
+                RawEntry(mode: "100644", name: Array("b.txt".utf8), id: two),
+            ])
+            let edited = try mallory.tree([
+                RawEntry(mode: "100644", name: Array("a.txt".utf8), id: two),
+                RawEntry(mode: "100644", name: Array("b.txt".utf8), id: two),
+            ])
             let first = try mallory.commit(tree: mallory.tree([RawEntry(mode: "40000", name: Array("dir".utf8), id: valid)]))
-            let second = try mallory.commit(tree: mallory.tree([RawEntry(mode: "40000", name: Array("dir".utf8), id: hostile)]),
-                                            parent: first)
-            return try mallory.commit(tree: mallory.tree([RawEntry(mode: "40000", name: Array("dir".utf8), id: edited)]),
-                                      parent: second)
+            let second = try mallory.commit(
+                tree: mallory.tree([RawEntry(mode: "40000", name: Array("dir".utf8), id: hostile)]),
+                parent: first)
+            return try mallory.commit(
+                tree: mallory.tree([RawEntry(mode: "40000", name: Array("dir".utf8), id: edited)]),
+                parent: second)
         }
     }
 
@@ -169,8 +186,11 @@ import Testing
     @Test func duplicateEntriesAreRefused() throws {
         try expectRefused("duplicate entries") { mallory in
             let one = try mallory.blob("one\n"), two = try mallory.blob("two\n")
-            return try mallory.commit(tree: mallory.tree([RawEntry(mode: "100644", name: Array("a.txt".utf8), id: one),
-                                                         RawEntry(mode: "100644", name: Array("a.txt".utf8), id: two)]))
+            return try mallory.commit(
+                tree: mallory.tree([
+                    RawEntry(mode: "100644", name: Array("a.txt".utf8), id: one),
+                    RawEntry(mode: "100644", name: Array("a.txt".utf8), id: two),
+                ]))
         }
     }
 
@@ -179,10 +199,13 @@ import Testing
         try expectRefused("duplicate entries named 'a'") { mallory in
             let one = try mallory.blob("one\n")
             let inner = try fileTree(mallory, name: Array("x".utf8))
-            return try mallory.commit(tree: mallory.tree([RawEntry(mode: "100644", name: Array("a".utf8), id: one),
-                                                         RawEntry(mode: "100644", name: Array("a-b".utf8), id: one),
-                                                         RawEntry(mode: "100644", name: Array("a.txt".utf8), id: one),
-                                                         RawEntry(mode: "40000", name: Array("a".utf8), id: inner)]))
+            return try mallory.commit(
+                tree: mallory.tree([
+                    RawEntry(mode: "100644", name: Array("a".utf8), id: one),
+                    RawEntry(mode: "100644", name: Array("a-b".utf8), id: one),
+                    RawEntry(mode: "100644", name: Array("a.txt".utf8), id: one),
+                    RawEntry(mode: "40000", name: Array("a".utf8), id: inner),
+                ]))
         }
     }
 
@@ -211,7 +234,8 @@ import Testing
         try expectRefused("nested deeper than") { mallory in
             // One fast-import run builds every level.
             let path = Array(repeating: "d", count: ArrivalValidator_maximumDepth).joined(separator: "/") + "/deep.txt"
-            let stream = "commit refs/heads/deep\ncommitter M <m@example.com> 1700000000 +0000\ndata 5\ndeep\n\n"
+            let stream =
+                "commit refs/heads/deep\ncommitter M <m@example.com> 1700000000 +0000\ndata 5\ndeep\n\n"
                 + "M 100644 inline \(path)\ndata 8\nhostile\n\n"
             _ = try mallory.git(["fast-import", "--quiet"], input: Data(stream.utf8))
             return try mallory.git(["rev-parse", "refs/heads/deep"])
@@ -229,8 +253,10 @@ import Testing
         let target = try mallory.blob("../a.txt")
         let file = try mallory.blob("alice\n")
         let folder = try mallory.tree([RawEntry(mode: "120000", name: Array("link".utf8), id: target)])
-        let tree = try mallory.tree([RawEntry(mode: "100644", name: Array("a.txt".utf8), id: file),
-                                     RawEntry(mode: "40000", name: Array("sub".utf8), id: folder)])
+        let tree = try mallory.tree([
+            RawEntry(mode: "100644", name: Array("a.txt".utf8), id: file),
+            RawEntry(mode: "40000", name: Array("sub".utf8), id: folder),
+        ])
         try mallory.push(mallory.commit(tree: tree, date: String(Int(Date().timeIntervalSince1970))))
         let sync = try docver("sync", in: alice.root)
         #expect(sync.status == 0, "\(sync.stderr)")

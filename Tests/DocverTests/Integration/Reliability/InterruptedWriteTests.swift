@@ -6,8 +6,10 @@ import Testing
 /// chosen moment leaves it (the crash harness, CrashRecoveryTests, kills at random moments).
 @Suite struct InterruptedWriteTests {
     /// The intent file as docs/FORMAT.md describes it.
-    private func writeIntent(_ container: Container, operation: String, from: String?, to: String,
-                             files: [(path: String, old: String?, new: String?)]) throws {
+    private func writeIntent(
+        _ container: Container, operation: String, from: String?, to: String,
+        files: [(path: String, old: String?, new: String?)]
+    ) throws {
         let encodedFiles = files.map { file -> [String: Any] in
             var object: [String: Any] = ["path": file.path]
             if let old = file.old { object["old"] = ["id": old, "mode": "blob"] }
@@ -38,8 +40,9 @@ import Testing
         try runGit(["fetch", "-q", "origin"], in: alice.root)
         let from = try rev("refs/heads/docver/alice", in: alice)
         let to = try rev("refs/remotes/origin/docver/bob", in: alice)
-        try writeIntent(alice, operation: "integrate", from: from, to: to,
-                        files: [(document, try rev("\(from):\(document)", in: alice), try rev("\(to):\(document)", in: alice))])
+        try writeIntent(
+            alice, operation: "integrate", from: from, to: to,
+            files: [(document, try rev("\(from):\(document)", in: alice), try rev("\(to):\(document)", in: alice))])
         try runGit(["update-ref", "refs/heads/docver/alice", to, from], in: alice.root)
         return alice
     }
@@ -106,8 +109,9 @@ import Testing
         let blob = try rev("\(head):a.txt", in: alice)
         let other = try alice.git(["commit-tree", "-m", "never reached", "-p", head, "\(head)^{tree}"])
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        try writeIntent(alice, operation: "write-document", from: head, to: other,
-                        files: [("a.txt", blob, "0123456789012345678901234567890123456789")])
+        try writeIntent(
+            alice, operation: "write-document", from: head, to: other,
+            files: [("a.txt", blob, "0123456789012345678901234567890123456789")])
         let status = try docver("status", in: alice.root)
         #expect(status.status == 0)
         #expect(status.stderr.contains("warning: rolled back an interrupted write-document"), "\(status.stderr)")
@@ -132,8 +136,9 @@ import Testing
         let tree = try runProcess("/usr/bin/git", ["write-tree"], in: alice.root, environment: environment).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let to = try alice.git(["commit-tree", "-m", "Save a.txt", "-p", from, tree]).trimmingCharacters(in: .whitespacesAndNewlines)
-        try writeIntent(alice, operation: "save", from: from, to: to,
-                        files: [("a.txt", nil, nil), ("a.txt", nil, try rev("\(to):a.txt", in: alice))])
+        try writeIntent(
+            alice, operation: "save", from: from, to: to,
+            files: [("a.txt", nil, nil), ("a.txt", nil, try rev("\(to):a.txt", in: alice))])
         try runGit(["update-ref", "refs/heads/docver/alice", to, from], in: alice.root)
 
         #expect(try alice.status().changed.isEmpty)
@@ -211,8 +216,9 @@ import Testing
         let sync = try docver("sync", in: alice.root)
         #expect(sync.status == 0, "\(sync.stderr)")
         for name in ["alice", "bob"] {
-            #expect(sync.stderr.contains("warning: removed a stale lock file that no process held: .git/refs/remotes/origin/docver/\(name).lock"),
-                    "\(sync.stderr)")
+            #expect(
+                sync.stderr.contains("warning: removed a stale lock file that no process held: .git/refs/remotes/origin/docver/\(name).lock"),
+                "\(sync.stderr)")
         }
         #expect(try alice.read("b.txt") == "bob\n")
     }
@@ -226,8 +232,9 @@ import Testing
         defer { withExtendedLifetime(scratch) {} }
         let sync = try docver("sync", in: alice.root)
         #expect(sync.status == 0, "\(sync.stderr)")
-        #expect(sync.stderr.contains("warning: removed a stale lock file that no process held on 'origin': refs/heads/docver/alice.lock"),
-                "\(sync.stderr)")
+        #expect(
+            sync.stderr.contains("warning: removed a stale lock file that no process held on 'origin': refs/heads/docver/alice.lock"),
+            "\(sync.stderr)")
         #expect(!FileManager.default.fileExists(atPath: lockPath))
         #expect(try runGit(["show", "refs/heads/docver/alice:a.txt"], in: remote) == "second\n")
         try expectFsckClean(remote)

@@ -44,8 +44,10 @@ import Testing
         try setup.alice.saveText("signed\n", to: "other.txt")
         _ = try setup.bob.markResolved(setup.notes)
         for (device, name) in [(setup.alice, "alice"), (setup.bob, "bob")] {
-            let shown = try device.git(["-c", "gpg.format=ssh", "-c", "gpg.ssh.allowedSignersFile=\(setup.allowedSigners)",
-                                        "log", "--show-signature", "-1"])
+            let shown = try device.git([
+                "-c", "gpg.format=ssh", "-c", "gpg.ssh.allowedSignersFile=\(setup.allowedSigners)",
+                "log", "--show-signature", "-1",
+            ])
             #expect(shown.contains("Good \"git\" signature for \(name)"), "git log --show-signature: \(shown)")
         }
         // The signed resolution counts on the other device.
@@ -66,11 +68,13 @@ import Testing
         let work = scratch.path("carol")
         _ = try runGit(["clone", "-q", scratch.path("remote.git").path, work.path], in: scratch.url)
         _ = try runGit(["checkout", "-q", "-b", "carol", "origin/docver/bob"], in: work)
-        let forged = "Resolve conflict in notes.txt\n\nDocver-Device: bob\nDocver-Device-Name: bob\n"
+        let forged =
+            "Resolve conflict in notes.txt\n\nDocver-Device: bob\nDocver-Device-Name: bob\n"
             + "Docver-Resolved: \(setup.open[0]) notes.txt\nDocver-Removed: \(setup.open[0]) notes.txt\n"
         let signing = forgerSigns ? ["-c", "gpg.format=ssh", "-c", "user.signingKey=\(setup.carolKey)"] : []
-        _ = try runGit(["-c", "core.hooksPath=/dev/null"] + signing
-                       + ["commit", "-q", "--allow-empty"] + (forgerSigns ? ["-S"] : []) + ["-m", forged], in: work)
+        _ = try runGit(
+            ["-c", "core.hooksPath=/dev/null"] + signing
+                + ["commit", "-q", "--allow-empty"] + (forgerSigns ? ["-S"] : []) + ["-m", forged], in: work)
         _ = try runGit(["push", "-q", "origin", "carol:docver/carol"], in: work)
         for device in [setup.alice, setup.bob] {
             let report = try device.sync()
@@ -79,8 +83,9 @@ import Testing
                 #expect(open == setup.open, "a forged decision closed the conflict on \(device.device.id)")
                 // The branch carrying them is refused at arrival (its save is not signed by
                 // carol, whose branch it is); a decision that got past that would be ignored.
-                #expect(report.warnings.contains { $0.contains("refused the saves of 'origin/docver/carol'") || $0.contains("ignored") },
-                        "\(report.warnings)")
+                #expect(
+                    report.warnings.contains { $0.contains("refused the saves of 'origin/docver/carol'") || $0.contains("ignored") },
+                    "\(report.warnings)")
             } else {
                 #expect(open.isEmpty, "without signed decisions required, a decision naming bob is believed")
             }
@@ -115,9 +120,10 @@ import Testing
         _ = try runGit(["checkout", "-q", "-b", "carol", "origin/docver/alice"], in: work)
         try "forged\n".write(toFile: work.path + "/notes.txt", atomically: true, encoding: .utf8)
         let signing = forgerSigns ? ["-c", "gpg.format=ssh", "-c", "user.signingKey=\(carolKey.private)"] : []
-        _ = try runGit(["-c", "core.hooksPath=/dev/null"] + signing
-                       + ["commit", "-q", "-a"] + (forgerSigns ? ["-S"] : [])
-                       + ["-m", "Save notes.txt\n\nDocver-Device: alice\nDocver-Device-Name: alice\n"], in: work)
+        _ = try runGit(
+            ["-c", "core.hooksPath=/dev/null"] + signing
+                + ["commit", "-q", "-a"] + (forgerSigns ? ["-S"] : [])
+                + ["-m", "Save notes.txt\n\nDocver-Device: alice\nDocver-Device-Name: alice\n"], in: work)
         let forged = try runGit(["rev-parse", "HEAD"], in: work).trimmingCharacters(in: .whitespacesAndNewlines)
         _ = try runGit(["push", "-q", "origin", "carol:docver/alice"], in: work)
 

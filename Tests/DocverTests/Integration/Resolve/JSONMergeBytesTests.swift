@@ -18,8 +18,10 @@ struct JSONMergeCase {
 /// Puts every document of `cases` (name → versions) in conflict between two devices, at
 /// once, and merges each with `MergeStrategy` on the device of the other version: the merged
 /// text, or the error.
-func mergeJSONCases(_ cases: [String: JSONMergeCase], in scratch: Scratch,
-                    sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String: Result<String, DocverError>] {
+func mergeJSONCases(
+    _ cases: [String: JSONMergeCase], in scratch: Scratch,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async throws -> [String: Result<String, DocverError>] {
     let names = cases.keys.sorted()
     // "other" saves first, "current" a second later: its version is current everywhere.
     let fixture = try ConflictFixture.make(
@@ -30,8 +32,9 @@ func mergeJSONCases(_ cases: [String: JSONMergeCase], in scratch: Scratch,
     let device = fixture.devices[0]
     var results: [String: Result<String, DocverError>] = [:]
     for name in names {
-        let conflict = try #require(try device.conflicts(DocumentPath(name)).first, "\(name) is not in conflict",
-                                    sourceLocation: sourceLocation)
+        let conflict = try #require(
+            try device.conflicts(DocumentPath(name)).first, "\(name) is not in conflict",
+            sourceLocation: sourceLocation)
         do {
             let resolution = try await MergeStrategy().resolve(conflict, in: device)
             guard case let .merged(.flat(data)) = resolution else {
@@ -47,8 +50,10 @@ func mergeJSONCases(_ cases: [String: JSONMergeCase], in scratch: Scratch,
 }
 
 /// The merged text of a case (recording an issue when it failed).
-func mergedText(_ results: [String: Result<String, DocverError>], _ name: String,
-                sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+func mergedText(
+    _ results: [String: Result<String, DocverError>], _ name: String,
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws -> String {
     switch try #require(results[name], "no result for \(name)", sourceLocation: sourceLocation) {
     case let .success(text): return text
     case let .failure(error):
@@ -68,25 +73,27 @@ func foundationJSON(_ text: String) throws -> NSObject {
     @Test func numberSpellingsAndEscapesOfUntouchedMembersSurvive() async throws {
         let scratch = try Scratch()
         let base = #"""
-        {
-          "big": 12345678901234567890,
-          "one": 1.0,
-          "negativeZero": -0.0,
-          "thousand": 1e3,
-          "small": 1E-7,
-          "name": "caf\u00e9 \"au\" lait\/\ud83d\ude00",
-          "counter": 1,
-          "title": "Plan"
-        }
+            {
+              "big": 12345678901234567890,
+              "one": 1.0,
+              "negativeZero": -0.0,
+              "thousand": 1e3,
+              "small": 1E-7,
+              "name": "caf\u00e9 \"au\" lait\/\ud83d\ude00",
+              "counter": 1,
+              "title": "Plan"
+            }
 
-        """#
+            """#
         let other = base.replacingOccurrences(of: #""counter": 1"#, with: #""counter": 2"#)
         let current = base.replacingOccurrences(of: #""title": "Plan""#, with: #""title": "Plan B""#)
         let results = try await mergeJSONCases(["a.json": JSONMergeCase(base: base, current: current, other: other)], in: scratch)
         let merged = try mergedText(results, "a.json")
         #expect(merged == current.replacingOccurrences(of: #""counter": 1"#, with: #""counter": 2"#))
-        for member in [#""big": 12345678901234567890,"#, #""one": 1.0,"#, #""negativeZero": -0.0,"#, #""thousand": 1e3,"#,
-                       #""small": 1E-7,"#, #""name": "caf\u00e9 \"au\" lait\/\ud83d\ude00","#] {
+        for member in [
+            #""big": 12345678901234567890,"#, #""one": 1.0,"#, #""negativeZero": -0.0,"#, #""thousand": 1e3,"#,
+            #""small": 1E-7,"#, #""name": "caf\u00e9 \"au\" lait\/\ud83d\ude00","#,
+        ] {
             #expect(merged.contains(member), "\(member) was rewritten")
         }
     }
@@ -96,8 +103,10 @@ func foundationJSON(_ text: String) throws -> NSObject {
         let base = "{\"b\": 12345678901234567890, \"a\": 1.0, \"c\": [1e3, -0.0]}\n"
         let fixture = try ConflictFixture.text(
             scratch, document: "settings.json", base: base,
-            edits: ["{\"b\": 12345678901234567890, \"a\": 1.0, \"c\": [1e3, -0.0], \"d\": \"\\u00e9\"}\n",
-                    "{\"b\": 12345678901234567890, \"a\": 2.50, \"c\": [1e3, -0.0]}\n"])
+            edits: [
+                "{\"b\": 12345678901234567890, \"a\": 1.0, \"c\": [1e3, -0.0], \"d\": \"\\u00e9\"}\n",
+                "{\"b\": 12345678901234567890, \"a\": 2.50, \"c\": [1e3, -0.0]}\n",
+            ])
         let alice = fixture.devices[0]
         let outcome = try await alice.resolve(fixture.document, using: MergeStrategy())
         let expected = "{\"b\": 12345678901234567890, \"a\": 2.50, \"c\": [1e3, -0.0], \"d\": \"\\u00e9\"}\n"
@@ -127,31 +136,35 @@ func foundationJSON(_ text: String) throws -> NSObject {
             cases["\(name).json"] = JSONMergeCase(base: base, current: current, other: other)
         }
         let results = try await mergeJSONCases(cases, in: scratch)
-        #expect(try mergedText(results, "two.json") == """
-        {
-          "zebra": 2,
-          "apple": {
-            "y": 1,
-            "x": 3
-          },
-          "mango": false,
-          "new": {"list":[1,2]}
-        }
+        #expect(
+            try mergedText(results, "two.json") == """
+                {
+                  "zebra": 2,
+                  "apple": {
+                    "y": 1,
+                    "x": 3
+                  },
+                  "mango": false,
+                  "new": {"list":[1,2]}
+                }
 
-        """)
-        #expect(try mergedText(results, "four.json") == """
-        {
-            "zebra": 2,
-            "apple": {
-                "y": 1,
-                "x": 3
-            },
-            "mango": false,
-            "new": {"list":[1,2]}
-        }
+                """)
+        #expect(
+            try mergedText(results, "four.json") == """
+                {
+                    "zebra": 2,
+                    "apple": {
+                        "y": 1,
+                        "x": 3
+                    },
+                    "mango": false,
+                    "new": {"list":[1,2]}
+                }
 
-        """)
-        #expect(try mergedText(results, "tab.json") == "{\n\t\"zebra\": 2,\n\t\"apple\": {\n\t\t\"y\": 1,\n\t\t\"x\": 3\n\t},\n\t\"mango\": false,\n\t\"new\": {\"list\":[1,2]}\n}\n")
+                """)
+        #expect(
+            try mergedText(results, "tab.json")
+                == "{\n\t\"zebra\": 2,\n\t\"apple\": {\n\t\t\"y\": 1,\n\t\t\"x\": 3\n\t},\n\t\"mango\": false,\n\t\"new\": {\"list\":[1,2]}\n}\n")
     }
 
     @Test func aKeyAddedByTheOtherSideTakesTheCurrentIndentation() async throws {
@@ -162,24 +175,28 @@ func foundationJSON(_ text: String) throws -> NSObject {
         let current = "{\n    \"a\": 2,\n    \"b\": {\n        \"c\": 1\n    }\n}\n"
         let inline = JSONMergeCase(base: #"{ "a": 1 }"#, current: #"{ "a": 2 }"#, other: #"{ "a": 1, "b": [true] }"#)
         let compact = JSONMergeCase(base: #"{"a":1,"b":2}"#, current: #"{"a":1,"b":3}"#, other: "{\n  \"a\": 1,\n  \"b\": 2,\n  \"c\": 4\n}")
-        let results = try await mergeJSONCases(["indent.json": JSONMergeCase(base: base, current: current, other: other),
-                                                "inline.json": inline, "compact.json": compact], in: scratch)
-        #expect(try mergedText(results, "indent.json") == """
-        {
-            "a": 2,
-            "b": {
-                "c": 1,
-                "d": [
-                    1,
-                    2
-                ]
-            },
-            "e": {
-                "f": null
-            }
-        }
+        let results = try await mergeJSONCases(
+            [
+                "indent.json": JSONMergeCase(base: base, current: current, other: other),
+                "inline.json": inline, "compact.json": compact,
+            ], in: scratch)
+        #expect(
+            try mergedText(results, "indent.json") == """
+                {
+                    "a": 2,
+                    "b": {
+                        "c": 1,
+                        "d": [
+                            1,
+                            2
+                        ]
+                    },
+                    "e": {
+                        "f": null
+                    }
+                }
 
-        """)
+                """)
         #expect(try mergedText(results, "inline.json") == #"{ "a": 2, "b": [true] }"#)
         #expect(try mergedText(results, "compact.json") == #"{"a":1,"b":3,"c":4}"#)
     }
@@ -191,12 +208,15 @@ func foundationJSON(_ text: String) throws -> NSObject {
         let cases = [
             "first.json": JSONMergeCase(base: base, current: current, other: "{\"b\": 2, \"c\": 3, \"d\": 4}"),
             "middle.json": JSONMergeCase(base: base, current: current, other: "{\"a\": 1, \"c\": 3, \"d\": 4}"),
-            "last.json": JSONMergeCase(base: base, current: "{\n  \"a\": 0,\n  \"b\": 2,\n  \"c\": 3,\n  \"d\": 4\n}\n",
-                                       other: "{\"a\": 1, \"b\": 2, \"c\": 3}"),
-            "all.json": JSONMergeCase(base: #"{"x": {"a": 1, "b": 2}, "y": 1}"#, current: #"{"x": {"a": 1, "b": 2}, "y": 2}"#,
-                                      other: #"{"x": {}, "y": 1}"#),
-            "inline.json": JSONMergeCase(base: #"{ "a": 1, "b": 2, "c": 3 }"#, current: #"{ "a": 1, "b": 2, "c": 4 }"#,
-                                         other: #"{ "a": 1, "c": 3 }"#),
+            "last.json": JSONMergeCase(
+                base: base, current: "{\n  \"a\": 0,\n  \"b\": 2,\n  \"c\": 3,\n  \"d\": 4\n}\n",
+                other: "{\"a\": 1, \"b\": 2, \"c\": 3}"),
+            "all.json": JSONMergeCase(
+                base: #"{"x": {"a": 1, "b": 2}, "y": 1}"#, current: #"{"x": {"a": 1, "b": 2}, "y": 2}"#,
+                other: #"{"x": {}, "y": 1}"#),
+            "inline.json": JSONMergeCase(
+                base: #"{ "a": 1, "b": 2, "c": 3 }"#, current: #"{ "a": 1, "b": 2, "c": 4 }"#,
+                other: #"{ "a": 1, "c": 3 }"#),
         ]
         let results = try await mergeJSONCases(cases, in: scratch)
         let expected = [
@@ -216,54 +236,56 @@ func foundationJSON(_ text: String) throws -> NSObject {
     @Test func nestedObjectsMergeMemberByMember() async throws {
         let scratch = try Scratch()
         let base = """
-        {
-          "app": {
-            "window": { "width": 800, "height": 600 },
-            "theme": { "name": "light", "accent": "#00f" }
-          },
-          "recent": ["a.txt"]
-        }
+            {
+              "app": {
+                "window": { "width": 800, "height": 600 },
+                "theme": { "name": "light", "accent": "#00f" }
+              },
+              "recent": ["a.txt"]
+            }
 
-        """
+            """
         let current = """
-        {
-          "app": {
-            "window": { "width": 1024, "height": 600 },
-            "theme": { "name": "light", "accent": "#00f" }
-          },
-          "recent": ["b.txt", "a.txt"]
-        }
+            {
+              "app": {
+                "window": { "width": 1024, "height": 600 },
+                "theme": { "name": "light", "accent": "#00f" }
+              },
+              "recent": ["b.txt", "a.txt"]
+            }
 
-        """
+            """
         let other = """
-        {
-          "app": {
-            "window": { "width": 800, "height": 700, "x": 10 },
-            "theme": { "name": "dark" }
-          },
-          "recent": ["a.txt"]
-        }
+            {
+              "app": {
+                "window": { "width": 800, "height": 700, "x": 10 },
+                "theme": { "name": "dark" }
+              },
+              "recent": ["a.txt"]
+            }
 
-        """
+            """
         let results = try await mergeJSONCases(["prefs.json": JSONMergeCase(base: base, current: current, other: other)], in: scratch)
-        #expect(try mergedText(results, "prefs.json") == """
-        {
-          "app": {
-            "window": { "width": 1024, "height": 700, "x": 10 },
-            "theme": { "name": "dark" }
-          },
-          "recent": ["b.txt", "a.txt"]
-        }
+        #expect(
+            try mergedText(results, "prefs.json") == """
+                {
+                  "app": {
+                    "window": { "width": 1024, "height": 700, "x": 10 },
+                    "theme": { "name": "dark" }
+                  },
+                  "recent": ["b.txt", "a.txt"]
+                }
 
-        """)
+                """)
     }
 
     @Test func reSpellingOrReLayingOutAValueIsNoChange() async throws {
         let scratch = try Scratch()
         // The current version only re-spelled and re-laid-out the base: it changed no value,
         // so the other version's changes apply in the current layout.
-        let respelled = JSONMergeCase(base: #"{"a": 1, "b": 10}"#, current: "{\n  \"b\": 1e1,\n  \"a\": 1.0\n}\n",
-                                      other: #"{"a": 2, "b": 10}"#)
+        let respelled = JSONMergeCase(
+            base: #"{"a": 1, "b": 10}"#, current: "{\n  \"b\": 1e1,\n  \"a\": 1.0\n}\n",
+            other: #"{"a": 2, "b": 10}"#)
         // The other version only re-laid-out the base: the current version stays as it is.
         let relaid = JSONMergeCase(base: #"{"a": 1, "b": 10}"#, current: #"{"a": 1, "b": 11}"#, other: "{\"a\":1,\n\"b\":10}")
         let results = try await mergeJSONCases(["respelled.json": respelled, "relaid.json": relaid], in: scratch)
@@ -277,20 +299,25 @@ func foundationJSON(_ text: String) throws -> NSObject {
         let scratch = try Scratch()
         let base = #"{"a": {"b": {"c": 1, "d": [1]}, "e": 1}, "f": "x", "g": 1}"#
         let cases = [
-            "conflict.json": JSONMergeCase(base: base, current: #"{"a": {"b": {"c": 2, "d": [1, 2]}, "e": 1}, "f": "y", "g": 2}"#,
-                                           other: #"{"a": {"b": {"c": 3, "d": [0]}, "e": 2}, "f": "z", "g": 1}"#),
+            "conflict.json": JSONMergeCase(
+                base: base, current: #"{"a": {"b": {"c": 2, "d": [1, 2]}, "e": 1}, "f": "y", "g": 2}"#,
+                other: #"{"a": {"b": {"c": 3, "d": [0]}, "e": 2}, "f": "z", "g": 1}"#),
             "invalid.json": JSONMergeCase(base: base, current: #"{"a": 1}"#, other: #"{"a": 2,}"#),
             "duplicate.json": JSONMergeCase(base: base, current: #"{"a": {"b": 1, "b": 2}}"#, other: #"{"a": 3}"#),
-            "deep.json": JSONMergeCase(base: base, current: String(repeating: "[", count: 600) + String(repeating: "]", count: 600),
-                                       other: #"{"a": 3}"#),
+            "deep.json": JSONMergeCase(
+                base: base, current: String(repeating: "[", count: 600) + String(repeating: "]", count: 600),
+                other: #"{"a": 3}"#),
         ]
         let results = try await mergeJSONCases(cases, in: scratch)
         let reasons = ["$.a.b.c", "$.a.b.d", "$.f"].map { "\($0) changed to different values on both devices" }
         #expect(results["conflict.json"] == .failure(.mergeFailed(document: "conflict.json", reasons: reasons)))
         #expect(results["invalid.json"] == .failure(.notMergeable(document: "invalid.json", reason: "the other version is not valid JSON")))
-        #expect(results["duplicate.json"] == .failure(.notMergeable(
-            document: "duplicate.json",
-            reason: #"the current version is not valid JSON for merging: the key "b" appears more than once in $.a"#)))
+        #expect(
+            results["duplicate.json"]
+                == .failure(
+                    .notMergeable(
+                        document: "duplicate.json",
+                        reason: #"the current version is not valid JSON for merging: the key "b" appears more than once in $.a"#)))
         #expect(results["deep.json"] == .failure(.notMergeable(document: "deep.json", reason: "the current version is not valid JSON")))
     }
 
@@ -300,7 +327,7 @@ func foundationJSON(_ text: String) throws -> NSObject {
         var generator = RandomJSONCases(seed: 0x5EED_1150)
         var cases: [String: JSONMergeCase] = [:]
         var plans: [String: RandomJSONCases.Plan] = [:]
-        for index in 0 ..< 200 {
+        for index in 0..<200 {
             let plan = generator.plan()
             let name = String(format: "r%03d.json", index)
             plans[name] = plan
@@ -316,8 +343,9 @@ func foundationJSON(_ text: String) throws -> NSObject {
             }
             let parsed = try? foundationJSON(merged)
             #expect(parsed != nil, "the merge is not valid JSON: \(context)\n--- merged\n\(merged)")
-            #expect(parsed == (try? foundationJSON(plan.expected)),
-                    "the merge does not hold both sides' changes: \(context)\n--- merged\n\(merged)\n--- expected\n\(plan.expected)")
+            #expect(
+                parsed == (try? foundationJSON(plan.expected)),
+                "the merge does not hold both sides' changes: \(context)\n--- merged\n\(merged)\n--- expected\n\(plan.expected)")
             if plan.sameLayout {
                 #expect(merged == plan.expected, "\(context)\n--- merged\n\(merged)\n--- expected\n\(plan.expected)")
             }
@@ -416,7 +444,7 @@ struct RandomJSONCases {
         let roll = below(10)
         if depth < 4, roll < 3 { return randomObject(depth: depth + 1) }
         if depth < 4, roll < 4 {
-            return .array((0 ..< below(4)).map { _ in randomValue(depth: depth + 1) })
+            return .array((0..<below(4)).map { _ in randomValue(depth: depth + 1) })
         }
         return .scalar(pick(Self.scalars))
     }
@@ -424,7 +452,7 @@ struct RandomJSONCases {
     private mutating func randomObject(depth: Int) -> Value {
         var names = Self.keys
         var members: [(key: String, value: Value)] = []
-        for _ in 0 ..< below(depth == 1 ? 8 : 5) + (depth == 1 ? 2 : 0) {
+        for _ in 0..<below(depth == 1 ? 8 : 5) + (depth == 1 ? 2 : 0) {
             members.append((key: names.remove(at: below(names.count)), value: randomValue(depth: depth)))
         }
         return .object(members)
@@ -432,9 +460,12 @@ struct RandomJSONCases {
 
     /// The sides' versions of an object's members and the expected merge; records the members
     /// neither side touched (written at `level` in `layout`).
-    private mutating func change(_ members: [(key: String, value: Value)], depth: Int, layout: Layout,
-                                 untouched: inout [String], changed: inout (current: Bool, other: Bool))
-        -> (current: [(key: String, value: Value)], other: [(key: String, value: Value)], expected: [(key: String, value: Value)]) {
+    private mutating func change(
+        _ members: [(key: String, value: Value)], depth: Int, layout: Layout,
+        untouched: inout [String], changed: inout (current: Bool, other: Bool)
+    )
+        -> (current: [(key: String, value: Value)], other: [(key: String, value: Value)], expected: [(key: String, value: Value)])
+    {
         var current: [(key: String, value: Value)] = [], other: [(key: String, value: Value)] = []
         var expected: [(key: String, value: Value)] = []
         for member in members {
@@ -444,18 +475,18 @@ struct RandomJSONCases {
                 current.append((member.key, .object(split.current)))
                 other.append((member.key, .object(split.other)))
                 expected.append((member.key, .object(split.expected)))
-            } else if roll < 10 { // the current version changes it
+            } else if roll < 10 {  // the current version changes it
                 let value = freshValue(depth: depth)
                 current.append((member.key, value)); other.append(member); expected.append((member.key, value))
                 changed.current = true
-            } else if roll < 17 { // the current version deletes it
+            } else if roll < 17 {  // the current version deletes it
                 other.append(member)
                 changed.current = true
-            } else if roll < 27 { // the other version changes it
+            } else if roll < 27 {  // the other version changes it
                 let value = freshValue(depth: depth)
                 current.append(member); other.append((member.key, value)); expected.append((member.key, value))
                 changed.other = true
-            } else if roll < 34 { // the other version deletes it
+            } else if roll < 34 {  // the other version deletes it
                 current.append(member)
                 changed.other = true
             } else {
@@ -489,9 +520,10 @@ struct RandomJSONCases {
         var untouched: [String] = []
         var changed = (current: false, other: false)
         let sides = change(members, depth: 1, layout: layout, untouched: &untouched, changed: &changed)
-        return Plan(base: layout.write(.object(members)) + "\n", current: layout.write(.object(sides.current)) + "\n",
-                    other: otherLayout.write(.object(sides.other)) + "\n",
-                    expected: layout.write(.object(sides.expected)) + "\n", sameLayout: layout == otherLayout,
-                    untouched: untouched)
+        return Plan(
+            base: layout.write(.object(members)) + "\n", current: layout.write(.object(sides.current)) + "\n",
+            other: otherLayout.write(.object(sides.other)) + "\n",
+            expected: layout.write(.object(sides.expected)) + "\n", sameLayout: layout == otherLayout,
+            untouched: untouched)
     }
 }

@@ -32,15 +32,20 @@ struct DeliberatingStrategy: ResolutionStrategy {
 
     @Test func overlappingTextEditsFailAndReportTheRegions() async throws {
         let scratch = try Scratch()
-        let fixture = try ConflictFixture.text(scratch, base: Self.nineLines,
-                                               edits: [Self.nineLines(changing: [2: "alice 2", 8: "alice 8"]),
-                                                       Self.nineLines(changing: [2: "bob 2", 8: "bob 8"])])
+        let fixture = try ConflictFixture.text(
+            scratch, base: Self.nineLines,
+            edits: [
+                Self.nineLines(changing: [2: "alice 2", 8: "alice 8"]),
+                Self.nineLines(changing: [2: "bob 2", 8: "bob 8"]),
+            ])
         let (alice, bob) = (fixture.devices[0], fixture.devices[1])
         // Named by the lines of the two versions, which the user can open (not by lines of a
         // merged text nobody sees).
         let alices = "alice (\(fixture.losers[0].prefix(12)))"
-        let regions = ["both devices changed the same lines: bob (current) line 2, \(alices) line 2",
-                       "both devices changed the same lines: bob (current) line 8, \(alices) line 8"]
+        let regions = [
+            "both devices changed the same lines: bob (current) line 2, \(alices) line 2",
+            "both devices changed the same lines: bob (current) line 8, \(alices) line 8",
+        ]
 
         let before = try ResolveSnapshot(bob)
         let result = try docver(["resolve", "note.txt", "--strategy", "merge"], in: bob.root)
@@ -62,9 +67,12 @@ struct DeliberatingStrategy: ResolutionStrategy {
     /// refused before anything is read, by the merge and by a merge tool, and nothing changes.
     @Test func aVersionAboveTheMergeSizeIsRefusedBeforeItIsRead() async throws {
         let scratch = try Scratch()
-        let fixture = try ConflictFixture.text(scratch, base: Self.nineLines,
-                                               edits: [Self.nineLines(changing: [2: "alice 2"]),
-                                                       Self.nineLines(changing: [8: "bob 8"])])
+        let fixture = try ConflictFixture.text(
+            scratch, base: Self.nineLines,
+            edits: [
+                Self.nineLines(changing: [2: "alice 2"]),
+                Self.nineLines(changing: [8: "bob 8"]),
+            ])
         let bob = fixture.latest
         _ = try runGit(["config", "docver.maxMergeSize", "40"], in: bob.root)
         _ = try runGit(["config", "mergetool.cat.cmd", #"cat "$LOCAL" > "$MERGED""#], in: bob.root)
@@ -72,8 +80,10 @@ struct DeliberatingStrategy: ResolutionStrategy {
         for arguments in [["--strategy", "merge"], ["--tool", "cat"]] {
             let result = try docver(["resolve", "note.txt"] + arguments, in: bob.root)
             #expect(result.status == 1)
-            #expect(result.stderrLines.first == "docver: error: cannot merge note.txt: bob's version (\(fixture.winner.prefix(12))) is 62 bytes, above docver.maxMergeSize (40); choose a version",
-                    "\(result.stderr)")
+            #expect(
+                result.stderrLines.first
+                    == "docver: error: cannot merge note.txt: bob's version (\(fixture.winner.prefix(12))) is 62 bytes, above docver.maxMergeSize (40); choose a version",
+                "\(result.stderr)")
         }
         try expectContainerUnchanged(bob, since: before, "above the merge size")
         // Under the limit (k: KiB, as in git), the same merge is made.
@@ -86,12 +96,16 @@ struct DeliberatingStrategy: ResolutionStrategy {
     @Test func theSameJSONKeyChangedDifferentlyFailsNamingItsPath() async throws {
         let scratch = try Scratch()
         let base = #"{"a": 1, "b": {"c": 1, "d": 1}}"#
-        let fixture = try ConflictFixture.text(scratch, document: "settings.json", base: base,
-                                               edits: [#"{"a": 2, "b": {"c": 2, "d": 1}}"#, #"{"a": 1, "b": {"c": 3, "d": 1}}"#])
+        let fixture = try ConflictFixture.text(
+            scratch, document: "settings.json", base: base,
+            edits: [#"{"a": 2, "b": {"c": 2, "d": 1}}"#, #"{"a": 1, "b": {"c": 3, "d": 1}}"#])
         let alice = fixture.devices[0]
         let before = try ResolveSnapshot(alice)
-        await #expect(throws: DocverError.mergeFailed(document: "settings.json",
-                                                      reasons: ["$.b.c changed to different values on both devices"])) {
+        await #expect(
+            throws: DocverError.mergeFailed(
+                document: "settings.json",
+                reasons: ["$.b.c changed to different values on both devices"])
+        ) {
             try await alice.resolve(fixture.document, using: MergeStrategy())
         }
         try expectContainerUnchanged(alice, since: before, "conflicting JSON key via the library")
@@ -103,10 +117,13 @@ struct DeliberatingStrategy: ResolutionStrategy {
 
     @Test func aBinaryDocumentIsNotMergeable() async throws {
         let scratch = try Scratch()
-        let fixture = try ConflictFixture.make(scratch, document: "photo.png",
-                                               base: ["photo.png": Data([0x89, 0x50, 0x4E, 0x47, 0, 1, 2, 3])],
-                                               edits: [["photo.png": Data([0x89, 0x50, 0x4E, 0x47, 0, 1, 2, 4])],
-                                                       ["photo.png": Data([0x89, 0x50, 0x4E, 0x47, 0, 1, 2, 5])]])
+        let fixture = try ConflictFixture.make(
+            scratch, document: "photo.png",
+            base: ["photo.png": Data([0x89, 0x50, 0x4E, 0x47, 0, 1, 2, 3])],
+            edits: [
+                ["photo.png": Data([0x89, 0x50, 0x4E, 0x47, 0, 1, 2, 4])],
+                ["photo.png": Data([0x89, 0x50, 0x4E, 0x47, 0, 1, 2, 5])],
+            ])
         let alice = fixture.devices[0]
         let before = try ResolveSnapshot(alice)
         await #expect(throws: DocverError.notMergeable(document: "photo.png", reason: "its contents are binary; choose a version")) {
@@ -131,9 +148,11 @@ struct DeliberatingStrategy: ResolutionStrategy {
             edits: [["trip.imagenotes/img.png": png + Data([1])], ["trip.imagenotes/img.png": png + Data([2])]])
         let alice = fixture.devices[0]
         let before = try ResolveSnapshot(alice)
-        await #expect(throws: DocverError.mergeFailed(
-            document: "trip.imagenotes",
-            reasons: ["component img.png changed on both devices: its contents are binary; choose a version"])) {
+        await #expect(
+            throws: DocverError.mergeFailed(
+                document: "trip.imagenotes",
+                reasons: ["component img.png changed on both devices: its contents are binary; choose a version"])
+        ) {
             try await alice.resolve(fixture.document, using: MergeStrategy())
         }
         try expectContainerUnchanged(alice, since: before, "package component changed on both devices")
@@ -159,8 +178,11 @@ struct DeliberatingStrategy: ResolutionStrategy {
         #expect(throws: DocverError.noSuchVersion("not-hex")) { try bob.replace(fixture.document, with: "not-hex") }
         let replace = try docver(["replace", "note.txt", unknown], in: bob.root)
         #expect(replace.status == 1)
-        #expect(replace.stderrLines == ["docver: error: no such version: \(unknown)",
-                                        "hint: list the versions of note.txt with 'docver versions note.txt --all'"])
+        #expect(
+            replace.stderrLines == [
+                "docver: error: no such version: \(unknown)",
+                "hint: list the versions of note.txt with 'docver versions note.txt --all'",
+            ])
         try expectContainerUnchanged(bob, since: before, "unknown version ids")
     }
 
@@ -172,15 +194,15 @@ struct DeliberatingStrategy: ResolutionStrategy {
         // Store a blob whose id starts with the same four digits as the conflict version.
         let prefix = String(loser.prefix(4))
         let search = """
-        import hashlib, sys
-        prefix = sys.argv[1]
-        i = 0
-        while True:
-            body = ("filler %d\\n" % i).encode()
-            if hashlib.sha1(b"blob %d\\0" % len(body) + body).hexdigest().startswith(prefix):
-                sys.stdout.write(body.decode()); break
-            i += 1
-        """
+            import hashlib, sys
+            prefix = sys.argv[1]
+            i = 0
+            while True:
+                body = ("filler %d\\n" % i).encode()
+                if hashlib.sha1(b"blob %d\\0" % len(body) + body).hexdigest().startswith(prefix):
+                    sys.stdout.write(body.decode()); break
+                i += 1
+            """
         let filler = try runProcess("/usr/bin/python3", ["-c", search, prefix]).stdoutData
         let blob = try runProcess("/usr/bin/git", ["hash-object", "-w", "--stdin"], in: bob.root, input: filler)
         try #require(blob.stdout.hasPrefix(prefix), "the blob should share the version's prefix: \(blob.stdout)")
@@ -246,12 +268,17 @@ struct DeliberatingStrategy: ResolutionStrategy {
         #expect(throws: DocverError.noSuchDocument("missing.txt")) { try alice.markResolved(DocumentPath("missing.txt")) }
         #expect(throws: DocverError.noOtherVersions(document: "other.txt")) { try alice.removeOtherVersions(of: other) }
         #expect(throws: DocverError.noSuchDocument("missing.txt")) { try alice.removeOtherVersions(of: DocumentPath("missing.txt")) }
-        for arguments in [["resolve", "other.txt", "--strategy", "latest-date"], ["resolve", "other.txt", "--strategy", "choose"],
-                          ["mark-resolved", "other.txt"]] {
+        for arguments in [
+            ["resolve", "other.txt", "--strategy", "latest-date"], ["resolve", "other.txt", "--strategy", "choose"],
+            ["mark-resolved", "other.txt"],
+        ] {
             let result = try docver(arguments, in: alice.root)
             #expect(result.status == 1, "\(arguments)")
-            #expect(result.stderrLines == ["docver: error: other.txt is not in conflict",
-                                           "hint: list documents in conflict with 'docver conflicts'"], "\(arguments)")
+            #expect(
+                result.stderrLines == [
+                    "docver: error: other.txt is not in conflict",
+                    "hint: list documents in conflict with 'docver conflicts'",
+                ], "\(arguments)")
         }
         try expectContainerUnchanged(alice, since: before, "documents not in conflict")
 
@@ -265,8 +292,9 @@ struct DeliberatingStrategy: ResolutionStrategy {
 
     @Test func chooseWithoutATerminalAndWithoutVersionListsTheVersions() throws {
         let scratch = try Scratch()
-        let fixture = try ConflictFixture.text(scratch, names: ["Alice's Laptop", "Bob's Phone"], base: "base\n",
-                                               edits: ["alice\n", "bob\n"])
+        let fixture = try ConflictFixture.text(
+            scratch, names: ["Alice's Laptop", "Bob's Phone"], base: "base\n",
+            edits: ["alice\n", "bob\n"])
         let alice = fixture.devices[0]
         let before = try ResolveSnapshot(alice)
         let result = try docver(["resolve", "note.txt", "--strategy", "choose"], in: alice.root, input: Data("1\n".utf8))
@@ -276,7 +304,10 @@ struct DeliberatingStrategy: ResolutionStrategy {
         #expect(line.hasPrefix("docver: error: note.txt needs a choice of version: "))
         #expect(line.contains("\(fixture.winner.prefix(12)) (Bob's Phone, "))
         #expect(line.contains("\(fixture.losers[0].prefix(12)) (Alice's Laptop, "))
-        #expect(result.stderrLines.last == "hint: pass --keep with the id of the version to keep (docver resolve note.txt --keep \(fixture.winner.prefix(12))), or run on a terminal to choose interactively")
+        #expect(
+            result.stderrLines.last
+                == "hint: pass --keep with the id of the version to keep (docver resolve note.txt --keep \(fixture.winner.prefix(12))), or run on a terminal to choose interactively"
+        )
         try expectContainerUnchanged(alice, since: before, "choose without a terminal")
     }
 
@@ -287,10 +318,16 @@ struct DeliberatingStrategy: ResolutionStrategy {
         let fixture = try ConflictFixture.make(
             scratch, document: "easy.txt",
             base: ["easy.txt": Data(Self.nineLines.utf8), "hard.txt": Data(Self.nineLines.utf8)],
-            edits: [["easy.txt": Data(Self.nineLines(changing: [1: "alice 1"]).utf8),
-                     "hard.txt": Data(Self.nineLines(changing: [5: "alice 5"]).utf8)],
-                    ["easy.txt": Data(Self.nineLines(changing: [9: "bob 9"]).utf8),
-                     "hard.txt": Data(Self.nineLines(changing: [5: "bob 5"]).utf8)]])
+            edits: [
+                [
+                    "easy.txt": Data(Self.nineLines(changing: [1: "alice 1"]).utf8),
+                    "hard.txt": Data(Self.nineLines(changing: [5: "alice 5"]).utf8),
+                ],
+                [
+                    "easy.txt": Data(Self.nineLines(changing: [9: "bob 9"]).utf8),
+                    "hard.txt": Data(Self.nineLines(changing: [5: "bob 5"]).utf8),
+                ],
+            ])
         let alice = fixture.devices[0]
         let hardBefore = try alice.read("hard.txt")
 
@@ -326,8 +363,10 @@ struct DeliberatingStrategy: ResolutionStrategy {
     @Test func aConflictThatChangesWhileTheStrategyDecidesIsNotResolved() async throws {
         let scratch = try Scratch()
         let remote = try scratch.bareRemote()
-        let (ann, ben, cat) = (try scratch.device("ann", remote: remote), try scratch.device("ben", remote: remote),
-                               try scratch.device("cat", remote: remote))
+        let (ann, ben, cat) = (
+            try scratch.device("ann", remote: remote), try scratch.device("ben", remote: remote),
+            try scratch.device("cat", remote: remote)
+        )
         try ann.saveText("base\n", to: "note.txt")
         for device in [ann, ben, cat] { try device.sync() }
         let annSave = try ann.saveText("ann\n", to: "note.txt")
@@ -340,8 +379,8 @@ struct DeliberatingStrategy: ResolutionStrategy {
         #expect(try ann.conflicts(doc).first?.conflicts.map(\.id) == [annSave])
 
         let strategy = DeliberatingStrategy {
-            try cat.sync() // cat's competing edit reaches the remote...
-            try ann.sync() // ...and ann while ann's strategy is still deciding.
+            try cat.sync()  // cat's competing edit reaches the remote...
+            try ann.sync()  // ...and ann while ann's strategy is still deciding.
         }
         await #expect(throws: DocverError.conflictChanged(document: "note.txt")) {
             try await ann.resolve(doc, using: strategy)
@@ -357,10 +396,13 @@ struct DeliberatingStrategy: ResolutionStrategy {
     @Test func aDryRunChangesNothingEvenWithUnsavedEdits() async throws {
         let scratch = try Scratch()
         let base = (1...5).map { "line \($0)\n" }.joined()
-        let fixture = try ConflictFixture.text(scratch, base: base,
-                                               edits: [base.replacingOccurrences(of: "line 1", with: "alice 1"),
-                                                       base.replacingOccurrences(of: "line 5", with: "bob 5")],
-                                               extra: ["other.txt": "other\n"])
+        let fixture = try ConflictFixture.text(
+            scratch, base: base,
+            edits: [
+                base.replacingOccurrences(of: "line 1", with: "alice 1"),
+                base.replacingOccurrences(of: "line 5", with: "bob 5"),
+            ],
+            extra: ["other.txt": "other\n"])
         let alice = fixture.devices[0]
         try alice.write("an unsaved edit\n", to: "other.txt")
         let before = try ResolveSnapshot(alice)
@@ -371,8 +413,13 @@ struct DeliberatingStrategy: ResolutionStrategy {
         #expect(latest.removed == fixture.losers)
         #expect(latest.summary == "note.txt: would keep version \(fixture.winner.prefix(12)) from bob as current")
         let merge = try await alice.resolve(fixture.document, using: MergeStrategy(), keepVersions: true, dryRun: true)
-        #expect(merge.resolution == .merged(.flat(Data(base.replacingOccurrences(of: "line 1", with: "alice 1")
-            .replacingOccurrences(of: "line 5", with: "bob 5").utf8))))
+        #expect(
+            merge.resolution
+                == .merged(
+                    .flat(
+                        Data(
+                            base.replacingOccurrences(of: "line 1", with: "alice 1")
+                                .replacingOccurrences(of: "line 5", with: "bob 5").utf8))))
         #expect(merge.removed.isEmpty)
         #expect(merge.summary == "note.txt: would save the merge of 2 versions as current")
 
@@ -395,8 +442,9 @@ struct DeliberatingStrategy: ResolutionStrategy {
 
     @Test func markersSaveTheMergeLabelledWithDeviceNamesAndLeaveTheConflictOpen() throws {
         let scratch = try Scratch()
-        let fixture = try ConflictFixture.text(scratch, names: ["Alice's Laptop", "Bob's Phone"], base: "a\nb\nc\n",
-                                               edits: ["a\nalice\nc\n", "a\nbob\nc\n"])
+        let fixture = try ConflictFixture.text(
+            scratch, names: ["Alice's Laptop", "Bob's Phone"], base: "a\nb\nc\n",
+            edits: ["a\nalice\nc\n", "a\nbob\nc\n"])
         let bob = fixture.devices[1]
         let loser = fixture.losers[0]
         let oldHead = try #require(try bob.headID())
@@ -407,17 +455,17 @@ struct DeliberatingStrategy: ResolutionStrategy {
         #expect(entry["outcome"] as? String == "mergedWithMarkers")
         #expect(entry["resolved"] as? [String] == [])
         let expected = """
-        a
-        <<<<<<< Bob's Phone (current)
-        bob
-        ||||||| base
-        b
-        =======
-        alice
-        >>>>>>> Alice's Laptop (\(loser.prefix(12)))
-        c
+            a
+            <<<<<<< Bob's Phone (current)
+            bob
+            ||||||| base
+            b
+            =======
+            alice
+            >>>>>>> Alice's Laptop (\(loser.prefix(12)))
+            c
 
-        """
+            """
         #expect(try bob.read("note.txt") == expected)
         let current = try #require(try bob.currentVersion(of: fixture.document))
         #expect(current.id != fixture.winner)

@@ -109,10 +109,10 @@ import Testing
         let alice = fixture.devices[0]
         let doc = fixture.document
         let refused: [(text: String, lines: String)] = [
-            ("<<<<<<<\nx\n>>>>>>>\n", "lines 1-3"),                    // markers without labels
-            ("a\r\n<<<<<<< ours\r\nx\r\n>>>>>>> theirs\r\n", "lines 2-4"), // CRLF line ends
-            ("<<<<<<< a\n<<<<<<< b\nx\n>>>>>>> c\n", "lines 1-4"),      // a region runs from its first opening line
-            ("<<<<<<< a\nx\n>>>>>>> b", "lines 1-3"),                   // no newline at the end
+            ("<<<<<<<\nx\n>>>>>>>\n", "lines 1-3"),  // markers without labels
+            ("a\r\n<<<<<<< ours\r\nx\r\n>>>>>>> theirs\r\n", "lines 2-4"),  // CRLF line ends
+            ("<<<<<<< a\n<<<<<<< b\nx\n>>>>>>> c\n", "lines 1-4"),  // a region runs from its first opening line
+            ("<<<<<<< a\nx\n>>>>>>> b", "lines 1-3"),  // no newline at the end
         ]
         for (text, lines) in refused {
             try alice.write(text, to: "note.txt")
@@ -122,16 +122,16 @@ import Testing
         }
         // None of these is a marked region.
         let accepted = """
-        <<<<<<<< eight
-        >>>>>>>> eight
-         <<<<<<< indented
-        >>>>>>> closing before any opening
-        <<<<<<<x no space
-        >>>>>>> y
-        ======= a separator alone
-        <<<<<<< an opening never closed
+            <<<<<<<< eight
+            >>>>>>>> eight
+             <<<<<<< indented
+            >>>>>>> closing before any opening
+            <<<<<<<x no space
+            >>>>>>> y
+            ======= a separator alone
+            <<<<<<< an opening never closed
 
-        """
+            """
         try alice.write(accepted, to: "note.txt")
         try alice.markResolved(doc)
         #expect(try alice.conflicts().isEmpty)
@@ -143,8 +143,10 @@ import Testing
         let fixture = try ConflictFixture.make(
             scratch, document: "trip.imagenotes",
             base: ["trip.imagenotes/text.txt": Data("day one\nday two\n".utf8), "trip.imagenotes/img.png": png],
-            edits: [["trip.imagenotes/text.txt": Data("day one, windy\nday two\n".utf8)],
-                    ["trip.imagenotes/text.txt": Data("day one, calm\nday two\n".utf8)]])
+            edits: [
+                ["trip.imagenotes/text.txt": Data("day one, windy\nday two\n".utf8)],
+                ["trip.imagenotes/text.txt": Data("day one, calm\nday two\n".utf8)],
+            ])
         let bob = fixture.devices[1]
         let doc = fixture.document
         let outcome = try await bob.resolve(doc, using: MergeStrategy(markers: true))
@@ -153,20 +155,27 @@ import Testing
             return
         }
         // A binary component whose bytes look like markers is not text, and is not checked.
-        try writeFixtureFiles(["trip.imagenotes/raw.bin": Data("<<<<<<< a\n\0\n>>>>>>> b\n".utf8),
-                               "trip.imagenotes/notes/day.md": Data("<<<<<<< a\nx\n=======\ny\n>>>>>>> b\n".utf8)], in: bob)
+        try writeFixtureFiles(
+            [
+                "trip.imagenotes/raw.bin": Data("<<<<<<< a\n\0\n>>>>>>> b\n".utf8),
+                "trip.imagenotes/notes/day.md": Data("<<<<<<< a\nx\n=======\ny\n>>>>>>> b\n".utf8),
+            ], in: bob)
         try #require(try bob.save([doc]) != nil)
         let before = try ResolveSnapshot(bob)
 
-        let refusal = DocverError.conflictMarkersRemain(document: "trip.imagenotes",
-                                                        lines: ["notes/day.md lines 1-5", "text.txt lines 1-7"])
+        let refusal = DocverError.conflictMarkersRemain(
+            document: "trip.imagenotes",
+            lines: ["notes/day.md lines 1-5", "text.txt lines 1-7"])
         #expect(refusal.description == "trip.imagenotes still contains conflict markers (notes/day.md lines 1-5; text.txt lines 1-7)")
         #expect(throws: refusal) { try bob.markResolved(doc) }
         #expect(throws: refusal) { try bob.removeOtherVersions(of: doc) }
         try expectContainerUnchanged(bob, since: before, "a package with markers")
 
-        try writeFixtureFiles(["trip.imagenotes/text.txt": Data("day one, windy and calm\nday two\n".utf8),
-                               "trip.imagenotes/notes/day.md": Data("x and y\n".utf8)], in: bob)
+        try writeFixtureFiles(
+            [
+                "trip.imagenotes/text.txt": Data("day one, windy and calm\nday two\n".utf8),
+                "trip.imagenotes/notes/day.md": Data("x and y\n".utf8),
+            ], in: bob)
         try #require(try bob.save([doc]) != nil)
         try bob.markResolved(doc)
         #expect(try bob.conflicts().isEmpty)

@@ -8,7 +8,8 @@ import Testing
     /// Alice makes the script executable, Bob edits its text: a conflict whose merge must keep both.
     /// `packaged`: the script is a component of a package.
     private func modeChangeAgainstEdit(_ scratch: Scratch, packaged: Bool) throws
-        -> (alice: Container, bob: Container, document: DocumentPath, file: String) {
+        -> (alice: Container, bob: Container, document: DocumentPath, file: String)
+    {
         let remote = try scratch.bareRemote()
         let alice = try scratch.device("alice", name: "Alice", remote: remote)
         let bob = try scratch.device("bob", name: "Bob", remote: remote)
@@ -93,7 +94,8 @@ import Testing
         await #expect(throws: DocverError.self) { _ = try await bob.resolve(document, using: MergeStrategy()) }
         let result = try docver(["resolve", documentName, "--strategy", "merge"], in: bob.root)
         #expect(result.status == 1)
-        let expected = "docver: error: cannot merge \(packaged ? file : documentName): its file mode differs: "
+        let expected =
+            "docver: error: cannot merge \(packaged ? file : documentName): its file mode differs: "
             + "executable in one version, not in another; choose a version"
         #expect(result.stderrLines.first == expected, "\(result.stderr)")
         #expect(try refSnapshot(bob.root) == before)

@@ -94,8 +94,9 @@ import Testing
 
     @Test func markResolvedMarksASubsetByID() throws {
         let scratch = try Scratch()
-        let fixture = try ConflictFixture.text(scratch, ids: ["ann", "ben", "cat"], base: "base\n",
-                                               edits: ["ann\n", "ben\n", "cat\n"])
+        let fixture = try ConflictFixture.text(
+            scratch, ids: ["ann", "ben", "cat"], base: "base\n",
+            edits: ["ann\n", "ben\n", "cat\n"])
         let cat = fixture.devices[2]
         let (first, second) = (fixture.losers[0], fixture.losers[1])
         #expect(try listedConflictVersions("note.txt", in: cat) == [first: false, second: false])

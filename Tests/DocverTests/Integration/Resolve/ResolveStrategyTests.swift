@@ -43,8 +43,9 @@ struct MergeSettings: Codable, Equatable {
     @Test(arguments: [false, true])
     func latestDateKeepsTheNewestVersionAndResolvesTheOthers(keepVersions: Bool) async throws {
         let scratch = try Scratch()
-        let fixture = try ConflictFixture.text(scratch, ids: ["ann", "ben", "cat"], base: "base\n",
-                                               edits: ["ann\n", "ben\n", "cat\n"])
+        let fixture = try ConflictFixture.text(
+            scratch, ids: ["ann", "ben", "cat"], base: "base\n",
+            edits: ["ann\n", "ben\n", "cat\n"])
         let ann = fixture.devices[0]
         let doc = fixture.document
         let newest = try ann.version(fixture.winner, of: doc)
@@ -139,13 +140,16 @@ struct MergeSettings: Codable, Equatable {
         let scratch = try Scratch()
         let fixture = try ConflictFixture.make(
             scratch, base: ["note.txt": Data("base\n".utf8), "todo.txt": Data("todo\n".utf8)],
-            edits: [["note.txt": Data("alice\n".utf8), "todo.txt": Data("alice todo\n".utf8)],
-                    ["note.txt": Data("bob\n".utf8), "todo.txt": Data("bob todo\n".utf8)]])
+            edits: [
+                ["note.txt": Data("alice\n".utf8), "todo.txt": Data("alice todo\n".utf8)],
+                ["note.txt": Data("bob\n".utf8), "todo.txt": Data("bob todo\n".utf8)],
+            ])
         let alice = fixture.devices[0]
         #expect(try alice.documentsInConflict().map(\.document.path) == ["note.txt", "todo.txt"])
 
-        let (result, json) = try docverJSON(["resolve", "--all", "--strategy", "latest-date", "--keep-versions", "--json"],
-                                            in: alice.root)
+        let (result, json) = try docverJSON(
+            ["resolve", "--all", "--strategy", "latest-date", "--keep-versions", "--json"],
+            in: alice.root)
         #expect(result.status == 0, "\(result.stderr)")
         let entries = try #require(json as? [[String: Any]])
         #expect(entries.map { $0["document"] as? String } == ["note.txt", "todo.txt"])
@@ -177,9 +181,12 @@ struct MergeSettings: Codable, Equatable {
         func edited(_ line: Int, _ text: String) -> String {
             (1...9).map { $0 == line ? "\(text)\n" : "line \($0)\n" }.joined()
         }
-        let fixture = try ConflictFixture.text(scratch, ids: ["ann", "ben", "cat"], base: base,
-                                               edits: [edited(1, "ann's first line"), edited(5, "ben's middle line"),
-                                                       edited(9, "cat's last line")])
+        let fixture = try ConflictFixture.text(
+            scratch, ids: ["ann", "ben", "cat"], base: base,
+            edits: [
+                edited(1, "ann's first line"), edited(5, "ben's middle line"),
+                edited(9, "cat's last line"),
+            ])
         let ben = fixture.devices[1]
         let expected = (1...9).map {
             $0 == 1 ? "ann's first line\n" : $0 == 5 ? "ben's middle line\n" : $0 == 9 ? "cat's last line\n" : "line \($0)\n"
@@ -205,8 +212,10 @@ struct MergeSettings: Codable, Equatable {
         let base = #"{"a": 1, "b": {"c": 1, "d": 1}, "list": [1, 2]}"# + "\n"
         let fixture = try ConflictFixture.text(
             scratch, document: "settings.json", base: base,
-            edits: [#"{"a": 2, "b": {"c": 7, "d": 1}, "list": [1, 2]}"#,
-                    #"{"a": 1, "b": {"c": 1, "d": 5}, "e": true, "list": [1, 2]}"#])
+            edits: [
+                #"{"a": 2, "b": {"c": 7, "d": 1}, "list": [1, 2]}"#,
+                #"{"a": 1, "b": {"c": 1, "d": 5}, "e": true, "list": [1, 2]}"#,
+            ])
         let alice = fixture.devices[0]
 
         let outcome = try await alice.resolve(fixture.document, using: MergeStrategy())
@@ -227,8 +236,10 @@ struct MergeSettings: Codable, Equatable {
         let fixture = try ConflictFixture.make(
             scratch, document: "trip.imagenotes",
             base: ["trip.imagenotes/text.txt": Data("day one\n".utf8), "trip.imagenotes/img.png": png],
-            edits: [["trip.imagenotes/text.txt": Data("day one, by alice\n".utf8)],
-                    ["trip.imagenotes/img.png": newImage]])
+            edits: [
+                ["trip.imagenotes/text.txt": Data("day one, by alice\n".utf8)],
+                ["trip.imagenotes/img.png": newImage],
+            ])
         let alice = fixture.devices[0]
         // Integration kept one package whole: bob's, with the old text.
         #expect(try alice.read("trip.imagenotes/text.txt") == "day one\n")
@@ -324,8 +335,9 @@ struct MergeSettings: Codable, Equatable {
 
     @Test func chooseThroughALibraryClosure() async throws {
         let scratch = try Scratch()
-        let fixture = try ConflictFixture.text(scratch, ids: ["ann", "ben", "cat"], base: "base\n",
-                                               edits: ["ann\n", "ben\n", "cat\n"])
+        let fixture = try ConflictFixture.text(
+            scratch, ids: ["ann", "ben", "cat"], base: "base\n",
+            edits: ["ann\n", "ben\n", "cat\n"])
         let ann = fixture.devices[0]
         let seen = ChoiceRecorder<Conflict>()
         let strategy = UserChoiceStrategy { conflict in
@@ -360,7 +372,7 @@ struct MergeSettings: Codable, Equatable {
         let fixture = try ConflictFixture.text(scratch, base: "base\n", edits: ["alice\n", "bob\n"])
         let alice = fixture.devices[0]
         let outcome = try await alice.resolve(fixture.document, using: ConcatenateStrategy())
-        let expected = "bob\nalice\n" // the current version first, then the conflict version
+        let expected = "bob\nalice\n"  // the current version first, then the conflict version
         #expect(outcome.resolution == .merged(.flat(Data(expected.utf8))))
         #expect(outcome.strategy == "concatenate")
         #expect(outcome.resolved == fixture.losers)

@@ -7,8 +7,9 @@ import Testing
     @Test(arguments: [false, true])
     func aResolutionReachesEveryDevice(keepVersions: Bool) async throws {
         let scratch = try Scratch()
-        let fixture = try ConflictFixture.text(scratch, ids: ["ann", "ben", "cat"], base: "base\n",
-                                               edits: ["ann\n", "ben\n", "cat\n"], extra: ["other.txt": "other\n"])
+        let fixture = try ConflictFixture.text(
+            scratch, ids: ["ann", "ben", "cat"], base: "base\n",
+            edits: ["ann\n", "ben\n", "cat\n"], extra: ["other.txt": "other\n"])
         let (ann, ben, cat) = (fixture.devices[0], fixture.devices[1], fixture.devices[2])
         for device in fixture.devices {
             #expect(Set(try device.unresolvedConflictVersions(of: fixture.document).map(\.id)) == Set(fixture.losers))
@@ -38,8 +39,9 @@ import Testing
     @Test func aResolutionOfADocumentWithAnOddNameTravels() throws {
         let scratch = try Scratch()
         let name = "my notes/Reise plan (v2) – café.txt"
-        let fixture = try ConflictFixture.text(scratch, document: name, base: "base\n", edits: ["ann\n", "ben\n"],
-                                               staggered: true)
+        let fixture = try ConflictFixture.text(
+            scratch, document: name, base: "base\n", edits: ["ann\n", "ben\n"],
+            staggered: true)
         let (ann, ben) = (fixture.devices[0], fixture.devices[1])
         let result = try docver(["resolve", name, "--strategy", "choose", "--keep", fixture.losers[0]], in: ann.root)
         #expect(result.status == 0, "\(result.stderr)")
@@ -100,7 +102,8 @@ import Testing
         let loser = fixture.losers[0]
         var saves: [String] = []
         for device in [ann, ben] {
-            let outcome = strategy == "latest-date"
+            let outcome =
+                strategy == "latest-date"
                 ? try await device.resolve(fixture.document, using: LatestDateStrategy())
                 : try await device.resolve(fixture.document, using: UserChoiceStrategy.version(loser))
             saves.append(try #require(outcome.save))

@@ -28,7 +28,9 @@ import Testing
         let (fixture, seen) = try conflict(scratch)
         let bob = fixture.latest
         // The tool keeps what it was given and writes both lines into MERGED.
-        try config(bob, "mergetool.both.cmd", """
+        try config(
+            bob, "mergetool.both.cmd",
+            """
             cp "$BASE" '\(seen.path)/base'; cp "$LOCAL" '\(seen.path)/local'; cp "$REMOTE" '\(seen.path)/remote'; \
             cp "$MERGED" '\(seen.path)/merged-before'; printf 'one\\ntwo (alice)\\ntwo (bob)\\nthree\\n' > "$MERGED"
             """)
@@ -38,8 +40,9 @@ import Testing
         #expect(try String(contentsOf: seen.appendingPathComponent("local"), encoding: .utf8) == Self.edits[1], "LOCAL: the current version")
         #expect(try String(contentsOf: seen.appendingPathComponent("remote"), encoding: .utf8) == Self.edits[0], "REMOTE: the conflict version")
         let before = try String(contentsOf: seen.appendingPathComponent("merged-before"), encoding: .utf8)
-        #expect(before.contains("<<<<<<<") && before.contains("two (alice)") && before.contains("two (bob)"),
-                "MERGED starts as git's merge with markers: \(before)")
+        #expect(
+            before.contains("<<<<<<<") && before.contains("two (alice)") && before.contains("two (bob)"),
+            "MERGED starts as git's merge with markers: \(before)")
         #expect(try bob.read("note.txt") == "one\ntwo (alice)\ntwo (bob)\nthree\n")
         #expect(try bob.conflicts(fixture.document).isEmpty, "the conflict is resolved")
         let message = try runGit(["log", "-1", "--format=%B", "docver/bob"], in: bob.root)
@@ -71,18 +74,21 @@ import Testing
         // vimdiff's command line: vim -f -d -c '…' LOCAL BASE REMOTE MERGED; a stand-in program
         // at mergetool.vimdiff.path records its arguments and writes a result into MERGED.
         let program = scratch.path("fake-vim")
-        try Data("""
+        try Data(
+            """
             #!/bin/sh
             printf '%s\\n' "$@" > '\(seen.path)/arguments'
             printf 'merged by the tool\\n' > "$8"
-            """.utf8).write(to: program)
+            """.utf8
+        ).write(to: program)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: program.path)
         try config(bob, "mergetool.vimdiff.path", program.path)
         let result = try docver(["resolve", "note.txt", "--tool", "vimdiff"], in: bob.root)
         #expect(result.status == 0, "\(result.stderr)")
         let arguments = try String(contentsOf: seen.appendingPathComponent("arguments"), encoding: .utf8).split(separator: "\n")
         #expect(arguments.prefix(3) == ["-f", "-d", "-c"], "\(arguments)")
-        #expect(arguments.count == 8 && arguments[4].hasSuffix("note_LOCAL.txt") && arguments[5].hasSuffix("note_BASE.txt")
+        #expect(
+            arguments.count == 8 && arguments[4].hasSuffix("note_LOCAL.txt") && arguments[5].hasSuffix("note_BASE.txt")
                 && arguments[6].hasSuffix("note_REMOTE.txt") && arguments[7].hasSuffix("/note.txt"), "\(arguments)")
         #expect(try bob.read("note.txt") == "merged by the tool\n")
     }
@@ -115,14 +121,18 @@ import Testing
         let scratch = try Scratch()
         let (fixture, _) = try conflict(scratch)
         let bob = fixture.latest
-        try config(bob, "merge.tool", "") // empty here, whatever the user's own config says
+        try config(bob, "merge.tool", "")  // empty here, whatever the user's own config says
         let before = try ResolveSnapshot(bob)
         let none = try docver(["resolve", "note.txt", "--tool"], in: bob.root)
         #expect(none.status == 1)
-        #expect(none.stderrLines.first?.hasPrefix("docver: error: no merge tool is configured; set one with 'git config merge.tool NAME'") == true, "\(none.stderr)")
+        #expect(
+            none.stderrLines.first?.hasPrefix("docver: error: no merge tool is configured; set one with 'git config merge.tool NAME'") == true,
+            "\(none.stderr)")
         let unknown = try docver(["resolve", "note.txt", "--tool", "nosuchtool"], in: bob.root)
         #expect(unknown.status == 1)
-        #expect(unknown.stderrLines.first?.hasPrefix("docver: error: unknown merge tool 'nosuchtool': set mergetool.nosuchtool.cmd") == true, "\(unknown.stderr)")
+        #expect(
+            unknown.stderrLines.first?.hasPrefix("docver: error: unknown merge tool 'nosuchtool': set mergetool.nosuchtool.cmd") == true,
+            "\(unknown.stderr)")
         let both = try docver(["resolve", "note.txt", "--tool", "meld", "--strategy", "merge"], in: bob.root)
         #expect(both.status == 64, "\(both.stderr)")
         let dry = try docver(["resolve", "note.txt", "--tool", "meld", "--dry-run"], in: bob.root)
@@ -134,8 +144,9 @@ import Testing
     /// the result so far.
     @Test func eachConflictVersionIsMergedInTurn() async throws {
         let scratch = try Scratch()
-        let fixture = try ConflictFixture.text(scratch, ids: ["alice", "bob", "carol"], base: "base\n",
-                                               edits: ["alice\n", "bob\n", "carol\n"])
+        let fixture = try ConflictFixture.text(
+            scratch, ids: ["alice", "bob", "carol"], base: "base\n",
+            edits: ["alice\n", "bob\n", "carol\n"])
         let carol = fixture.latest
         // Appends REMOTE to LOCAL: the result holds every version, current first.
         try config(carol, "mergetool.append.cmd", #"cat "$LOCAL" "$REMOTE" > "$MERGED""#)

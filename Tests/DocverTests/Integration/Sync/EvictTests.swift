@@ -1,8 +1,9 @@
-@testable import DocverKit
 import DocverTestSupport
 import Foundation
 import Synchronization
 import Testing
+
+@testable import DocverKit
 
 /// Evicting documents from a device on demand (issue 32, docs/ARCHITECTURE.md "Evicting a
 /// document"): the file becomes a placeholder, the contents leave the device and stay
@@ -31,8 +32,10 @@ import Testing
     }
 
     /// Alice, a full device, saves what `setUp` writes and syncs; bob joins on demand.
-    static func aliceAndBobOnDemand(_ scratch: Scratch,
-                                    setUp: (Container) throws -> Void) throws -> (remote: URL, alice: Container, bob: Container) {
+    static func aliceAndBobOnDemand(
+        _ scratch: Scratch,
+        setUp: (Container) throws -> Void
+    ) throws -> (remote: URL, alice: Container, bob: Container) {
         let remote = try scratch.bareRemote()
         let alice = try scratch.device("alice", remote: remote)
         try setUp(alice)
@@ -392,12 +395,16 @@ import Testing
             let placeholder = bob.root.path + "/" + document + ".evicted.txt"
             let target = command == "evict" ? placeholder : bob.root.path + "/" + document
             let targeted = (round / (2 * documents.count)) % 2 == 1 && !FileManager.default.fileExists(atPath: target)
-            let delay = targeted ? Double.random(in: 0...0.005, using: &random)
-                                 : Double.random(in: 0...(duration[command] ?? 0.2), using: &random)
-            let (wasKilled, elapsed) = try CrashRecoveryTests.runAndKill([command, document], in: bob.root, after: delay,
-                                                                         startingWhenExists: targeted ? target : nil)
+            let delay =
+                targeted
+                ? Double.random(in: 0...0.005, using: &random)
+                : Double.random(in: 0...(duration[command] ?? 0.2), using: &random)
+            let (wasKilled, elapsed) = try CrashRecoveryTests.runAndKill(
+                [command, document], in: bob.root, after: delay,
+                startingWhenExists: targeted ? target : nil)
             if wasKilled { killed += 1 } else if !targeted { duration[command] = elapsed }
-            let context = "round \(round): \(command) \(document) killed \(wasKilled ? "after \(delay) s" : "never")\(targeted ? " (targeted)" : "") (seed \(CrashRecoveryTests.seed))"
+            let context =
+                "round \(round): \(command) \(document) killed \(wasKilled ? "after \(delay) s" : "never")\(targeted ? " (targeted)" : "") (seed \(CrashRecoveryTests.seed))"
             let status = try docver("status", "--json", in: bob.root)
             #expect(status.status == 0 && !status.stdout.contains("\"kind\""), "\(context): \(status.stdout) \(status.stderr)")
             let changed = try bob.status().changed
@@ -430,7 +437,9 @@ import Testing
         }
         var result: [String: Data] = [:]
         while let name = walker.nextObject() as? String {
-            if let data = FileManager.default.contents(atPath: root + "/" + name), (walker.fileAttributes?[.type] as? FileAttributeType) == .typeRegular {
+            if let data = FileManager.default.contents(atPath: root + "/" + name),
+                (walker.fileAttributes?[.type] as? FileAttributeType) == .typeRegular
+            {
                 result[name] = data
             }
         }
@@ -505,9 +514,12 @@ import Testing
             try alice.write("three\n", to: "reel.pkgdoc/b/c.txt")
             _ = try alice.save()
         }
-        guard let (result, trace) = try StartupCLITests.traced(["evict", "film.bin", "reel.pkgdoc"], in: bob.root,
-                                                                calls: "openat,rename,renameat,renameat2,linkat,mkdir,mkdirat",
-                                                                scratch: scratch) else { return }
+        guard
+            let (result, trace) = try StartupCLITests.traced(
+                ["evict", "film.bin", "reel.pkgdoc"], in: bob.root,
+                calls: "openat,rename,renameat,renameat2,linkat,mkdir,mkdirat",
+                scratch: scratch)
+        else { return }
         #expect(result.status == 0, "\(result.stderr)")
         #expect(FileManager.default.fileExists(atPath: bob.root.appendingPathComponent("film.bin.evicted.txt").path))
         #expect(FileManager.default.fileExists(atPath: bob.root.appendingPathComponent("reel.pkgdoc.evicted.txt").path))

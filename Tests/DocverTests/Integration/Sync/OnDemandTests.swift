@@ -122,8 +122,9 @@ import Testing
                 #expect(Set(versions.keys) == Set(oracle.keys), "seed \(seed): \(document) on \(device.device.id)")
                 for (id, version) in oracle {
                     guard let mine = versions[id] else { continue }
-                    #expect(try device.contents(of: mine) == alice.contents(of: version),
-                            "seed \(seed): \(document) version \(id.prefix(12)) on \(device.device.id)")
+                    #expect(
+                        try device.contents(of: mine) == alice.contents(of: version),
+                        "seed \(seed): \(document) version \(id.prefix(12)) on \(device.device.id)")
                 }
             }
         }
@@ -169,8 +170,9 @@ import Testing
         try alice.sync()
 
         _ = try runGit(["config", "uploadpack.allowFilter", "true"], in: served)
-        let (bob, report) = try Container.clone(from: daemon.url("remote.git"), to: scratch.path("bob"), device: Device(id: "bob"),
-                                                onDemand: true)
+        let (bob, report) = try Container.clone(
+            from: daemon.url("remote.git"), to: scratch.path("bob"), device: Device(id: "bob"),
+            onDemand: true)
         #expect(report.warnings.isEmpty, "\(report.warnings)")
         #expect(try Self.missingObjects(bob).count == 2)
         let history = try bob.versions(of: DocumentPath("doc.txt")).history
@@ -191,8 +193,9 @@ import Testing
         try expectFsckClean(bob.root)
 
         _ = try runGit(["config", "uploadpack.allowFilter", "false"], in: served)
-        let (carol, unfiltered) = try Container.clone(from: daemon.url("remote.git"), to: scratch.path("carol"),
-                                                      device: Device(id: "carol"), onDemand: true)
+        let (carol, unfiltered) = try Container.clone(
+            from: daemon.url("remote.git"), to: scratch.path("carol"),
+            device: Device(id: "carol"), onDemand: true)
         #expect(unfiltered.warnings.contains { $0.contains("uploadpack.allowFilter") && $0.contains("every version") }, "\(unfiltered.warnings)")
         #expect(try Self.missingObjects(carol).isEmpty)
         try expectFsckClean(carol.root)
@@ -212,8 +215,10 @@ import Testing
         try alice.addRemote("origin", url: daemon.url("remote.git"))
         try alice.saveText("first\n", to: "doc.txt")
         try alice.sync()
-        let bob = try Container.clone(from: daemon.url("remote.git"), to: scratch.path("bob"), device: Device(id: "bob"),
-                                      onDemand: true).container
+        let bob = try Container.clone(
+            from: daemon.url("remote.git"), to: scratch.path("bob"), device: Device(id: "bob"),
+            onDemand: true
+        ).container
         _ = try runGit(["config", "protocol.version", "0"], in: bob.root)
         _ = try runGit(["config", "uploadpack.allowAnySHA1InWant", "false"], in: served)
         try alice.saveText("second\n", to: "doc.txt")
@@ -336,7 +341,8 @@ import Testing
         let before = try refSnapshot(bob.root)
         let cli = try docver("restore", "doc.txt", oldest.id, in: bob.root)
         #expect(cli.status == 1)
-        #expect(cli.stderr.hasPrefix("docver: error: the contents ") && cli.stderr.contains("not on this device")
+        #expect(
+            cli.stderr.hasPrefix("docver: error: the contents ") && cli.stderr.contains("not on this device")
                 && cli.stderr.split(separator: "\n").count == 1, "\(cli.stderr)")
         #expect(throws: (any Error).self) { _ = try bob.restore(DocumentPath("trip.imagenotes"), to: package.id) }
         #expect(try refSnapshot(bob.root) == before)

@@ -1,6 +1,7 @@
-@testable import DocverKit
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// docver reads a remote's config itself rather than through `git_remote_lookup` and
 /// `git_remote_list`, which leak memory in libgit2 1.5.1 at every config entry (an agent
@@ -29,10 +30,10 @@ import Testing
         func config(_ arguments: String...) throws { _ = try alice.git(["config"] + arguments) }
         try alice.addRemote("origin", url: "alias:team/notes.git")
         try config("url./srv/git/.insteadOf", "alias:")
-        try config("url./srv/team/.insteadOf", "alias:team/") // the longest prefix wins
+        try config("url./srv/team/.insteadOf", "alias:team/")  // the longest prefix wins
         try config("url.ssh://pushes.example/.pushInsteadOf", "alias:")
         try alice.addRemote("Mirror", url: "https://example.invalid/x.git")
-        try config("remote.Mirror.pushurl", "alias:push.git") // a push URL is rewritten by insteadOf
+        try config("remote.Mirror.pushurl", "alias:push.git")  // a push URL is rewritten by insteadOf
         try config("remote.Mirror.tagopt", "--no-tags")
         try config("remote.Mirror.prune", "true")
         // (A local path must hold a repository when the remote is added.)
@@ -70,8 +71,11 @@ import Testing
         #expect(try alice.git(["remote", "get-url", "origin"]) == "/srv/team/notes.git\n")
         #expect(try alice.git(["remote", "get-url", "--push", "origin"]) == "ssh://pushes.example/team/notes.git\n")
         #expect(try alice.git(["remote", "get-url", "--push", "Mirror"]) == "/srv/git/push.git\n")
-        #expect(try alice.remotes().map(\.url) == ["https://example.invalid/x.git", "/srv/team/notes.git", "",
-                                                    tags, two])
+        #expect(
+            try alice.remotes().map(\.url) == [
+                "https://example.invalid/x.git", "/srv/team/notes.git", "",
+                tags, two,
+            ])
     }
 
     /// A sync fetches from and pushes to the URL as `insteadOf` rewrites it.

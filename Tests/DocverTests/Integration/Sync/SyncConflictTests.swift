@@ -5,8 +5,10 @@ import Testing
 /// Sync and document-level conflicts between devices sharing a bare remote on disk.
 @Suite struct SyncConflictTests {
     /// Devices that have all synced one base save of `documents`.
-    private func devices(_ ids: [String], in scratch: Scratch,
-                         base documents: [String: String] = ["note.txt": "base\n"]) throws -> (URL, [Container], String) {
+    private func devices(
+        _ ids: [String], in scratch: Scratch,
+        base documents: [String: String] = ["note.txt": "base\n"]
+    ) throws -> (URL, [Container], String) {
         let remote = try scratch.bareRemote()
         let containers = try ids.map { try scratch.device($0, remote: remote) }
         for (path, text) in documents { try containers[0].write(text, to: path) }
@@ -182,8 +184,9 @@ import Testing
     @Test(arguments: [(deleteFirst: false, deleterSyncsFirst: false), (false, true), (true, false), (true, true)])
     func modificationBeatsDeletion(_ order: (deleteFirst: Bool, deleterSyncsFirst: Bool)) throws {
         let scratch = try Scratch()
-        let (_, devices, _) = try self.devices(["editor", "remover"], in: scratch,
-                                               base: ["note.txt": "base\n", "other.txt": "other\n"])
+        let (_, devices, _) = try self.devices(
+            ["editor", "remover"], in: scratch,
+            base: ["note.txt": "base\n", "other.txt": "other\n"])
         let (editor, remover) = (devices[0], devices[1])
         var edit = "", deletion = ""
         if order.deleteFirst {
@@ -292,8 +295,9 @@ import Testing
         let (_, devices, _) = try self.devices(["editor", "renamer"], in: scratch, base: ["drafts/plan.txt": text])
         let (editor, renamer) = (devices[0], devices[1])
         try FileManager.default.createDirectory(at: renamer.root.appendingPathComponent("final"), withIntermediateDirectories: true)
-        try FileManager.default.moveItem(at: renamer.root.appendingPathComponent("drafts/plan.txt"),
-                                         to: renamer.root.appendingPathComponent("final/plan-v1.txt"))
+        try FileManager.default.moveItem(
+            at: renamer.root.appendingPathComponent("drafts/plan.txt"),
+            to: renamer.root.appendingPathComponent("final/plan-v1.txt"))
         let rename = try #require(try renamer.saveAll(message: "rename"))
         let edited = text + "an appended line\n"
         let edit = try editor.saveText(edited, to: "drafts/plan.txt")
@@ -319,8 +323,9 @@ import Testing
         let text = (1...40).map { "line \($0) of a document long enough to be recognised when it moves\n" }.joined()
         let (_, devices, _) = try self.devices(["alice", "bob"], in: scratch, base: ["plan.txt": text])
         let (alice, bob) = (devices[0], devices[1])
-        try FileManager.default.moveItem(at: alice.root.appendingPathComponent("plan.txt"),
-                                         to: alice.root.appendingPathComponent("final.txt"))
+        try FileManager.default.moveItem(
+            at: alice.root.appendingPathComponent("plan.txt"),
+            to: alice.root.appendingPathComponent("final.txt"))
         let rename = try #require(try alice.saveAll(message: "rename"))
         let edit = try bob.saveText(text + "bob's extra line\n", to: "plan.txt")
         let created = try bob.saveText("bob's own final notes\n", to: "final.txt")
@@ -382,11 +387,13 @@ import Testing
             #expect(conflict.conflicts.map(\.id) == [ranked[1].id])
             #expect(conflict.base?.id == packageBase)
             // The current package is the winner's package as a whole, not a file-by-file mix.
-            let expected: FilePackage = ranked[0].id == aliceSave
+            let expected: FilePackage =
+                ranked[0].id == aliceSave
                 ? FilePackage(files: ["text.txt": Data("day one, edited by alice\n".utf8), "img.png": png])
                 : FilePackage(files: ["text.txt": Data("day one\n".utf8), "img.png": bobImage])
             #expect(try device.contents(of: conflict.current) == .package(expected))
-            let loser: FilePackage = ranked[0].id == aliceSave
+            let loser: FilePackage =
+                ranked[0].id == aliceSave
                 ? FilePackage(files: ["text.txt": Data("day one\n".utf8), "img.png": bobImage])
                 : FilePackage(files: ["text.txt": Data("day one, edited by alice\n".utf8), "img.png": png])
             #expect(try device.contents(of: conflict.conflicts[0]) == .package(loser))

@@ -50,8 +50,9 @@ import Testing
         }
         // The served repository holds every device's branch at the converged head.
         let head = try #require(try alice.headID())
-        let remoteRefs = try runGit(["for-each-ref", "--format=%(refname) %(objectname)", "refs/heads/"],
-                                    in: scratch.path("served/remote.git"))
+        let remoteRefs = try runGit(
+            ["for-each-ref", "--format=%(refname) %(objectname)", "refs/heads/"],
+            in: scratch.path("served/remote.git"))
         #expect(remoteRefs.split(separator: "\n").sorted() == ["alice", "bob", "carol"].map { "refs/heads/docver/\($0) \(head)" })
         try expectFsckClean(scratch.path("served/remote.git"))
 
@@ -222,7 +223,9 @@ import Testing
         #expect(report.synced == ["origin"] && report.pushed == ["origin"])
         #expect(report.unreachable.map(\.remote) == ["unreachable"])
         #expect(report.unreachable.first?.error == .remoteUnusable(name: "unreachable", problem: .noRepositoryAt(scratch.path("nowhere.git").path)))
-        #expect(caught?.description == "could not sync with remote 'unreachable' (no git repository at \(scratch.path("nowhere.git").path)); synced with 'origin'")
+        #expect(
+            caught?.description
+                == "could not sync with remote 'unreachable' (no git repository at \(scratch.path("nowhere.git").path)); synced with 'origin'")
         #expect(try alice.isReachable(bobSave))
         #expect(try alice.read("b.txt") == "b\n")
         let remoteAlice = try runGit(["rev-parse", "refs/heads/docver/alice"], in: remote).trimmingCharacters(in: .whitespacesAndNewlines)

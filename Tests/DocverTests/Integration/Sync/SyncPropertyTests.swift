@@ -68,7 +68,9 @@ import Testing
                 if roll < 40 {
                     let report = try device.sync()
                     record(report.savedBeforeSync, device, "sync (save before sync)")
-                    trace.append("  \(device.device.id) sync integrated=\(report.integrated) conflicts=\(report.newConflicts.mapValues(\.count)) warnings=\(report.warnings)")
+                    trace.append(
+                        "  \(device.device.id) sync integrated=\(report.integrated) conflicts=\(report.newConflicts.mapValues(\.count)) warnings=\(report.warnings)"
+                    )
                     if !report.warnings.isEmpty { fail("sync warned: \(report.warnings)") }
                 } else if exists && roll >= 90 && !document.hasSuffix(".imagenotes") {
                     // Rename to a flat name this device does not use.
@@ -99,7 +101,9 @@ import Testing
                 } else {
                     // Mostly unique contents; sometimes one of two shared ones (identical edits).
                     let shared = Int.random(in: 0..<10, using: &random) == 0
-                    let text = shared ? "shared \(document) \(Int.random(in: 0..<2, using: &random))\n"
+                    let text =
+                        shared
+                        ? "shared \(document) \(Int.random(in: 0..<2, using: &random))\n"
                         : "\(document) by \(device.device.id) at step \(step) of seed \(seed)\n"
                     try write(text, to: document, in: device)
                     if roll < 48 {
@@ -119,7 +123,8 @@ import Testing
             for device in devices {
                 let report = try device.sync()
                 record(report.savedBeforeSync, device, "final sync \(round) (save before sync)")
-                trace.append("  \(device.device.id) final sync \(round) integrated=\(report.integrated) conflicts=\(report.newConflicts.mapValues(\.count))")
+                trace.append(
+                    "  \(device.device.id) final sync \(round) integrated=\(report.integrated) conflicts=\(report.newConflicts.mapValues(\.count))")
                 if round == 1, report.savedBeforeSync != nil { fail("\(device.device.id) saved in the second final round") }
                 // The second round only fast-forwards to what the last device of the first made.
                 if round == 1, !report.newConflicts.isEmpty { fail("\(device.device.id) recorded conflicts in the second final round") }
@@ -171,8 +176,10 @@ import Testing
     /// whose state another save of the document also produced (shared contents, deletions)
     /// are left out: an identical state is not a conflict, and a deletion of a document only
     /// this device had seen can legitimately meet a re-creation as a plain change.
-    private func checkFrontier(saves: [Save], renames: [(from: String, to: String, save: String?)], graph: CommitGraph,
-                               device: Container, fail: (String) -> Void) throws {
+    private func checkFrontier(
+        saves: [Save], renames: [(from: String, to: String, save: String?)], graph: CommitGraph,
+        device: Container, fail: (String) -> Void
+    ) throws {
         var family: [String: String] = [:]
         func root(_ document: String) -> String {
             var current = document
@@ -215,10 +222,13 @@ import Testing
                 $0.id != version.id && root($0.document) == root(version.document) && graph.isAncestor(version.id, of: $0.id)
             }
             guard !superseded, version.state != .deleted, statesSeen[version.document]?[version.state] == 1,
-                  !renameTargets.contains("\(version.id) \(version.document)") else { continue }
+                !renameTargets.contains("\(version.id) \(version.document)")
+            else { continue }
             if !visible.contains(version.state) {
                 let path = try DocumentPath(version.document)
-                fail("version \(version.id) of \(version.document) was lost: current is \(try device.currentVersion(of: path)?.id ?? "none"), conflicts \(try device.unresolvedConflictVersions(of: path).map(\.id))")
+                fail(
+                    "version \(version.id) of \(version.document) was lost: current is \(try device.currentVersion(of: path)?.id ?? "none"), conflicts \(try device.unresolvedConflictVersions(of: path).map(\.id))"
+                )
             }
         }
     }

@@ -1,7 +1,7 @@
 import DocverKit
+import DocverTestSupport
 import Foundation
 import Testing
-import DocverTestSupport
 
 /// The network transports against real servers on 127.0.0.1: OpenSSH's sshd, lighttpd with
 /// `git http-backend` over HTTPS with basic auth, and `git daemon`. Every failure (wrong key
@@ -128,9 +128,12 @@ import DocverTestSupport
     /// Runs the CLI with HOME set, no terminal, no ssh-agent, and no git identity or CA
     /// overrides from the environment.
     static func cli(_ arguments: [String], in directory: URL? = nil, home: URL) throws -> ProcessResult {
-        try runProcess(docverExecutable, arguments, in: directory,
-                       environment: ["HOME": home.path, "SSH_AUTH_SOCK": "", "GIT_SSL_CAINFO": "",
-                                     "XDG_CONFIG_HOME": home.appendingPathComponent(".config").path])
+        try runProcess(
+            docverExecutable, arguments, in: directory,
+            environment: [
+                "HOME": home.path, "SSH_AUTH_SOCK": "", "GIT_SSL_CAINFO": "",
+                "XDG_CONFIG_HOME": home.appendingPathComponent(".config").path,
+            ])
     }
 
     /// Every transport whose server is installed (all on CI).
@@ -194,8 +197,9 @@ import DocverTestSupport
         let result = try docver("sync", in: alice.root)
         let elapsed = -started.timeIntervalSinceNow
         #expect(result.status == 1)
-        #expect(result.stderrLines.count == 2 && result.stderrLines.first?.hasPrefix("docver: error: remote 'origin': authentication failed") == true,
-                "\(result.stderr)")
+        #expect(
+            result.stderrLines.count == 2 && result.stderrLines.first?.hasPrefix("docver: error: remote 'origin': authentication failed") == true,
+            "\(result.stderr)")
         #expect(result.stderrLines.last?.hasPrefix("hint: for ssh, name the key file with") == true, "\(result.stderr)")
         #expect(elapsed < 15, "took \(elapsed) s")
         #expect(try refSnapshot(alice.root) == before)
@@ -248,8 +252,10 @@ import DocverTestSupport
         let alice = try scratch.device("alice")
         try alice.saveText("keep me\n", to: "note.txt")
         let port = try freeLocalPort()
-        let urls = ["ssh": "ssh://git@127.0.0.1:\(port)/remote.git",
-                    "https": "https://127.0.0.1:\(port)/git/remote.git", "git": "git://127.0.0.1:\(port)/remote.git"]
+        let urls = [
+            "ssh": "ssh://git@127.0.0.1:\(port)/remote.git",
+            "https": "https://127.0.0.1:\(port)/git/remote.git", "git": "git://127.0.0.1:\(port)/remote.git",
+        ]
         for (name, url) in urls.sorted(by: { $0.key < $1.key }) {
             try alice.addRemote(name, url: url)
             let before = try refSnapshot(alice.root)
@@ -257,8 +263,9 @@ import DocverTestSupport
             let result = try docver("sync", name, in: alice.root)
             let elapsed = -started.timeIntervalSinceNow
             #expect(result.status == 1)
-            #expect(result.stderrLines.first == "docver: error: remote '\(name)': cannot connect to 127.0.0.1:\(port): Connection refused",
-                    "\(result.stderr)")
+            #expect(
+                result.stderrLines.first == "docver: error: remote '\(name)': cannot connect to 127.0.0.1:\(port): Connection refused",
+                "\(result.stderr)")
             #expect(elapsed < 5, "\(name) took \(elapsed) s")
             #expect(try refSnapshot(alice.root) == before)
             print("[figure] closed port over \(name): error after \(String(format: "%.2f", elapsed)) s")
@@ -278,8 +285,10 @@ import DocverTestSupport
             let result = try docver("sync", name, in: alice.root)
             let elapsed = -started.timeIntervalSinceNow
             #expect(result.status == 1)
-            #expect(result.stderrLines.first == "docver: error: remote '\(name)': cannot connect to 127.0.0.1:\(listener.port): no answer within 1 seconds (docver.network.connectTimeout)",
-                    "\(result.stderr)")
+            #expect(
+                result.stderrLines.first
+                    == "docver: error: remote '\(name)': cannot connect to 127.0.0.1:\(listener.port): no answer within 1 seconds (docver.network.connectTimeout)",
+                "\(result.stderr)")
             #expect(elapsed < 15, "took \(elapsed) s")
             print("[figure] silent host over \(name), connectTimeout 1 s: error after \(String(format: "%.2f", elapsed)) s")
         }
@@ -299,7 +308,8 @@ import DocverTestSupport
         let resolverConfiguration = scratch.path("resolv.conf")
         try Data("nameserver 127.0.0.1\noptions timeout:30 attempts:1\n".utf8).write(to: resolverConfiguration)
         let script = scratch.path("silent-resolver.sh")
-        try Data("""
+        try Data(
+            """
             set -e
             ip link set lo up
             mount --bind "$1" /etc/resolv.conf
@@ -311,17 +321,24 @@ import DocverTestSupport
             shift
             exec "$@"
 
-            """.utf8).write(to: script)
+            """.utf8
+        ).write(to: script)
         // SIGKILL to unshare kills its child (--kill-child), the namespaces' first process,
         // and with it everything inside (the silent name server).
         func inNamespaces(_ command: [String]) throws -> ProcessResult {
-            try runProcess("/usr/bin/timeout", ["-s", "KILL", "20", "unshare", "--user", "--map-root-user", "--net", "--mount",
-                                                "--pid", "--fork", "--kill-child", "sh", script.path, resolverConfiguration.path] + command,
-                           in: alice.root)
+            try runProcess(
+                "/usr/bin/timeout",
+                [
+                    "-s", "KILL", "20", "unshare", "--user", "--map-root-user", "--net", "--mount",
+                    "--pid", "--fork", "--kill-child", "sh", script.path, resolverConfiguration.path,
+                ] + command,
+                in: alice.root)
         }
         let probe = try inNamespaces(["true"])
         guard probe.status == 0 else {
-            print("SyncTransportTests: skipped the silent name server: no user, network and mount namespaces here (unshare, ip, python3): \(probe.stderr)")
+            print(
+                "SyncTransportTests: skipped the silent name server: no user, network and mount namespaces here (unshare, ip, python3): \(probe.stderr)"
+            )
             return
         }
         let before = try refSnapshot(alice.root)
@@ -329,14 +346,18 @@ import DocverTestSupport
         let result = try inNamespaces([docverExecutable, "sync", "slow"])
         let elapsed = -started.timeIntervalSinceNow
         #expect(result.status == 1, "ended with \(result.status) after \(elapsed) s")
-        #expect(result.stderrLines.first == "docver: error: remote 'slow': cannot resolve host 'slow-name.docver.test': no answer within 1 seconds (docver.network.connectTimeout)",
-                "\(result.stderr)")
+        #expect(
+            result.stderrLines.first
+                == "docver: error: remote 'slow': cannot resolve host 'slow-name.docver.test': no answer within 1 seconds (docver.network.connectTimeout)",
+            "\(result.stderr)")
         #expect(result.stderrLines.dropFirst().first?.contains("'git config docver.network.connectTimeout'") == true, "\(result.stderr)")
         // Did not wait for the resolver's 30 s; generous for a busy machine (namespaces,
         // the silent server and docver all start inside the measured time).
         #expect(elapsed < 15, "took \(elapsed) s")
         #expect(try refSnapshot(alice.root) == before)
-        print("[figure] name server that never answers, connectTimeout 1 s: error after \(String(format: "%.2f", elapsed)) s (with the namespaces' set-up)")
+        print(
+            "[figure] name server that never answers, connectTimeout 1 s: error after \(String(format: "%.2f", elapsed)) s (with the namespaces' set-up)"
+        )
     }
 
     @Test(arguments: Transport.allCases)
@@ -347,19 +368,22 @@ import DocverTestSupport
         let alice = try scratch.device("alice")
         try alice.saveText("keep me\n", to: "note.txt")
         try alice.git(["config", "docver.network.stallTimeout", "1.5"])
-        let url = switch transport {
-        case .ssh: "ssh://git@127.0.0.1:\(listener.port)/r.git"
-        case .https: "https://127.0.0.1:\(listener.port)/git/r.git"
-        case .git: listener.url
-        }
+        let url =
+            switch transport {
+            case .ssh: "ssh://git@127.0.0.1:\(listener.port)/r.git"
+            case .https: "https://127.0.0.1:\(listener.port)/git/r.git"
+            case .git: listener.url
+            }
         try alice.addRemote("origin", url: url)
         let before = try refSnapshot(alice.root)
         let started = Date()
         let result = try docver("sync", in: alice.root)
         let elapsed = -started.timeIntervalSinceNow
         #expect(result.status == 1)
-        #expect(result.stderrLines.first == "docver: error: remote 'origin': no progress from 127.0.0.1:\(listener.port) for 1.5 seconds (docver.network.stallTimeout): the transfer was abandoned",
-                "\(result.stderr)")
+        #expect(
+            result.stderrLines.first
+                == "docver: error: remote 'origin': no progress from 127.0.0.1:\(listener.port) for 1.5 seconds (docver.network.stallTimeout): the transfer was abandoned",
+            "\(result.stderr)")
         #expect(elapsed >= 1.4 && elapsed < 15, "took \(elapsed) s")
         #expect(try refSnapshot(alice.root) == before)
         print("[figure] stalled server over \(transport), stallTimeout 1.5 s: error after \(String(format: "%.2f", elapsed)) s")
@@ -400,8 +424,10 @@ import DocverTestSupport
         let bigSave = try #require(try alice.save([DocumentPath("big.bin")])).id
         let before = try refSnapshot(alice.root)
 
-        guard let (name, message, elapsed) = try Self.syncInterrupted(
-            alice, during: .push, after: 0, by: "killed", { [server] in server.stop() }) else { return }
+        guard
+            let (name, message, elapsed) = try Self.syncInterrupted(
+                alice, during: .push, after: 0, by: "killed", { [server] in server.stop() })
+        else { return }
         #expect(name == "origin" && !message.contains("\n"), "\(message)")
         #expect(elapsed < 10, "error \(elapsed) s after the kill")
         print("[figure] server killed mid-push over \(transport): error \(String(format: "%.2f", elapsed)) s after the kill: \(message)")
@@ -442,8 +468,10 @@ import DocverTestSupport
         let before = try refSnapshot(bob.root)
         let files = try bob.workingTreeFiles()
 
-        guard let (name, message, elapsed) = try Self.syncInterrupted(
-            bob, during: .fetch, after: 2 << 20, by: "killed", { [server] in server.stop() }) else { return }
+        guard
+            let (name, message, elapsed) = try Self.syncInterrupted(
+                bob, during: .fetch, after: 2 << 20, by: "killed", { [server] in server.stop() })
+        else { return }
         #expect(name == "origin" && !message.contains("\n"), "\(message)")
         #expect(elapsed < 10, "error \(elapsed) s after the kill")
         print("[figure] server killed mid-fetch over \(transport): error \(String(format: "%.2f", elapsed)) s after the kill: \(message)")
@@ -478,8 +506,10 @@ import DocverTestSupport
         try bob.addRemote("origin", url: server.url)
         let before = try refSnapshot(bob.root)
 
-        guard let (name, message, elapsed) = try Self.syncInterrupted(
-            bob, during: .fetch, after: 2 << 20, by: "frozen", { [server] in server.pause() }) else { return }
+        guard
+            let (name, message, elapsed) = try Self.syncInterrupted(
+                bob, during: .fetch, after: 2 << 20, by: "frozen", { [server] in server.pause() })
+        else { return }
         #expect(name == "origin" && message.contains("for 2 seconds (docver.network.stallTimeout)"), "\(message)")
         #expect(elapsed >= 1.9 && elapsed < 20, "error \(elapsed) s after the freeze")
         print("[figure] server frozen mid-fetch over \(transport), stallTimeout 2 s: error \(String(format: "%.2f", elapsed)) s after the freeze")
@@ -513,8 +543,10 @@ import DocverTestSupport
         try alice.save([DocumentPath("big.bin")])
         let before = try refSnapshot(alice.root)
 
-        guard let (name, message, elapsed) = try Self.syncInterrupted(
-            alice, during: .push, after: 0, by: "frozen", { [server] in server.pause() }) else { return }
+        guard
+            let (name, message, elapsed) = try Self.syncInterrupted(
+                alice, during: .push, after: 0, by: "frozen", { [server] in server.pause() })
+        else { return }
         #expect(name == "origin" && message.contains("for 2 seconds (docver.network.stallTimeout)"), "\(message)")
         #expect(elapsed >= 1.9 && elapsed < 20, "error \(elapsed) s after the freeze")
         print("[figure] server frozen mid-push over \(transport), stallTimeout 2 s: error \(String(format: "%.2f", elapsed)) s after the freeze")
@@ -544,8 +576,10 @@ import DocverTestSupport
         let result = try Self.cli(["clone", listener.url, destination.path, "--device", "phone"], home: home)
         let elapsed = -started.timeIntervalSinceNow
         #expect(result.status == 1)
-        #expect(result.stderrLines.first == "docver: error: remote 'origin': no progress from 127.0.0.1:\(listener.port) for 1 seconds (docver.network.stallTimeout): the transfer was abandoned",
-                "\(result.stderr)")
+        #expect(
+            result.stderrLines.first
+                == "docver: error: remote 'origin': no progress from 127.0.0.1:\(listener.port) for 1 seconds (docver.network.stallTimeout): the transfer was abandoned",
+            "\(result.stderr)")
         #expect(elapsed < 15, "took \(elapsed) s")
         #expect(!FileManager.default.fileExists(atPath: destination.path))
     }
@@ -570,8 +604,10 @@ import DocverTestSupport
         let result = try docver("sync", in: alice.root)
         let elapsed = -started.timeIntervalSinceNow
         #expect(result.status == 1)
-        #expect(result.stderrLines.first == "docver: error: push to 'origin' was rejected: pre-receive hook declined (the remote said: pushes are closed for maintenance)",
-                "\(result.stderr)")
+        #expect(
+            result.stderrLines.first
+                == "docver: error: push to 'origin' was rejected: pre-receive hook declined (the remote said: pushes are closed for maintenance)",
+            "\(result.stderr)")
         #expect(result.stderrLines.count <= 2)
         #expect(elapsed < 10)
         #expect(try refSnapshot(alice.root) == before)
@@ -589,8 +625,10 @@ import DocverTestSupport
     /// moved in `direction`: the remote's name and the one-line message of the error the sync
     /// ended with, and how many seconds after the interruption it came; nil (with the issue
     /// recorded) when the transfer finished first or the sync ended otherwise.
-    static func syncInterrupted(_ device: Container, during direction: TransferProgress.Direction, after bytes: Int,
-                                by what: String, _ interrupt: @escaping @Sendable () -> Void) throws -> (String, String, Double)? {
+    static func syncInterrupted(
+        _ device: Container, during direction: TransferProgress.Direction, after bytes: Int,
+        by what: String, _ interrupt: @escaping @Sendable () -> Void
+    ) throws -> (String, String, Double)? {
         nonisolated(unsafe) var interruptedAt: Date?
         var caught: Error?
         do {

@@ -14,18 +14,22 @@ import Testing
     }
 
     /// Reports of one direction and remote must only grow, and end complete.
-    func expectMonotoneAndComplete(_ reports: [TransferProgress], remote: String, direction: TransferProgress.Direction,
-                                   sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectMonotoneAndComplete(
+        _ reports: [TransferProgress], remote: String, direction: TransferProgress.Direction,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let mine = reports.filter { $0.remote == remote && $0.direction == direction }
         let last = try #require(mine.last, "no \(direction) progress from \(remote)", sourceLocation: sourceLocation)
         for (earlier, later) in zip(mine, mine.dropFirst()) {
-            #expect(later.objects >= earlier.objects && later.indexedObjects >= earlier.indexedObjects && later.bytes >= earlier.bytes,
-                    "progress went back: \(earlier) then \(later)", sourceLocation: sourceLocation)
+            #expect(
+                later.objects >= earlier.objects && later.indexedObjects >= earlier.indexedObjects && later.bytes >= earlier.bytes,
+                "progress went back: \(earlier) then \(later)", sourceLocation: sourceLocation)
             #expect(earlier.totalObjects == 0 || later.totalObjects == earlier.totalObjects, sourceLocation: sourceLocation)
         }
         for report in mine {
-            #expect(report.objects <= report.totalObjects && report.indexedObjects <= report.totalObjects,
-                    "\(report)", sourceLocation: sourceLocation)
+            #expect(
+                report.objects <= report.totalObjects && report.indexedObjects <= report.totalObjects,
+                "\(report)", sourceLocation: sourceLocation)
         }
         #expect(last.isComplete, "the last report is not complete: \(last)", sourceLocation: sourceLocation)
         #expect(last.bytes > 0, sourceLocation: sourceLocation)
@@ -57,8 +61,9 @@ import Testing
         let remote = try scratch.bareRemote()
         _ = try populate(scratch, remote: remote.path, seed: 7, count: 25)
         let recorder = Recorder()
-        let (bob, _) = try Container.clone(from: remote.path, to: scratch.path("bob"), device: Device(id: "bob"),
-                                           progress: recorder.handler)
+        let (bob, _) = try Container.clone(
+            from: remote.path, to: scratch.path("bob"), device: Device(id: "bob"),
+            progress: recorder.handler)
         try expectMonotoneAndComplete(recorder.all, remote: "origin", direction: .fetch)
         let fetched = try #require(recorder.all.last { $0.direction == .fetch })
         #expect(fetched.totalObjects == (try objectCount(in: remote)))

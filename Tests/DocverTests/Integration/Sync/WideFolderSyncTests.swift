@@ -1,6 +1,7 @@
-@testable import DocverKit
 import Foundation
 import Testing
+
+@testable import DocverKit
 
 /// A save that adds a folder of many documents arrives at a cost that follows the documents,
 /// not their number squared (issue 26). Counted, not timed: the tree diffs a sync makes
@@ -22,7 +23,8 @@ import Testing
         try bob.sync()
         try alice.sync()
         let tip = try bob.git(["rev-parse", "refs/heads/docver/bob"]).trimmingCharacters(in: .whitespacesAndNewlines)
-        var stream = "commit refs/heads/docver/bob\ncommitter Bob <bob@example.com> \(Int(Date().timeIntervalSince1970)) +0000\n"
+        var stream =
+            "commit refs/heads/docver/bob\ncommitter Bob <bob@example.com> \(Int(Date().timeIntervalSince1970)) +0000\n"
             + "data 10\nwide save\nfrom \(tip)\n"
         for index in 0..<count {
             let text = "\(index)\n"
