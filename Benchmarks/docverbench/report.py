@@ -21,7 +21,7 @@ def table(bench):
     rows = ["| Case | docver (median) | git (median) | docver / git | Goal | Result |",
             "|---|---:|---:|---:|---|---|"]
     base = {k: bench.results.get(k) for k in ("save", "status", "conflicts", "integrate")}
-    order = ["startup", "save", "status", "integrate", "conflicts", "conflicts_cold", "log", "sync", "big", "big_rss"]
+    order = ["startup", "save", "status", "integrate", "integrate_cold", "conflicts", "conflicts_cold", "log", "sync", "big", "big_rss"]
     for saves in bench.results.get("_scales", []):
         order += [f"save@{saves}", f"status@{saves}", f"conflicts@{saves}", f"conflicts@{saves}_cold",
                   f"integrate@{saves}"]
