@@ -11,9 +11,10 @@ import Testing
     private func wholeArray(_ items: [ItemOutput]) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = TimeZone(identifier: "UTC")
         encoder.dateEncodingStrategy = .custom { date, encoder in
+            // (A formatter per date: one shared with the @Sendable closure would not be Sendable.)
+            let formatter = ISO8601DateFormatter()
+            formatter.timeZone = TimeZone(identifier: "UTC")
             var container = encoder.singleValueContainer()
             try container.encode(formatter.string(from: date))
         }

@@ -126,7 +126,7 @@ import Testing
         try alice.saveText("one\n", to: "a.txt")
         let folder = alice.root.path + "/.git/docver"
         try FileManager.default.removeItem(atPath: folder)
-        FileManager.default.createFile(atPath: folder, contents: Data("x".utf8))
+        #expect(FileManager.default.createFile(atPath: folder, contents: Data("x".utf8)))
         try alice.write("two\n", to: "a.txt")
         let result = try docver("save", in: alice.root)
         #expect(result.status == 1)
@@ -137,7 +137,7 @@ import Testing
         let scratch = try Scratch()
         let alice = try scratch.device("alice")
         try alice.saveText("one\n", to: "a.txt")
-        FileManager.default.createFile(atPath: alice.root.path + "/.git/index", contents: Data())
+        #expect(FileManager.default.createFile(atPath: alice.root.path + "/.git/index", contents: Data()))
         let status = try docver("status", in: alice.root)
         #expect(status.status == 0, "\(status.stderr)")
         #expect(status.stderr.contains("warning: rebuilt an empty .git/index from the last save"))
