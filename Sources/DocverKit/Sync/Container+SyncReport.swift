@@ -278,17 +278,21 @@ extension Container {
             }
             explained.insert(document)
         }
+        // A version whose record was closed by this sync (a decision, or a plain merge's
+        // setting aside), listed once.
+        func listClosed(_ record: VersionRecord, from status: SyncTransition.Status) throws {
+            let document = DocumentPath(trusted: record.path)
+            guard let closed = try version(record.version, of: document),
+                let kind = SyncTransition.entry(
+                    from: status, to: .closed(setAside: after.setAside.contains(record)), isOwn: closed.device.id == device.id),
+                listed.insert(ByteString(document.path + "\u{0}" + closed.id)).inserted
+            else { return }
+            changes.append(DocumentSyncChange(document: document, kind: kind, current: try current(document), version: closed))
+            explained.insert(document)
+        }
         for record in after.resolved.union(after.removed).subtracting(before.resolved.union(before.removed))
         where openBefore.contains(record) {
-            let document = DocumentPath(trusted: record.path)
-            guard let resolved = try version(record.version, of: document),
-                let kind = SyncTransition.entry(
-                    from: .open, to: .closed(setAside: after.setAside.contains(record)),
-                    isOwn: resolved.device.id == device.id),
-                listed.insert(ByteString(document.path + "\u{0}" + resolved.id)).inserted
-            else { continue }
-            changes.append(DocumentSyncChange(document: document, kind: kind, current: try current(document), version: resolved))
-            explained.insert(document)
+            try listClosed(record, from: .open)
         }
         // Versions recorded and resolved at once, as far as this device saw: set aside by a
         // merge made with plain git, or recorded by another device's integration and resolved
@@ -296,17 +300,10 @@ extension Container {
         // of anything, so a conflict settled before it joined is history, not news (it is
         // told of the documents that arrived in conflict, above, and holding markers, below).
         for record in after.resolved.subtracting(before.resolved) where old != nil && !openBefore.contains(record) {
-            let document = DocumentPath(trusted: record.path)
             guard after.conflicts.contains(where: { $0.versionRecord == record }),
-                !before.conflicts.contains(where: { $0.versionRecord == record }),
-                let decided = try version(record.version, of: document),
-                let kind = SyncTransition.entry(
-                    from: .notListed, to: .closed(setAside: after.setAside.contains(record)),
-                    isOwn: decided.device.id == device.id),
-                listed.insert(ByteString(document.path + "\u{0}" + decided.id)).inserted
+                !before.conflicts.contains(where: { $0.versionRecord == record })
             else { continue }
-            changes.append(DocumentSyncChange(document: document, kind: kind, current: try current(document), version: decided))
-            explained.insert(document)
+            try listClosed(record, from: .notListed)
         }
         let oldTree = try old.map { try repository.commit($0).treeID }
         let documents = Set(
