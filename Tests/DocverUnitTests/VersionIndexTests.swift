@@ -6,8 +6,9 @@ import Testing
 
 /// The version index (docs/FORMAT.md, "The version index") against its oracle: the history
 /// walk that reads trees (``VersionGraph`` without an index) and libgit2's ancestry, on
-/// random commit graphs with saves, deletions, packages, merges of two or three parents
-/// and unrelated roots.
+/// random commit graphs with saves, deletions, mode changes (also of a file at a folder's
+/// name, which changes nothing below it), packages, merges of two or three parents and
+/// unrelated roots.
 @Suite struct VersionIndexTests {
     /// `e` and `e/f.txt` take turns: a document saved under a folder's name.
     static let paths = ["a.txt", "b.txt", "dir/c.txt", "dir/d.txt", "p.pkg/x", "p.pkg/y", "e", "e/f.txt"]
@@ -41,7 +42,12 @@ import Testing
                 } else {
                     for _ in 0..<Int.random(in: 1...2, using: &random) {
                         let path = VersionIndexTests.paths.randomElement(using: &random)!
-                        if state[path] != nil, Bool.random(using: &random) {
+                        if let contents = state[path], Int.random(in: 0..<4, using: &random) == 0 {
+                            // The same contents made executable, or plain again: a change of the
+                            // file's mode only (and of nothing below a file at a folder's name).
+                            state[path] =
+                                contents.hasPrefix(Self.executable) ? String(contents.dropFirst(Self.executable.count)) : Self.executable + contents
+                        } else if state[path] != nil, Bool.random(using: &random) {
                             if path.hasPrefix("p.pkg/") { state["p.pkg/x"] = nil; state["p.pkg/y"] = nil } else { state[path] = nil }
                         } else {
                             state[path] = "\(path) \(clock)"
@@ -51,7 +57,12 @@ import Testing
                     }
                 }
                 if state["e"] != nil, state["e/f.txt"] != nil { state[Bool.random(using: &random) ? "e" : "e/f.txt"] = nil }
-                let tree = try scratch.tree(state)
+                let tree = try scratch.tree(
+                    entries: state.mapValues { contents in
+                        contents.hasPrefix(Self.executable)
+                            ? try EntryState(scratch.blob(String(contents.dropFirst(Self.executable.count))), .executable)
+                            : try EntryState(scratch.blob(contents), .blob)
+                    })
                 let id = try scratch.commit(tree: tree, parents: parents, device: "d\(device)", at: clock)
                 commits.append(id)
                 files[id] = state
@@ -59,6 +70,9 @@ import Testing
             }
             self.heads = heads.compactMap { $0 }
         }
+
+        /// The mark of an executable file's contents in ``files`` (not part of the blob).
+        static let executable = "+x "
 
         static func pathsIn(_ states: [[String: String]]) -> [String] {
             Array(Set(states.flatMap(\.keys))).sorted()
