@@ -400,12 +400,25 @@ struct VersionGraph {
         guard !decided.isEmpty else { return result }
         let all = result + decided
         guard !decision.isMergeResolution else { return all }
-        func state(_ id: ObjectID) throws -> EntryState? {
-            try repository.tree(repository.commit(id).treeID).documentEntry(atPath: path).map(EntryState.init)
-        }
-        let own = try state(commit.id)
-        let kept = try all.filter { try state($0) == own }
+        let own = try keptState(by: commit.id, of: path)
+        let kept = try all.filter { try state(of: path, at: $0) == own }
         return kept.isEmpty ? all : kept
+    }
+
+    /// The state (entry, or absence) a commit holds of `path`: a plain folder at a document's
+    /// name is its absence.
+    func state(of path: String, at commit: ObjectID) throws -> EntryState? {
+        try repository.tree(repository.commit(commit).treeID).documentEntry(atPath: path).map(EntryState.init)
+    }
+
+    /// The state a decision kept of `path` (nil: it kept the absence, R12): its commit's state.
+    /// Every reader of what a decision kept asks here: ``predecessors(of:path:)`` (a decision
+    /// is made from the versions holding what it kept), ``decisions(from:since:)`` (of
+    /// concurrent decisions, the one that kept what the head holds) and
+    /// `TreeMerger.standsForSide` (a decision stands for its side when it kept the side's state).
+    /// (docs/MODEL.md: R9, R12.)
+    func keptState(by decision: ObjectID, of path: String) throws -> EntryState? {
+        try state(of: path, at: decision)
     }
 
     /// True for a merge resolution: made from every version it names.
@@ -542,15 +555,11 @@ extension VersionGraph {
                 found[document, default: []].append(id)
             }
         }
-        let headTree = try repository.tree(repository.commit(head).treeID)
         var result: [DocumentPath: ObjectID] = [:]
         for (document, ids) in found {
             guard ids.count > 1 else { result[document] = ids[0]; continue }
-            let held = try headTree.documentEntry(atPath: document.path).map(EntryState.init)
-            result[document] =
-                try ids.first { id in
-                    try repository.tree(repository.commit(id).treeID).documentEntry(atPath: document.path).map(EntryState.init) == held
-                } ?? ids[0]
+            let held = try state(of: document.path, at: head)
+            result[document] = try ids.first { id in try keptState(by: id, of: document.path) == held } ?? ids[0]
         }
         return result
     }

@@ -213,8 +213,7 @@ struct TreeMerger {
                 try !graph.isAncestorOrSame(base, of: introduced)
             {
                 for change in try graph.baseLineChanges(of: path, from: heads[index], base: base) where versions.index(forKey: change) == nil {
-                    let state: Slot = try repository.tree(repository.commit(change).treeID).documentEntry(atPath: path).map(EntryState.init)
-                    versions.updateValue(state, forKey: change)
+                    versions.updateValue(try graph.state(of: path, at: change), forKey: change)
                 }
             }
         }
@@ -275,8 +274,7 @@ struct TreeMerger {
     /// (docs/MODEL.md: R9.)
     private func standsForSide(_ decision: ObjectID, introduced: ObjectID, state: Slot, path: String) throws -> Bool {
         guard try decision == introduced || graph.isDescendant(decision, of: introduced) else { return false }
-        let kept: Slot = try repository.tree(repository.commit(decision).treeID).documentEntry(atPath: path).map(EntryState.init)
-        return Self.same(kept, state)
+        return Self.same(try graph.keptState(by: decision, of: path), state)
     }
 
     /// True when `version` is an ordinary save made on top of the state `kept` introduced:
