@@ -4,11 +4,15 @@
 #include <git2.h>
 #include <git2/sys/merge.h>
 #include <git2/sys/odb_backend.h>
+#include <git2/sys/mempack.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+/* SHA-1 for the packs docver writes itself (Git/PackWriter.swift): mbed TLS comes with
+   libgit2-dev on Debian (libmbedtls-dev is one of its dependencies). */
+#include <mbedtls/sha1.h>
 
 /* git_libgit2_opts is variadic, which Swift cannot call. */
 static inline int docver_disable_strict_hash_verification(void) {

@@ -63,10 +63,12 @@ struct BlobInflater {
     /// The zlib stream at `start` in `path`: a loose object (`expectedSize` nil: its header
     /// says the size, and is skipped) or a packed blob's (`crc`: the index's CRC-32 of the
     /// entry and the entry header's bytes, which it covers).
-    private static func inflate(
+    /// Returns how many compressed bytes the stream took.
+    @discardableResult
+    static func inflate(
         file path: String, from start: UInt64, expectedSize: UInt64?, crc expected: (UInt32, [UInt8])?,
         id: ObjectID, into sink: (UnsafeRawBufferPointer) throws -> Void
-    ) throws {
+    ) throws -> UInt64 {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw damaged(id, path, "it cannot be opened: \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
@@ -128,6 +130,7 @@ struct BlobInflater {
         if let expected, UInt32(truncatingIfNeeded: crc) != expected.0 {
             throw damaged(id, path, "its packed bytes do not match the pack index's checksum")
         }
+        return UInt64(position) - start - UInt64(stream.avail_in)
     }
 
     private static func damaged(_ id: ObjectID, _ path: String, _ reason: String) -> GitError {
