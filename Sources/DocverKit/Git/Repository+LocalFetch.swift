@@ -50,9 +50,30 @@ extension Repository {
             }
             // One count over all the packs, so the reports only grow.
             var reporter = IndexerProgress(report: progress, totalObjects: wanted.reduce(0) { $0 + $1.objects })
+            let folder = (incomingObjects ?? gitDirectory + "objects") + "/pack"
             for (pack, objects) in wanted {
                 do {
-                    try indexPack(at: pack, reporter: &reporter)
+                    // A pack of whole objects holding a big one is copied and checked a piece at
+                    // a time (PackImport.swift); any other goes through libgit2's indexer.
+                    let index = String(pack.dropLast(".pack".count)) + ".idx"
+                    if let entries = PackImport.candidate(index: index, pack: pack, bigSize: Self.streamedPushSize) {
+                        let before = reporter.bytes
+                        let done = reporter.doneObjects
+                        let total = reporter.totalObjects
+                        let report = reporter.report
+                        _ = try PackImport.importPack(pack, entries: entries, into: folder) { copied in
+                            report?(TransferCounts(objects: done, totalObjects: total, indexedObjects: done, bytes: before + copied))
+                        }
+                        reporter.bytes = before + ((FileStat(path: pack)?.size).map { Int($0) } ?? 0)
+                        report?(
+                            TransferCounts(
+                                objects: done + objects, totalObjects: total, indexedObjects: done + objects, bytes: reporter.bytes))
+                    } else {
+                        try indexPack(at: pack, reporter: &reporter)
+                    }
+                } catch let error as GitError where error.code == .invalid {
+                    // A damaged pack: libgit2's transport would read the same bytes.
+                    throw error
                 } catch {
                     return false
                 }

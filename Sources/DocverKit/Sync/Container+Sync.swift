@@ -476,11 +476,17 @@ extension Container {
             let rejected: [String: String]
             var messages: [String] = []
             do {
-                (rejected, messages) = try remote.push(
-                    [spec], settings: settings,
-                    progress: progress.map { handler in
-                        { counts in handler(TransferProgress(remote: name, direction: .push, counts)) }
-                    })
+                let counts = progress.map { handler in
+                    { (counts: TransferCounts) in handler(TransferProgress(remote: name, direction: .push, counts)) }
+                }
+                // Big documents to a repository on this machine go a piece at a time.
+                if let path = remote.localPath,
+                    let refusals = try repository.pushStreamingBigBlobs(branch: device.branch, to: path, progress: counts)
+                {
+                    rejected = refusals
+                } else {
+                    (rejected, messages) = try remote.push([spec], settings: settings, progress: counts)
+                }
             } catch let error as GitError where error.isNoSpaceLeft {
                 // Most likely the remote's disk (a repository on this machine): named by the
                 // path libgit2 gives, else by the remote's.
