@@ -215,7 +215,7 @@ struct ArrivalValidator {
                 }
                 guard let header = try repository.objectHeader(entry.id) else {
                     if contentsMayBeMissing { continue }
-                    return "'\(display)' is not a file object"
+                    return "the contents of '\(display)' did not arrive (missing or damaged on the remote)"
                 }
                 guard header.kind == "blob" else { return "'\(display)' is not a file object" }
                 if let limit = maximumDocumentSize, header.size > limit {
