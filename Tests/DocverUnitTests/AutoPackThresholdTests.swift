@@ -11,9 +11,9 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for index in 0..<count {
             let name = String(repeating: "0", count: 38 - String(index, radix: 16).count) + String(index, radix: 16)
-            FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: Data())
+            #expect(FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: Data()))
         }
-        for name in extra { FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: Data()) }
+        for name in extra { #expect(FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: Data())) }
         return objects.path
     }
 

@@ -63,7 +63,7 @@ import Testing
         documents.formUnion(try container.conflicts().map(\.document.path))
         for document in documents {
             let listing = try #require(try parseCLIJSON(docver("versions", document, "--all", "--json", in: container.root)) as? [String: Any])
-            let versions = [listing["current"]] + (listing["conflicts"] as? [Any] ?? []) + (listing["history"] as? [Any] ?? [])
+            let versions = [listing["current"] as Any] + (listing["conflicts"] as? [Any] ?? []) + (listing["history"] as? [Any] ?? [])
             for case let version as [String: Any] in versions {
                 result.insert([try #require(version["id"] as? String), document])
             }

@@ -86,6 +86,7 @@ extension Container {
         return result.id
     }
 
+    @discardableResult
     func git(_ arguments: [String]) throws -> String { try runGit(arguments, in: root) }
 }
 

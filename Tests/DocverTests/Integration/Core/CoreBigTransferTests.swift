@@ -11,7 +11,7 @@ import Testing
 
     /// A file of random bytes (which do not compress: the pack holds all of them).
     private func writeRandomFile(at url: URL, size: Int) throws {
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
         let handle = try FileHandle(forWritingTo: url)
         defer { try? handle.close() }
         var generator = SystemRandomNumberGenerator()

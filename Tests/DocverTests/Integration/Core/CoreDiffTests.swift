@@ -99,7 +99,7 @@ import Testing
         guard let enumerator = FileManager.default.enumerator(atPath: base) else { return result }
         for case let relative as String in enumerator where !relative.hasPrefix(".git") {
             var isDirectory: ObjCBool = false
-            FileManager.default.fileExists(atPath: base + "/" + relative, isDirectory: &isDirectory)
+            guard FileManager.default.fileExists(atPath: base + "/" + relative, isDirectory: &isDirectory) else { continue }
             if !isDirectory.boolValue { result[relative] = try Data(contentsOf: URL(fileURLWithPath: base + "/" + relative)) }
         }
         return result

@@ -8,7 +8,7 @@ import Testing
 
     /// A sparse file of `size` bytes with a few marker bytes, so it is not all zeros.
     private func makeLargeFile(at url: URL, size: Int64) throws {
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
         let handle = try FileHandle(forWritingTo: url)
         defer { try? handle.close() }
         try handle.truncate(atOffset: UInt64(size))
@@ -89,7 +89,7 @@ import Testing
         let bob = try scratch.device("bob", remote: remote)
         let size = 64 * 1024 * 1024
         let file = alice.root.appendingPathComponent("big.txt")
-        FileManager.default.createFile(atPath: file.path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: file.path, contents: nil))
         let handle = try FileHandle(forWritingTo: file)
         let line = Data("a line of a long text, with nothing special in it\n".utf8)
         let block = Array(repeating: line, count: (1 << 20) / line.count).reduce(Data(), +)

@@ -23,7 +23,7 @@ import Testing
             for name in CoreVersionIndexTests.documents {
                 let document = try DocumentPath(name)
                 guard let version = try container.currentVersion(of: document) else { continue }
-                current[name] = "\(version.id) \(version.isDeletion) \(version.size) \(version.device.id)"
+                current[name] = "\(version.id) \(version.isDeletion) \(String(describing: version.size)) \(version.device.id)"
                 history[name] = try container.history(of: document).map { "\($0.id) \($0.isDeletion)" }
                 logs[name] = try container.log(of: document).map { entry in
                     "\(entry.id) \(entry.kind) \(entry.changes.map { "\($0.document.path):\($0.change)" })"
@@ -34,7 +34,7 @@ import Testing
             }
             items = try container.documents().map { item in
                 "\(item.document.path) \(item.created.timeIntervalSince1970) \(item.current.id) "
-                    + "\(item.current.modified.timeIntervalSince1970) \(item.current.device) \(item.size) \(item.kind) "
+                    + "\(item.current.modified.timeIntervalSince1970) \(item.current.device) \(String(describing: item.size)) \(item.kind) "
                     + "\(item.hasUnresolvedConflicts) \(item.syncStatus.isUploaded) \(item.syncStatus.hasRemoteChanges)"
             }
             conflicts = try container.conflicts().map { conflict in

@@ -25,7 +25,7 @@ import Testing
         let alice = try scratch.device("alice", remote: remote)
         let bob = try scratch.device("bob", remote: remote)
         let carol = try scratch.device("carol", remote: remote)
-        let baseVersion = try alice.saveText("base\n", to: "x.txt")
+        try alice.saveText("base\n", to: "x.txt")
         for device in [alice, bob, carol] { try device.sync() }
         try alice.saveText("alice\n", to: "x.txt")
         scratch.clock.tick()

@@ -152,8 +152,8 @@ import Testing
         let scratch = try Scratch()
         let alice = try scratch.device("alice")
         try alice.saveText("first\n", to: "a.txt")
-        FileManager.default.createFile(atPath: alice.root.path + "/.git/index.lock", contents: Data())
-        FileManager.default.createFile(atPath: alice.root.path + "/.git/refs/heads/docver/alice.lock", contents: Data())
+        #expect(FileManager.default.createFile(atPath: alice.root.path + "/.git/index.lock", contents: Data()))
+        #expect(FileManager.default.createFile(atPath: alice.root.path + "/.git/refs/heads/docver/alice.lock", contents: Data()))
         try alice.write("second\n", to: "a.txt")
         let start = Date()
         let save = try docver("save", in: alice.root)
@@ -173,7 +173,7 @@ import Testing
         let scratch = try Scratch()
         let alice = try scratch.device("alice")
         try alice.saveText("first\n", to: "a.txt")
-        FileManager.default.createFile(atPath: alice.root.path + "/.git/index.lock", contents: Data())
+        #expect(FileManager.default.createFile(atPath: alice.root.path + "/.git/index.lock", contents: Data()))
         let status = try docver("status", in: alice.root)
         #expect(status.status == 0, "\(status.stderr)")
         #expect(status.stderr.contains("warning: removed a stale lock file that no process held: .git/index.lock"), "\(status.stderr)")
@@ -211,7 +211,7 @@ import Testing
         try bob.saveText("bob\n", to: "b.txt")
         try bob.sync()
         for name in ["alice", "bob"] {
-            FileManager.default.createFile(atPath: alice.root.path + "/.git/refs/remotes/origin/docver/\(name).lock", contents: Data())
+            #expect(FileManager.default.createFile(atPath: alice.root.path + "/.git/refs/remotes/origin/docver/\(name).lock", contents: Data()))
         }
         let sync = try docver("sync", in: alice.root)
         #expect(sync.status == 0, "\(sync.stderr)")
@@ -264,7 +264,7 @@ import Testing
         let alice = try scratch.device("alice")
         try alice.saveText("first\n", to: "a.txt")
         let lockPath = alice.root.path + "/.git/index.lock"
-        FileManager.default.createFile(atPath: lockPath, contents: Data())
+        #expect(FileManager.default.createFile(atPath: lockPath, contents: Data()))
         let holder = try #require(FileHandle(forReadingAtPath: lockPath))
         try alice.write("second\n", to: "a.txt")
         let save = try docver("save", in: alice.root)
@@ -283,7 +283,7 @@ import Testing
         try alice.saveText("first\n", to: "a.txt")
         try alice.sync()
         let lockPath = remote.path + "/refs/heads/docver/alice.lock"
-        FileManager.default.createFile(atPath: lockPath, contents: Data())
+        #expect(FileManager.default.createFile(atPath: lockPath, contents: Data()))
         try alice.saveText("second\n", to: "a.txt")
         return (scratch, remote, alice, lockPath)
     }

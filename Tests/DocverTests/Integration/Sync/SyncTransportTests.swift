@@ -462,7 +462,7 @@ import Testing
         try bob.saveText("bob's\n", to: "bob.txt")
         try bob.sync()
         try Self.bigDocument().write(to: alice.root.appendingPathComponent("big.bin"))
-        try alice.save([DocumentPath("big.bin")])
+        _ = try alice.save([DocumentPath("big.bin")])
         try alice.sync()
         let remoteBefore = try refSnapshot(server.remote)
         let before = try refSnapshot(bob.root)
@@ -498,7 +498,7 @@ import Testing
         var server = try Server(transport, scratch: scratch)
         let alice = try scratch.device("alice", remote: server.remote)
         try Self.bigDocument().write(to: alice.root.appendingPathComponent("big.bin"))
-        try alice.save([DocumentPath("big.bin")])
+        _ = try alice.save([DocumentPath("big.bin")])
         try alice.sync()
         let bob = try scratch.device("bob")
         try server.configure(bob)
@@ -540,7 +540,7 @@ import Testing
         try alice.git(["config", "docver.network.stallTimeout", "2"])
         let remoteBefore = try refSnapshot(server.remote)
         try Self.bigDocument().write(to: alice.root.appendingPathComponent("big.bin"))
-        try alice.save([DocumentPath("big.bin")])
+        _ = try alice.save([DocumentPath("big.bin")])
         let before = try refSnapshot(alice.root)
 
         guard
