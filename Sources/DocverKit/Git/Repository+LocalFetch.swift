@@ -22,7 +22,7 @@ extension Repository {
     /// then fetches through libgit2's transport. `progress` receives the indexer's counts.
     func fetchLocally(
         from path: String, sourcePrefix: String, destinationPrefix: String, message: String,
-        progress: ((TransferCounts) -> Void)?
+        bigSize: Int64 = pieceByPieceSize, progress: ((TransferCounts) -> Void)?
     ) throws -> Bool {
         let source = try Repository(opening: path, search: false)
         // A reference whose name git refuses (a file put under refs/ by hand) is ignored, as
@@ -56,7 +56,7 @@ extension Repository {
                     // A pack of whole objects holding a big one is copied and checked a piece at
                     // a time (PackImport.swift); any other goes through libgit2's indexer.
                     let index = String(pack.dropLast(".pack".count)) + ".idx"
-                    if let entries = PackImport.candidate(index: index, pack: pack, bigSize: Self.streamedPushSize) {
+                    if let entries = PackImport.candidate(index: index, pack: pack, bigSize: bigSize) {
                         let before = reporter.bytes
                         let done = reporter.doneObjects
                         let total = reporter.totalObjects

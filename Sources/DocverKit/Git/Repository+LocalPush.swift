@@ -12,16 +12,13 @@ import Foundation
 // already; the branch moves last, by compare-and-swap, as libgit2's local push moves it.
 
 extension Repository {
-    /// Blobs of this size or more are pushed to a repository on this machine a piece at a time.
-    static let streamedPushSize: Int64 = pieceByPieceSize
-
     /// Pushes `branch` (fast-forward only, as a refspec without `+`) to the bare repository
-    /// at `path` when the push sends a blob of ``streamedPushSize`` or more; returns nil,
+    /// at `path` when the push sends a blob of `bigSize` bytes or more; returns nil,
     /// having written nothing, when it sends none (or the repository there is not bare): the
     /// caller pushes through libgit2 then. Returns the refusal reasons by branch, as
     /// ``Remote/push(_:settings:progress:)`` does; throws `.nonFastForward` as libgit2 does.
     func pushStreamingBigBlobs(
-        branch: String, to path: String, progress: ((TransferCounts) -> Void)?
+        branch: String, to path: String, bigSize: Int64, progress: ((TransferCounts) -> Void)?
     ) throws -> [String: String]? {
         guard let head = try referenceTarget(branch) else { return nil }
         let remote = try Repository(opening: path, search: false)
@@ -30,7 +27,7 @@ extension Repository {
         let old = remoteTips.first(where: { $0.name == branch })?.target
         if old == head { return [:] }
         let hidden = try remoteTips.map(\.target).filter { try commitExists($0) }
-        let big = try bigBlobs(from: head, hiding: hidden, absentFrom: remote)
+        let big = try bigBlobs(from: head, hiding: hidden, absentFrom: remote, bigSize: bigSize)
         guard !big.isEmpty else { return nil }
         if let old {
             guard try objectExists(old) else {
@@ -95,7 +92,7 @@ extension Repository {
         return [:]
     }
 
-    /// The blobs of ``streamedPushSize`` or more that the commits from `head` not reachable
+    /// The blobs of `bigSize` bytes or more that the commits from `head` not reachable
     /// from `hidden` bring, with their sizes and whether `remote` has them already (a push
     /// stopped after its big blobs), in the order first met.
     ///
@@ -103,7 +100,7 @@ extension Repository {
     /// path: what is the same is not entered, so the walk costs what changed. (A parent is
     /// either hidden, and the remote has what it holds, or walked itself.)
     private func bigBlobs(
-        from head: ObjectID, hiding hidden: [ObjectID], absentFrom remote: Repository
+        from head: ObjectID, hiding hidden: [ObjectID], absentFrom remote: Repository, bigSize: Int64
     ) throws -> [(id: ObjectID, size: Int64, isThere: Bool)] {
         var remoteODB: OpaquePointer?
         try check(git_repository_odb(&remoteODB, remote.pointer))
@@ -130,7 +127,7 @@ extension Repository {
                     if entry.mode.isTree {
                         pending.append((entry.id, before.filter(\.mode.isTree).map(\.id)))
                     } else if entry.mode.isBlob, seen.insert(entry.id).inserted, let size = try blobSizeIfHere(entry.id),
-                        size >= Self.streamedPushSize
+                        size >= bigSize
                     {
                         found.append((entry.id, size, remoteHas(entry.id)))
                     }

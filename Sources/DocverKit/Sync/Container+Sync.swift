@@ -220,7 +220,8 @@ extension Container {
             } else if case let .local(path) = RemoteLocation(remote.url, relativeTo: root) {
                 fetchedLocally = try repository.fetchLocally(
                     from: path, sourcePrefix: String(RefName.allDeviceBranches.dropLast()),
-                    destinationPrefix: prefix, message: "docver: fetch", progress: reportProgress)
+                    destinationPrefix: prefix, message: "docver: fetch", bigSize: try bigBlobSize(repository),
+                    progress: reportProgress)
             } else {
                 fetchedLocally = false
             }
@@ -459,6 +460,14 @@ extension Container {
         return nil
     }
 
+    /// The size from which a blob moves to or from a repository on this machine in a pack of
+    /// whole objects that docver writes or checks itself, a piece at a time: 8 MiB, or git's
+    /// `core.bigFileThreshold` when that is lower (docs/FORMAT.md, "Remotes").
+    func bigBlobSize(_ repository: Repository) throws -> Int64 {
+        let threshold = try ConfigKey.byteSize(ConfigKey.bigFileThreshold, default: ConfigKey.defaultBigFileThreshold, in: repository)
+        return max(1, min(Repository.pieceByPieceSize, threshold ?? Repository.pieceByPieceSize))
+    }
+
     /// `docver.maxDocumentSize` in bytes; nil when it is 0 (no limit).
     func maximumDocumentSize(_ repository: Repository) throws -> Int64? {
         try ConfigKey.byteSize(ConfigKey.maximumDocumentSize, default: ConfigKey.defaultMaximumDocumentSize, in: repository)
@@ -481,7 +490,8 @@ extension Container {
                 }
                 // Big documents to a repository on this machine go a piece at a time.
                 if let path = remote.localPath,
-                    let refusals = try repository.pushStreamingBigBlobs(branch: device.branch, to: path, progress: counts)
+                    let refusals = try repository.pushStreamingBigBlobs(
+                        branch: device.branch, to: path, bigSize: try bigBlobSize(repository), progress: counts)
                 {
                     rejected = refusals
                 } else {
