@@ -41,7 +41,7 @@ enum ListingText {
         // Read in place (a listing decodes 10,000 of these: copying each slice into an array
         // was a measurable part of `ls`).
         func f(_ offset: Int) -> Substring { fields[fields.startIndex + offset] }
-        guard let modified = date(f(4)), let size: Int64? = f(5) == "-" ? .some(nil) : Int64(f(5)).map { .some($0) },
+        guard let modified = date(f(4)), let size: Int64? = f(5) == "-" ? .some(nil) : Int64(f(5)).map({ .some($0) }),
             let kind = DocumentKind(rawValue: String(f(6))),
             let commitID = ObjectID(hex: String(f(8)))
         else { return nil }
@@ -358,7 +358,7 @@ private struct DocumentLines {
     /// document, created, conflicted, uploaded, remote changes, then the 10 version fields.
     private func item(_ f: [Range<Int>]) -> MetadataItem? {
         guard f.count == 15, let created = date(f[1]), let modified = date(f[9]),
-            let size: Int64? = isDash(f[10]) ? .some(nil) : (integer(f[10], radix: 10) as Int64?).map { .some($0) },
+            let size: Int64? = isDash(f[10]) ? .some(nil) : (integer(f[10], radix: 10) as Int64?).map({ .some($0) }),
             let kind = DocumentKind(rawValue: text(f[11])),
             let commitID = ObjectID(hexDigits: field(f[13]))
         else { return nil }

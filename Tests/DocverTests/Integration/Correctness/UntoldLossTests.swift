@@ -186,7 +186,7 @@ import Testing
         try renameAndSave(carol, "a.txt", to: "f")
         try carol.sync()
         try dave.sync()
-        try #require(try !FileManager.default.fileExists(atPath: dave.root.appendingPathComponent("a.txt").path), "Dave took Carol's rename")
+        try #require(!FileManager.default.fileExists(atPath: dave.root.appendingPathComponent("a.txt").path), "Dave took Carol's rename")
         let gitUser = try PlainGitUser(cloning: remote, in: scratch)
         try runGit(["checkout", "-q", "--detach", "refs/remotes/origin/docver/alice"], in: gitUser.clone)
         _ = try runProcess("/usr/bin/git", ["merge", "-q", "--no-ff", "--no-commit", "refs/remotes/origin/docver/dave"], in: gitUser.clone)
