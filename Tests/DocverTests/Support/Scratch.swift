@@ -237,3 +237,18 @@ func commitCount(_ revision: String, in directory: URL) throws -> Int {
     let text = try runGit(["rev-list", "--count", revision], in: directory)
     return Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
 }
+
+/// Runs docver with its standard output written to `output`, and measures its peak
+/// resident set size (python3's view of its child, which `.ci/run` installs).
+func peakRSS(_ arguments: [String], in directory: URL, output: URL) throws -> (result: ProcessResult, kilobytes: Int) {
+    let measure = """
+        import resource, subprocess, sys
+        with open(sys.argv[1], "wb") as out:
+            code = subprocess.run(sys.argv[2:], stdout=out).returncode
+        print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+        sys.exit(code)
+        """
+    let result = try runProcess("/usr/bin/python3", ["-c", measure, output.path, docverExecutable] + arguments, in: directory)
+    let kilobytes = Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? Int.max
+    return (result, kilobytes)
+}

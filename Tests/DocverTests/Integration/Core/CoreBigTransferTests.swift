@@ -23,21 +23,6 @@ import Testing
         }
     }
 
-    /// Runs docver with its standard output written to `output`, and measures its peak
-    /// resident set size in kilobytes (python3's view of its child).
-    private func peakRSS(_ arguments: [String], in directory: URL, output: URL) throws -> (result: ProcessResult, kilobytes: Int) {
-        let measure = """
-            import resource, subprocess, sys
-            with open(sys.argv[1], "wb") as out:
-                code = subprocess.run(sys.argv[2:], stdout=out).returncode
-            print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-            sys.exit(code)
-            """
-        let result = try runProcess("/usr/bin/python3", ["-c", measure, output.path, docverExecutable] + arguments, in: directory)
-        let kilobytes = Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? Int.max
-        return (result, kilobytes)
-    }
-
     /// The pack files of a repository's object folder, by name.
     private func packs(_ gitDirectory: URL) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: gitDirectory.appendingPathComponent("objects/pack").path)

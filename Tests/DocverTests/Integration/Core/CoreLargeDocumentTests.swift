@@ -63,21 +63,6 @@ import Testing
         try expectFsckClean(alice.root)
     }
 
-    /// Runs docver with its standard output written to `output`, and measures its peak
-    /// resident set size (python3's view of its child, which `.ci/run` installs).
-    private func peakRSS(_ arguments: [String], in directory: URL, output: URL) throws -> (result: ProcessResult, kilobytes: Int) {
-        let measure = """
-            import resource, subprocess, sys
-            with open(sys.argv[1], "wb") as out:
-                code = subprocess.run(sys.argv[2:], stdout=out).returncode
-            print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-            sys.exit(code)
-            """
-        let result = try runProcess("/usr/bin/python3", ["-c", measure, output.path, docverExecutable] + arguments, in: directory)
-        let kilobytes = Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? Int.max
-        return (result, kilobytes)
-    }
-
     /// Issue 29: a big document arriving from another device is written into the working tree a
     /// piece at a time, searched for conflict markers a piece at a time, and shown a piece at
     /// a time: none of the three holds it. (A 64 MiB text; each held it two or three times
