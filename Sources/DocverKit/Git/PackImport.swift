@@ -42,46 +42,25 @@ enum PackImport {
     static func importPack(
         _ source: String, entries: [Entry], into folder: String, copied: (Int) -> Void
     ) throws -> Int {
-        var template = Array((folder + "/tmp_pack_docver_XXXXXX").utf8CString)
-        let output = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard output >= 0 else { throw failure("create a pack in \(folder)") }
-        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        let (output, temporary) = try PackFile.temporary(in: folder, "tmp_pack_docver_")
         var installed = false
-        defer { if !installed { unlink(temporary) } }
+        defer { if !installed { unlink(temporary) } }  // (install removes it itself)
         let checksum: [UInt8]
         do {
             defer { close(output) }
             checksum = try copy(source, to: output, path: temporary, copied: copied)
-            guard fsync(output) == 0, fchmod(output, 0o444) == 0 else { throw failure("write \(temporary)") }
+            guard fsync(output) == 0, fchmod(output, 0o444) == 0 else { throw PackFile.failure("write", temporary) }
         }
         let sorted = entries.sorted { $0.offset < $1.offset }
-        guard let packSize = FileStat(path: temporary)?.size else { throw failure("read \(temporary)") }
+        guard let packSize = FileStat(path: temporary)?.size else { throw PackFile.failure("read", temporary) }
         for (position, entry) in sorted.enumerated() {
             let end = position + 1 < sorted.count ? sorted[position + 1].offset : UInt64(packSize) - 20
             try check(entry, endingAt: end, in: temporary)
         }
         let name = "pack-" + checksum.map { String(format: "%02x", $0) }.joined()
         let index = try PackWriter.index(of: entries.map { ($0.id, $0.offset, $0.crc) }, packChecksum: checksum)
-        if FileManager.default.fileExists(atPath: folder + "/" + name + ".idx") { return entries.count }
-        guard rename(temporary, folder + "/" + name + ".pack") == 0 else { throw failure("rename \(temporary)") }
         installed = true
-        var indexTemplate = Array((folder + "/tmp_idx_docver_XXXXXX").utf8CString)
-        let indexOutput = indexTemplate.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard indexOutput >= 0 else {
-            unlink(folder + "/" + name + ".pack")
-            throw failure("create a pack index in \(folder)")
-        }
-        let temporaryIndex = indexTemplate.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        do {
-            defer { close(indexOutput) }
-            try index.withUnsafeBytes { try writeAll(indexOutput, $0, path: temporaryIndex) }
-            guard fsync(indexOutput) == 0, fchmod(indexOutput, 0o444) == 0 else { throw failure("write \(temporaryIndex)") }
-            guard rename(temporaryIndex, folder + "/" + name + ".idx") == 0 else { throw failure("rename \(temporaryIndex)") }
-        } catch {
-            unlink(temporaryIndex)
-            unlink(folder + "/" + name + ".pack")
-            throw error
-        }
+        try PackFile.install(pack: temporary, index: index, name: name, in: folder)
         return entries.count
     }
 
@@ -89,10 +68,10 @@ enum PackImport {
     /// checksum, which it returns.
     private static func copy(_ source: String, to output: Int32, path: String, copied: (Int) -> Void) throws -> [UInt8] {
         let input = open(source, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw failure("open \(source)") }
+        guard input >= 0 else { throw PackFile.failure("open", source) }
         defer { close(input) }
         var status = stat()
-        guard fstat(input, &status) == 0 else { throw failure("read \(source)") }
+        guard fstat(input, &status) == 0 else { throw PackFile.failure("read", source) }
         let size = Int(status.st_size)
         guard size >= 32 else { throw damaged(source, "it is not a version 2 pack") }
         let hashed = size - 20  // everything but the trailing checksum
@@ -106,10 +85,10 @@ enum PackImport {
         while total < size {
             let count = read(input, buffer, min(pieceSize, size - total))
             if count < 0, errno == EINTR { continue }
-            guard count >= 0 else { throw failure("read \(source)") }
+            guard count >= 0 else { throw PackFile.failure("read", source) }
             guard count > 0 else { throw damaged(source, "it ended while it was copied") }
             let piece = UnsafeRawBufferPointer(start: buffer, count: count)
-            try writeAll(output, piece, path: path)
+            try PackFile.writeAll(output, piece, path: path)
             if header.count < 12 { header += piece.prefix(12 - header.count) }
             let toHash = max(0, min(count, hashed - total))
             hasher.update(UnsafeRawBufferPointer(rebasing: piece.prefix(toHash)))
@@ -174,20 +153,6 @@ enum PackImport {
             }
             return entries
         }
-    }
-
-    private static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
-        var rest = bytes
-        while !rest.isEmpty {
-            let count = write(descriptor, rest.baseAddress, rest.count)
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { throw failure("write \(path)") }
-            rest = UnsafeRawBufferPointer(rebasing: rest.dropFirst(count))
-        }
-    }
-
-    private static func failure(_ what: String) -> GitError {
-        GitError(code: .other(-1), message: "cannot \(what): \(String(cString: strerror(errno)))", function: "PackImport")
     }
 
     private static func damaged(_ pack: String, _ reason: String) -> GitError {

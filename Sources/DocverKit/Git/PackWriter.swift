@@ -27,11 +27,7 @@ final class PackWriter {
     init(folder: String, count: Int) throws {
         self.folder = folder
         expectedCount = count
-        var template = Array((folder + "/tmp_pack_docver_XXXXXX").utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else { throw Self.failure("create a pack in \(folder)") }
-        self.descriptor = descriptor
-        temporaryPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        (descriptor, temporaryPath) = try PackFile.temporary(in: folder, "tmp_pack_docver_")
         var header: [UInt8] = Array("PACK".utf8) + Self.bigEndian32(2) + Self.bigEndian32(UInt32(count))
         // (On an error, deinit removes the temporary file.)
         try header.withUnsafeMutableBytes { try write(UnsafeRawBufferPointer($0)) }
@@ -123,42 +119,13 @@ final class PackWriter {
         }
         let digest = checksum.finish()
         try digest.withUnsafeBytes { bytes in
-            try Self.writeAll(descriptor, bytes, path: temporaryPath)
+            try PackFile.writeAll(descriptor, bytes, path: temporaryPath)
         }
-        guard fsync(descriptor) == 0, fchmod(descriptor, 0o444) == 0 else { throw Self.failure("write \(temporaryPath)") }
+        guard fsync(descriptor) == 0, fchmod(descriptor, 0o444) == 0 else { throw PackFile.failure("write", temporaryPath) }
         finished = true
         close(descriptor)
         let name = "pack-" + digest.map { String(format: "%02x", $0) }.joined()
-        let pack = folder + "/" + name + ".pack"
-        let index = try Self.index(of: entries, packChecksum: digest)
-        // The same objects in the same order make the same pack: one already there is kept.
-        if FileManager.default.fileExists(atPath: folder + "/" + name + ".idx") {
-            unlink(temporaryPath)
-            return name
-        }
-        guard rename(temporaryPath, pack) == 0 else {
-            let failure = Self.failure("rename \(temporaryPath)")
-            unlink(temporaryPath)
-            throw failure
-        }
-        var template = Array((folder + "/tmp_idx_docver_XXXXXX").utf8CString)
-        let indexDescriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard indexDescriptor >= 0 else { throw Self.failure("create a pack index in \(folder)") }
-        let temporaryIndex = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        do {
-            defer { close(indexDescriptor) }
-            try index.withUnsafeBytes { try Self.writeAll(indexDescriptor, $0, path: temporaryIndex) }
-            guard fsync(indexDescriptor) == 0, fchmod(indexDescriptor, 0o444) == 0 else { throw Self.failure("write \(temporaryIndex)") }
-            guard rename(temporaryIndex, folder + "/" + name + ".idx") == 0 else { throw Self.failure("rename \(temporaryIndex)") }
-        } catch {
-            unlink(temporaryIndex)
-            throw error
-        }
-        let folderDescriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folderDescriptor >= 0 {
-            fsync(folderDescriptor)
-            close(folderDescriptor)
-        }
+        try PackFile.install(pack: temporaryPath, index: Self.index(of: entries, packChecksum: digest), name: name, in: folder)
         return name
     }
 
@@ -167,18 +134,8 @@ final class PackWriter {
 
     private func write(_ bytes: UnsafeRawBufferPointer) throws {
         checksum.update(bytes)
-        try Self.writeAll(descriptor, bytes, path: temporaryPath)
+        try PackFile.writeAll(descriptor, bytes, path: temporaryPath)
         written += UInt64(bytes.count)
-    }
-
-    private static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
-        var rest = bytes
-        while !rest.isEmpty {
-            let count = Glibc.write(descriptor, rest.baseAddress, rest.count)
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { throw failure("write \(path)") }
-            rest = UnsafeRawBufferPointer(rebasing: rest.dropFirst(count))
-        }
     }
 
     /// A pack entry's header: the type and the size, 4 bits then 7 at a time, low first.
@@ -238,7 +195,67 @@ final class PackWriter {
         [UInt8(value >> 24), UInt8(value >> 16 & 0xff), UInt8(value >> 8 & 0xff), UInt8(value & 0xff)]
     }
 
-    private static func failure(_ what: String) -> GitError {
-        GitError(code: .other(-1), message: "cannot \(what): \(String(cString: strerror(errno)))", function: "PackWriter")
+}
+
+/// The files of a pack docver writes (``PackWriter``) or copies (``PackImport``): temporary
+/// files in the pack folder, and the installation git and libgit2 rely on.
+enum PackFile {
+    /// A new file `<prefix>XXXXXX` in `folder`, open for writing.
+    static func temporary(in folder: String, _ prefix: String) throws -> (descriptor: Int32, path: String) {
+        var template = Array((folder + "/" + prefix + "XXXXXX").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else { throw failure("create a file in", folder) }
+        return (descriptor, template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+    }
+
+    static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
+        var rest = bytes
+        while !rest.isEmpty {
+            let count = write(descriptor, rest.baseAddress, rest.count)
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { throw failure("write", path) }
+            rest = UnsafeRawBufferPointer(rebasing: rest.dropFirst(count))
+        }
+    }
+
+    /// Puts a finished pack (flushed at `temporary`) and its index in place as `name` in
+    /// `folder`: the pack first, the index last (a pack is part of a repository once its index
+    /// is there), then the folder flushed. A pack of that name already indexed there is the
+    /// same contents and is kept. On an error, `temporary` and the renamed pack are removed.
+    static func install(pack temporary: String, index: [UInt8], name: String, in folder: String) throws {
+        let pack = folder + "/" + name + ".pack"
+        let indexPath = folder + "/" + name + ".idx"
+        if FileManager.default.fileExists(atPath: indexPath) {
+            unlink(temporary)
+            return
+        }
+        guard rename(temporary, pack) == 0 else {
+            let error = failure("rename", temporary)
+            unlink(temporary)
+            throw error
+        }
+        var temporaryIndex = ""
+        do {
+            let (descriptor, path) = try Self.temporary(in: folder, "tmp_idx_docver_")
+            temporaryIndex = path
+            defer { close(descriptor) }
+            try index.withUnsafeBytes { try writeAll(descriptor, $0, path: path) }
+            guard fsync(descriptor) == 0, fchmod(descriptor, 0o444) == 0 else { throw failure("write", path) }
+            guard rename(path, indexPath) == 0 else { throw failure("rename", path) }
+        } catch {
+            if !temporaryIndex.isEmpty { unlink(temporaryIndex) }
+            unlink(pack)
+            throw error
+        }
+        let folderDescriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folderDescriptor >= 0 {
+            fsync(folderDescriptor)
+            close(folderDescriptor)
+        }
+    }
+
+    /// An error naming the path in quotes (where `GitError.quotedPath` finds it) and errno.
+    static func failure(_ what: String, _ path: String) -> GitError {
+        GitError(code: .other(-1), message: "cannot \(what) '\(path)': \(String(cString: strerror(errno)))", function: "PackFile")
     }
 }

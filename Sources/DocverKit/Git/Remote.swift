@@ -570,7 +570,7 @@ extension Remote {
     }
 
     /// The pack files in a pack folder, with their sizes in bytes.
-    fileprivate static func packSizes(in folder: String) -> [String: Int] {
+    static func packSizes(in folder: String) -> [String: Int] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         var sizes: [String: Int] = [:]
         for name in names where name.hasSuffix(".pack") {

@@ -76,9 +76,9 @@ extension Repository {
         try check(git_packbuilder_insert_walk(builder, walk.pointer))
         let rest = git_packbuilder_object_count(builder)
         if rest > 0 {
-            let before = Self.packBytes(in: packFolder)
+            let before = Remote.packSizes(in: packFolder).values.reduce(0, +)
             try check(git_packbuilder_write(builder, packFolder, 0, nil, nil))
-            bytes += max(0, Self.packBytes(in: packFolder) - before)
+            bytes += max(0, Remote.packSizes(in: packFolder).values.reduce(0, +) - before)
         }
         // The objects are there: the branch moves, if nobody moved it meanwhile.
         do {
@@ -149,13 +149,5 @@ extension Repository {
         // (The object database owns the backend once added.)
         if added < 0 { backend?.pointee.free(backend) }
         try check(added)
-    }
-
-    private static func packBytes(in folder: String) -> Int {
-        var total = 0
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasSuffix(".pack") {
-            total += ((try? FileManager.default.attributesOfItem(atPath: folder + "/" + name))?[.size] as? Int) ?? 0
-        }
-        return total
     }
 }
