@@ -68,6 +68,16 @@ import Testing
         #expect(again.status == 0, "\(again.stderr)")
     }
 
+    /// A file entry whose object never arrived (missing on the remote, or damaged there) is
+    /// refused, and the warning says so rather than calling it another kind of object.
+    @Test func aFileWhoseContentsDidNotArriveIsRefused() throws {
+        let result = try arrive { mallory in
+            let missing = String(repeating: "5a", count: 20)
+            return try mallory.commit(tree: mallory.tree([RawEntry(mode: "100644", name: Array("f.txt".utf8), id: missing)]))
+        }
+        try expectRefusedWithOthersSynced(result, "the contents of 'f.txt' did not arrive (missing or damaged on the remote)")
+    }
+
     /// A file entry whose object is a tree is refused the same way.
     @Test func aFileEntryPointingAtAFolderIsRefused() throws {
         let result = try arrive { mallory in
