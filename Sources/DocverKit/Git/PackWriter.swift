@@ -17,28 +17,55 @@ final class PackWriter {
     private let folder: String
     private let temporaryPath: String
     private let descriptor: Int32
-    private let expectedCount: Int
+    /// nil: counted as objects are added, and written into the header by ``finish()``.
+    private let expectedCount: Int?
     private let checksum = SHA1Hasher()
     private var written: UInt64 = 0
     private var entries: [(id: ObjectID, offset: UInt64, crc: UInt32)] = []
     private var finished = false
+    /// One deflate stream and one output buffer for all objects (reset between them): a
+    /// pack of 10,000 small objects set up zlib and a megabyte 10,000 times.
+    private var stream = z_stream()
+    private let output: UnsafeMutablePointer<UInt8>
+    private static let outputSize = 1 << 20
+    /// Bytes not yet written to the file (small objects are written 64 KiB at a time).
+    private var pending: [UInt8] = []
+    private static let pendingLimit = 64 << 10
 
-    /// Starts a pack of `count` objects in the pack folder `folder`.
-    init(folder: String, count: Int) throws {
+    /// Starts a pack of `count` objects in the pack folder `folder`; with `count` nil, of as
+    /// many objects as are added.
+    init(folder: String, count: Int?) throws {
         self.folder = folder
         expectedCount = count
-        (descriptor, temporaryPath) = try PackFile.temporary(in: folder, "tmp_pack_docver_")
-        var header: [UInt8] = Array("PACK".utf8) + Self.bigEndian32(2) + Self.bigEndian32(UInt32(count))
+        output = .allocate(capacity: Self.outputSize)
+        pending.reserveCapacity(Self.pendingLimit)
+        guard deflateInit_(&stream, Self.compressionLevel, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            output.deallocate()
+            throw GitError(code: .other(-1), message: "zlib could not start", function: "deflateInit")
+        }
+        do {
+            (descriptor, temporaryPath) = try PackFile.temporary(in: folder, "tmp_pack_docver_")
+        } catch {
+            deflateEnd(&stream)
+            output.deallocate()
+            throw error
+        }
+        var header: [UInt8] = Array("PACK".utf8) + Self.bigEndian32(2) + Self.bigEndian32(UInt32(count ?? 0))
         // (On an error, deinit removes the temporary file.)
         try header.withUnsafeMutableBytes { try write(UnsafeRawBufferPointer($0)) }
     }
 
     deinit {
+        deflateEnd(&stream)
+        output.deallocate()
         if !finished {
             close(descriptor)
             unlink(temporaryPath)
         }
     }
+
+    /// The number of objects added so far.
+    var count: Int { entries.count }
 
     /// Adds object `id` of `type` (1 commit, 2 tree, 3 blob, 4 tag) and `size` bytes, which
     /// `contents` passes in order to the function it is given. Throws when the bytes passed
@@ -54,14 +81,11 @@ final class PackWriter {
         let objectHash = SHA1Hasher()
         objectHash.update(Array("\(Self.typeName(type)) \(size)\0".utf8))
 
-        var stream = z_stream()
-        guard deflateInit_(&stream, Self.compressionLevel, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw GitError(code: .other(-1), message: "zlib could not start", function: "deflateInit")
+        guard deflateReset(&stream) == Z_OK else {
+            throw GitError(code: .other(-1), message: "zlib could not start", function: "deflateReset")
         }
-        defer { deflateEnd(&stream) }
-        let outputSize = 1 << 20
-        let output = UnsafeMutablePointer<UInt8>.allocate(capacity: outputSize)
-        defer { output.deallocate() }
+        let outputSize = Self.outputSize
+        let output = self.output
         var passed: UInt64 = 0
         func run(_ flush: Int32) throws {
             repeat {
@@ -113,11 +137,21 @@ final class PackWriter {
     /// Writes the pack's checksum and its index, and renames both into place. Returns the
     /// pack's name (`pack-<checksum>`).
     func finish() throws -> String {
-        guard entries.count == expectedCount else {
+        if let expectedCount, entries.count != expectedCount {
             throw GitError(
                 code: .invalid, message: "a pack of \(expectedCount) objects was given \(entries.count)", function: "PackWriter.finish")
         }
-        let digest = checksum.finish()
+        try flushPending()
+        let digest: [UInt8]
+        if expectedCount == nil {
+            // The header's count is known now: written in, and the checksum taken again
+            // from the file (SHA-1 cannot be patched).
+            var count = Self.bigEndian32(UInt32(entries.count))
+            guard pwrite(descriptor, &count, 4, 8) == 4 else { throw PackFile.failure("write", temporaryPath) }
+            digest = try Self.checksum(ofFile: descriptor, length: written, path: temporaryPath)
+        } else {
+            digest = checksum.finish()
+        }
         try digest.withUnsafeBytes { bytes in
             try PackFile.writeAll(descriptor, bytes, path: temporaryPath)
         }
@@ -129,13 +163,41 @@ final class PackWriter {
         return name
     }
 
+    /// The SHA-1 of the first `length` bytes of the file open at `descriptor`.
+    private static func checksum(ofFile descriptor: Int32, length: UInt64, path: String) throws -> [UInt8] {
+        let hasher = SHA1Hasher()
+        let size = 1 << 20
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+        defer { buffer.deallocate() }
+        var offset: UInt64 = 0
+        while offset < length {
+            let count = pread(descriptor, buffer, Int(min(UInt64(size), length - offset)), off_t(offset))
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { throw PackFile.failure("read", path) }
+            hasher.update(UnsafeRawBufferPointer(start: buffer, count: count))
+            offset += UInt64(count)
+        }
+        return hasher.finish()
+    }
+
     /// The pack's size so far, in bytes.
     var size: UInt64 { written }
 
     private func write(_ bytes: UnsafeRawBufferPointer) throws {
-        checksum.update(bytes)
-        try PackFile.writeAll(descriptor, bytes, path: temporaryPath)
+        if expectedCount != nil { checksum.update(bytes) }
         written += UInt64(bytes.count)
+        if pending.count + bytes.count <= Self.pendingLimit {
+            pending.append(contentsOf: bytes)
+            return
+        }
+        try flushPending()
+        try PackFile.writeAll(descriptor, bytes, path: temporaryPath)
+    }
+
+    private func flushPending() throws {
+        guard !pending.isEmpty else { return }
+        try pending.withUnsafeBytes { try PackFile.writeAll(descriptor, $0, path: temporaryPath) }
+        pending.removeAll(keepingCapacity: true)
     }
 
     /// A pack entry's header: the type and the size, 4 bits then 7 at a time, low first.
