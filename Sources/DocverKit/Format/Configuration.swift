@@ -32,6 +32,10 @@ enum ConfigKey {
     /// 6,700; 0 turns automatic packing off). docver honours it as `git commit` does.
     static let gitAutoPackThreshold = "gc.auto"
     static let gitAutoPackDefault = 6_700
+    /// git's number of packs above which `git gc --auto` puts them into one (default 50; 0:
+    /// no limit).
+    static let gitAutoPackLimit = "gc.autoPackLimit"
+    static let gitAutoPackLimitDefault = 50
     /// The largest file, in bytes (a `k`, `m` or `g` suffix multiplies by 1024 as in git),
     /// that this device accepts from a remote (docs/SECURITY.md, "Size ceiling"); 0: no limit.
     static let maximumDocumentSize = "docver.maxDocumentSize"
@@ -63,6 +67,12 @@ enum ConfigKey {
         }
         return number == 0 ? nil : number * multiplier
     }
+    /// Like git's `fetch.unpackLimit`: a save of fewer documents writes each new file as a
+    /// loose object; a save of this many or more writes the new files up to 1 MiB into one
+    /// pack (docs/FORMAT.md, "Objects").
+    static let saveUnpackLimit = "docver.saveUnpackLimit"
+    /// Its value when unset (git's `fetch.unpackLimit` default).
+    static let defaultSaveUnpackLimit = 100
     /// The format version this build writes.
     static let currentFormatVersion = "1"
 }

@@ -139,6 +139,7 @@ extension Repository {
     /// Streams a file into the object database in fixed-size chunks, so memory stays flat
     /// whatever the file's size. Fails (writing nothing) if the file changes size meanwhile.
     func writeBlob(streamingFileAt path: String, expectedSize: Int64) throws -> ObjectID {
+        if let id = try writeBlobIntoPack(fileAt: path, expectedSize: expectedSize) { return id }
         guard let file = FileHandle(forReadingAtPath: path) else {
             throw GitError(code: .notFound, message: "cannot open \(path) for reading", function: #function)
         }

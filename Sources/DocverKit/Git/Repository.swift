@@ -22,6 +22,8 @@ final class Repository {
     var fetchesMissingObjects = true
     /// The promisor remotes, read at the first missing object.
     var promisors: [String]?
+    /// The pack small blobs are written into, during ``writingBlobsIntoOnePack(_:)``.
+    var packedBlobs: PackedBlobs?
 
     private init(pointer: OpaquePointer) {
         self.pointer = pointer

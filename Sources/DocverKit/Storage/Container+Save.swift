@@ -38,7 +38,14 @@ extension Container {
                 reason: "it is a folder holding its own git repository (.git); move it out of the container or remove its .git")
         }
         let all = try Set(targets).union(displacedDocuments(by: targets, headTree: headTree, in: repository))
-        let snapshots = try all.sorted().map { try snapshot($0, in: repository) }
+        let ordered = all.sorted()
+        let limit =
+            (try repository.configString(ConfigKey.saveUnpackLimit)).flatMap(Self.gitInteger)
+            ?? ConfigKey.defaultSaveUnpackLimit
+        let snapshots =
+            try ordered.count >= max(1, limit)
+            ? repository.writingBlobsIntoOnePack { try ordered.map { try snapshot($0, in: repository) } }
+            : ordered.map { try snapshot($0, in: repository) }
         return try commitSnapshots(snapshots, subject: message, in: repository, records: records)
     }
 

@@ -85,7 +85,11 @@ extension Container {
         try Self.refuseSpecialFile(stat, at: document.path)
         if stat.isDirectory {
             var files: [SnapshotFile] = []
-            let tree = try snapshotDirectory(fullPath, relative: document.path, files: &files, in: repository)
+            // (A package's tree is written as its files are hashed: they must be readable
+            // then, so they are written loose.)
+            let tree = try repository.writingLooseObjects {
+                try snapshotDirectory(fullPath, relative: document.path, files: &files, in: repository)
+            }
             return DocumentSnapshot(document: document, state: tree.map { EntryState($0, .tree) }, files: files)
         }
         let state = try hashFile(fullPath, stat: stat, document: document, in: repository)

@@ -64,13 +64,15 @@ extension Container {
     }
 
     /// Packs loose objects in the background once there are more than git's `gc.auto`
-    /// threshold (default 6,700), as `git commit` does: a first save of 10,000 documents
-    /// otherwise leaves 10,000 loose files, about three times their packed size, for good.
+    /// threshold (default 6,700), or more packs than `gc.autoPackLimit` (default 50), as
+    /// `git commit` does: many small saves otherwise leave their loose files, about three
+    /// times their packed size, for good, and many large ones a pack each.
     ///
     /// Runs after every command that writes (inside ``withWriteLock``). The count is git's
-    /// estimate, the entries of `.git/objects/17` times 256: one directory read. Over the
-    /// threshold, it starts `git gc --auto` detached and returns at once; git re-checks the
-    /// threshold and takes its own lock (`gc.pid`), so concurrent commands start at most one.
+    /// estimate, the entries of `.git/objects/17` times 256, and the packs: two directory
+    /// reads. Over either threshold, it starts `git gc --auto` detached and returns at once;
+    /// git re-checks both and takes its own lock (`gc.pid`), so concurrent commands start at
+    /// most one.
     /// It only packs: pruning, reflog expiry and packing references are turned off for that
     /// run, so no object is removed that is not in a pack (nothing docver's records name can
     /// go, reachable or not) and the reference files the agent watches stay where they are.
@@ -79,7 +81,13 @@ extension Container {
         let threshold =
             (try? repository.configString(ConfigKey.gitAutoPackThreshold))
             .flatMap { $0.flatMap(Self.gitInteger) } ?? ConfigKey.gitAutoPackDefault
-        guard threshold > 0, Self.looseObjectEstimateExceeds(threshold, objects: gitDirectory + "/objects") else { return }
+        let packLimit =
+            (try? repository.configString(ConfigKey.gitAutoPackLimit))
+            .flatMap { $0.flatMap(Self.gitInteger) } ?? ConfigKey.gitAutoPackLimitDefault
+        guard threshold > 0,
+            Self.looseObjectEstimateExceeds(threshold, objects: gitDirectory + "/objects")
+                || Self.packCountExceeds(packLimit, objects: gitDirectory + "/objects")
+        else { return }
         Subprocess.startDetached(
             [
                 "git", "-c", "gc.pruneExpire=never", "-c", "gc.reflogExpire=never",
@@ -100,6 +108,14 @@ extension Container {
             if count > limit { return true }
         }
         return false
+    }
+
+    /// git's `too_many_packs`: more than `limit` packs (0: no limit). A save of many
+    /// documents writes a pack of its own (``ConfigKey/saveUnpackLimit``), so packs add up
+    /// as loose objects do, and `git gc --auto` puts them together past git's limit.
+    static func packCountExceeds(_ limit: Int, objects: String) -> Bool {
+        guard limit > 0, let names = try? FileManager.default.contentsOfDirectory(atPath: objects + "/pack") else { return false }
+        return names.lazy.filter { $0.hasSuffix(".idx") }.count > limit
     }
 
     /// An integer as git config writes it: decimal with an optional `k`, `m` or `g` suffix.

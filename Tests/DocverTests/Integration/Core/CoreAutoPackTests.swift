@@ -44,4 +44,32 @@ import Testing
         #expect(try alice.save() != nil)
         try expectFsckClean(alice.root)
     }
+
+    /// Saves of many documents write a pack each (`docver.saveUnpackLimit`); past git's
+    /// `gc.autoPackLimit` they are put into one, and nothing is lost.
+    @Test func packsOverGitsLimitArePutTogetherAndLoseNothing() async throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        _ = try alice.git(["config", "docver.saveUnpackLimit", "1"])
+        _ = try alice.git(["config", "gc.autoPackLimit", "2"])
+        var saves: [String] = []
+        for round in 0..<3 {
+            try alice.write("round \(round)\n", to: "doc.txt")
+            saves.append(try #require(try alice.save()).id)
+        }
+        func packCount() throws -> Int {
+            try FileManager.default.contentsOfDirectory(atPath: alice.root.appendingPathComponent(".git/objects/pack").path)
+                .filter { $0.hasSuffix(".pack") }.count
+        }
+        // Three packs are over the limit of two: git packs in the background after the third
+        // save (a handshake on what it leaves behind).
+        try await waitUntil(timeout: .seconds(120), "the packs put together") {
+            let counts = try looseAndPacked(alice)
+            return try packCount() == 1 && counts.loose == 0
+        }
+        try expectFsckClean(alice.root)
+        for (round, save) in saves.enumerated() {
+            #expect(try alice.git(["show", save + ":doc.txt"]) == "round \(round)\n")
+        }
+    }
 }

@@ -501,6 +501,11 @@ final class FuzzWorld {
         if seed % 4 == 1 {
             for device in devices { try device.git(["config", "core.bigFileThreshold", "16"]) }
         }
+        // One seed in four writes the files of every save into a pack of the save's own
+        // (issue 28; docver.saveUnpackLimit, a hundred documents by default).
+        if seed % 4 == 3 {
+            for device in devices { try device.git(["config", "docver.saveUnpackLimit", "1"]) }
+        }
     }
 
     /// The device whose clock is a year ahead, if any.
