@@ -20,6 +20,15 @@ import Testing
         }
     }
 
+    /// The folder of a file's path, as `NSString.deletingLastPathComponent` gives it for a
+    /// file's path (the files are put beside it).
+    @Test func aFilesFolderIsTheFolderItIsIn() {
+        let cases = ["/a/b": "/a", "/a": "/", "a": "", "a/b": "a", "/a/b/c.txt": "/a/b", "/é/ü.txt": "/é", "rel/dir/f": "rel/dir"]
+        for (path, folder) in cases {
+            #expect(FileSystem.folder(of: path) == folder, "\(path)")
+        }
+    }
+
     @Test func writeCreatesAndReplacesLeavingNoTemporaryFile() throws {
         let folder = try Folder()
         try AtomicFile.write(Data("one".utf8), to: folder.path("f"))

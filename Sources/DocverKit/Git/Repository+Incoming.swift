@@ -40,13 +40,16 @@ extension Repository {
         try check(git_repository_odb(&odb, view.pointer))
         defer { git_odb_free(odb) }
         // libgit2 writes into the first backend (highest priority) that can write: a pack
-        // into the first with a pack writer, a loose object into the first with a writer.
+        // into the first with a pack writer (both write into `incoming/pack`), a loose object
+        // into the first with a writer (the loose one). Reads ask the packs first: a fetch
+        // brings its objects in a pack, and asking the loose folder first cost an `access`
+        // per object read (10,000 in a clone of 10,000 documents).
         // (Adding fails only without memory; the backend is then leaked.)
         var pack: UnsafeMutablePointer<git_odb_backend>?, loose: UnsafeMutablePointer<git_odb_backend>?
         try check(git_odb_backend_pack(&pack, incoming))
-        try check(git_odb_add_backend(odb, pack, 1000))
+        try check(git_odb_add_backend(odb, pack, 1001))
         try check(git_odb_backend_loose(&loose, incoming, -1, 0, 0, 0))
-        try check(git_odb_add_backend(odb, loose, 1001))
+        try check(git_odb_add_backend(odb, loose, 1000))
         view.incomingObjects = incoming
         return view
     }

@@ -191,7 +191,7 @@ extension Container {
             let ready = readyFolders.contains(folder)
             guard matches(working, file.old), ready || parentFoldersAllow(file.path) else { continue }  // edited: left alone
             if !ready {
-                try FileSystem.createDirectory((fullPath as NSString).deletingLastPathComponent)
+                try FileSystem.createDirectory(FileSystem.folder(of: fullPath))
                 readyFolders.insert(folder)
             }
             // Each file atomically (a temporary file in the staging folder, then a rename),

@@ -62,7 +62,7 @@ enum AtomicFile {
         allowingUnnamed: Bool = true,
         contents: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
     ) throws -> Bool {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = FileSystem.folder(of: path)
         let unnamed = allowingUnnamed && unnamedFilesAvailable ? open(folder, O_WRONLY | unnamedFileFlag | O_CLOEXEC, executable ? 0o755 : 0o644) : -1
         if unnamed >= 0 {
             defer { close(unnamed) }  // (unnamed until linked: closing frees it)
@@ -168,7 +168,7 @@ enum AtomicFile {
     static let temporaryPrefix = ".docver-tmp-"
 
     static func temporaryPath(beside path: String) -> String {
-        temporaryPath(in: (path as NSString).deletingLastPathComponent)
+        temporaryPath(in: FileSystem.folder(of: path))
     }
 
     static func temporaryPath(in folder: String) -> String {
@@ -231,7 +231,7 @@ enum AtomicFile {
     /// Flushes a folder's entries, so a rename survives a power loss. Best effort: some file
     /// systems refuse fsync on folders, and the rename itself is already atomic.
     private static func syncFolder(of path: String) {
-        let folder = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let folder = open(FileSystem.folder(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard folder >= 0 else { return }
         fsync(folder)
         close(folder)

@@ -8,6 +8,16 @@ enum FileSystem {
         return NSHomeDirectory() + path.dropFirst()
     }
 
+    /// The folder of the file at `path`, as `NSString.deletingLastPathComponent` gives it
+    /// for a file's path (`/a/b` → `/a`, `/a` → `/`, `a` → ``), without bridging: a checkout
+    /// of 10,000 files spent 4 % of its time there.
+    static func folder(of path: String) -> String {
+        let bytes = path.utf8
+        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return "" }
+        guard slash != bytes.startIndex else { return "/" }
+        return String(path[..<slash])
+    }
+
     static func createDirectory(_ path: String) throws(SystemError) {
         if let existing = FileStat(path: path), !existing.isDirectory, !existing.isSymbolicLink {
             throw SystemError("create the folder", path, reason: "a file (not a folder) is in its place")
