@@ -108,8 +108,8 @@ enum ListingText {
         return Data(text.utf8)
     }
 
-    static func decodeItems(_ data: Data) -> [MetadataItem]? {
-        data.withUnsafeBytes { raw in DocumentLines(bytes: raw.bindMemory(to: UInt8.self)).items() }
+    static func decodeItems(_ data: Data, expected: Int = 0) -> [MetadataItem]? {
+        data.withUnsafeBytes { raw in DocumentLines(bytes: raw.bindMemory(to: UInt8.self)).items(expected: expected) }
     }
 
     // Conflicts: a line `C document versions bases`, then `V` + the current version, one `V`
@@ -287,7 +287,7 @@ extension ListingText {
         let rest = header.dropFirst(prefix.count)
         guard let tab = rest.firstIndex(of: 0x09), let count = Int(String(decoding: rest[..<tab], as: UTF8.self)),
             key.map({ rest[(tab + 1)...].elementsEqual($0.utf8) }) ?? true,
-            let items = decodeItems(data[(end + 1)...]), items.count == count
+            let items = decodeItems(data[(end + 1)...], expected: count), items.count == count
         else { return nil }
         return items
     }
@@ -299,8 +299,10 @@ extension ListingText {
 private struct DocumentLines {
     let bytes: UnsafeBufferPointer<UInt8>
 
-    func items() -> [MetadataItem]? {
+    /// `expected`: the count the header gives (room is made for that many, at most a million).
+    func items(expected: Int = 0) -> [MetadataItem]? {
         var items: [MetadataItem] = []
+        items.reserveCapacity(min(max(expected, 0), 1 << 20))
         var fields: [Range<Int>] = []
         fields.reserveCapacity(16)
         var start = 0

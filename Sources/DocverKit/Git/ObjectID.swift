@@ -19,24 +19,31 @@ struct ObjectID: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// from bytes (a listing holds two ids per document).
     init?(hexDigits digits: UnsafeBufferPointer<UInt8>) {
         guard digits.count == 40 else { return nil }
-        func value(_ digit: UInt8) -> UInt8? {
-            switch digit {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-            default: nil
-            }
-        }
         var oid = git_oid()
-        let valid = withUnsafeMutableBytes(of: &oid.id) { bytes -> Bool in
-            for offset in 0..<20 {
-                guard let high = value(digits[2 * offset]), let low = value(digits[2 * offset + 1]) else { return false }
-                bytes[offset] = high << 4 | low
+        let valid = Self.digitValues.withUnsafeBufferPointer { values in
+            withUnsafeMutableBytes(of: &oid.id) { bytes -> Bool in
+                // A byte that is no digit has the value 0xff; any such byte sets a high bit.
+                var invalid: UInt8 = 0
+                for offset in 0..<20 {
+                    let high = values[Int(digits[2 * offset])], low = values[Int(digits[2 * offset + 1])]
+                    invalid |= high | low
+                    bytes[offset] = high << 4 | low & 0x0f
+                }
+                return invalid & 0xf0 == 0
             }
-            return true
         }
         guard valid else { return nil }
         raw = oid
+    }
+
+    /// Each byte's value as a hexadecimal digit (either case); 0xff for any other byte.
+    private static let digitValues: [UInt8] = (0...255).map { byte in
+        switch UInt8(byte) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(byte) - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt8(byte) - UInt8(ascii: "A") + 10
+        default: 0xff
+        }
     }
 
     var hex: String {

@@ -8,7 +8,7 @@ extension Container {
     /// references as they are now, it answers; otherwise the query reads the repository.
     public func query(_ query: DocumentQuery = DocumentQuery()) throws -> [MetadataItem] {
         if let served = servedDocuments() {
-            return withDownloadStatus(served).filter(query.matches).sorted(by: query.areInOrder)
+            return query.results(withDownloadStatus(served))
         }
         return try computeQuery(query)
     }
@@ -53,7 +53,7 @@ extension Container {
                     known: cache.facts(), in: repository)
                 cache.store(items, key: key)
             }
-            return withDownloadStatus(items).filter(query.matches).sorted(by: query.areInOrder)
+            return query.results(withDownloadStatus(items))
         }
     }
 

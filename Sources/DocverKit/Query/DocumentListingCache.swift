@@ -23,7 +23,8 @@ struct DocumentListingCache {
 
     /// The listing stored under `key`, if there is one.
     func listing(key: String) -> [MetadataItem]? {
-        guard let data = FileSystem.localContentsIfReadable(files.documentListing) else { return nil }
+        // Mapped: the file is only ever replaced by renaming (``store(_:key:)``).
+        guard let data = FileSystem.localContentsIfReadable(files.documentListing, mapped: true) else { return nil }
         return ListingText.decodeDocumentListing(data, format: Self.format, key: key)
     }
 

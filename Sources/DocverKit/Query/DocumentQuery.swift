@@ -49,6 +49,21 @@ public struct DocumentQuery: Sendable, Hashable {
         return true
     }
 
+    /// Whether no filter is set: every item matches.
+    var matchesEverything: Bool {
+        glob == nil && types.isEmpty && hasUnresolvedConflicts == nil && modifiedSince == nil && savedBy == nil
+            && downloadStatus == nil
+    }
+
+    /// `items` filtered and sorted for this query. A listing already in order (a cached one,
+    /// sorted by path, for the default query) is checked in one pass instead of sorted again:
+    /// sorting 10,000 items copied each one twice.
+    func results(_ items: [MetadataItem]) -> [MetadataItem] {
+        let matching = matchesEverything ? items : items.filter(matches)
+        let inOrder = matching.indices.dropFirst().allSatisfy { !areInOrder(matching[$0], matching[$0 - 1]) }
+        return inOrder ? matching : matching.sorted(by: areInOrder)
+    }
+
     func areInOrder(_ a: MetadataItem, _ b: MetadataItem) -> Bool {
         let ascending: Bool
         switch sortKey {

@@ -46,7 +46,7 @@ extension Container {
 
     /// The documents as the running agent has them (see ``served(_:timeout:)``).
     func servedDocuments() -> [MetadataItem]? {
-        served(.documents).flatMap(ListingText.decodeItems)
+        served(.documents).flatMap { ListingText.decodeItems($0) }
     }
 
     /// The conflicts as the running agent has them (see ``served(_:timeout:)``).
