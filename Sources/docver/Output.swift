@@ -46,7 +46,9 @@ extension ItemOutput {
                 let prefix = line(
                     conflicted: columns.conflicted, kind: columns.kind, size: columns.size, evicted: columns.evicted,
                     modified: date, deviceName: columns.deviceName, document: "")
-                formatted[columns] = prefix
+                // (At most a few thousand kept: a listing whose documents all differ in size
+                // or date gains nothing from them.)
+                if formatted.count < 4096 { formatted[columns] = prefix }
                 text += prefix
             }
             text += item.path.path

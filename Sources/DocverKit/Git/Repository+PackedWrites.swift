@@ -70,7 +70,9 @@ final class PackedBlobs {
     }
 
     func add(fileAt path: String, size: Int) throws -> ObjectID {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        // (Not following a link, and not waiting on a FIFO, in case either took the file's
+        // place since it was looked at: a FIFO reads as empty, which its size refuses.)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard descriptor >= 0 else {
             throw GitError(code: .notFound, message: "cannot open \(path) for reading: \(String(cString: strerror(errno)))", function: #function)
         }
