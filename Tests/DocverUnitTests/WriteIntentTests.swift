@@ -25,7 +25,29 @@ import Testing
                 from: Bool.random(using: &random) ? nil : ObjectID(hex: random.hexID()),
                 to: ObjectID(hex: random.hexID())!, files: files)
             #expect(WriteIntent.parse(intent.render()) == intent, "seed \(seed)")
+            // Valid JSON with its keys sorted, as docs/FORMAT.md describes the file.
+            let object = try? JSONSerialization.jsonObject(with: intent.render()) as? [String: Any]
+            #expect(object?["version"] as? Int == 1 && (object?["files"] as? [Any])?.count == files.count, "seed \(seed)")
+            #expect(intent.render() == Self.encoderRendering(intent), "seed \(seed)")
         }
+    }
+
+    /// What `JSONEncoder` with sorted keys and unescaped slashes writes for an intent: the
+    /// hand-written rendering must be the same bytes.
+    private static func encoderRendering(_ intent: WriteIntent) -> Data {
+        struct State: Encodable { var id: String; var mode: String }
+        struct File: Encodable { var path: String; var old: State?; var new: State? }
+        struct Intent: Encodable { var version: Int; var operation: String; var from: String?; var to: String; var files: [File] }
+        let names: [(FileMode, String)] = [(.blob, "blob"), (.executable, "executable"), (.link, "link"), (.tree, "tree")]
+        func state(_ state: EntryState?) -> State? {
+            state.map { state in State(id: state.id.hex, mode: names.first { $0.0 == state.mode }!.1) }
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try! encoder.encode(
+            Intent(
+                version: 1, operation: intent.operation.rawValue, from: intent.from?.hex, to: intent.to.hex,
+                files: intent.files.map { File(path: $0.path, old: state($0.old), new: state($0.new)) }))
     }
 
     @Test func damagedIntentsAreRefused() {
