@@ -28,10 +28,15 @@ import Testing
     }
 
     @Test func gitConfigIntegersTakeUnitSuffixes() {
-        #expect(Container.gitInteger("6700") == 6_700)
-        #expect(Container.gitInteger(" 7k ") == 7 * 1024)
-        #expect(Container.gitInteger("1M") == 1 << 20)
-        #expect(Container.gitInteger("0") == 0)
-        #expect(Container.gitInteger("many") == nil)
+        #expect(ConfigKey.gitInteger("6700") == 6_700)
+        #expect(ConfigKey.gitInteger(" 7k ") == 7 * 1024)
+        #expect(ConfigKey.gitInteger("1M") == 1 << 20)
+        #expect(ConfigKey.gitInteger("0") == 0)
+        #expect(ConfigKey.gitInteger("many") == nil)
+        // Too big to hold once multiplied: not an integer (this multiplication trapped).
+        #expect(ConfigKey.gitInteger("99999999999999999g") == nil)
+        #expect(ConfigKey.gitInteger("8589934592g") == nil)
+        #expect(ConfigKey.gitInteger("8589934591g") == 8_589_934_591 << 30)
+        #expect(ConfigKey.gitInteger("8589934591m") == 8_589_934_591 << 20)
     }
 }

@@ -73,6 +73,26 @@ enum ConfigKey {
     static let saveUnpackLimit = "docver.saveUnpackLimit"
     /// Its value when unset (git's `fetch.unpackLimit` default).
     static let defaultSaveUnpackLimit = 100
+    /// An integer setting as git reads it (``gitInteger(_:)``), or `defaultValue` when it is
+    /// unset, unreadable or not such an integer (as git's own gc settings are taken: a bad
+    /// value never stops a write).
+    static func integer(_ key: String, default defaultValue: Int, in repository: Repository) -> Int {
+        (try? repository.configString(key)).flatMap { $0.flatMap(gitInteger) } ?? defaultValue
+    }
+
+    /// An integer as git config writes it: decimal with an optional `k`, `m` or `g` suffix;
+    /// nil when it is not one, or does not fit.
+    static func gitInteger(_ text: String) -> Int? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let multipliers: [Character: Int] = ["k": 1 << 10, "m": 1 << 20, "g": 1 << 30]
+        if let last = trimmed.last, let multiplier = multipliers[last] {
+            guard let number = Int(trimmed.dropLast()) else { return nil }
+            let (product, overflow) = number.multipliedReportingOverflow(by: multiplier)
+            return overflow ? nil : product
+        }
+        return Int(trimmed)
+    }
+
     /// The format version this build writes.
     static let currentFormatVersion = "1"
 }

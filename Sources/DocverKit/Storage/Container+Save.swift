@@ -39,9 +39,7 @@ extension Container {
         }
         let all = try Set(targets).union(displacedDocuments(by: targets, headTree: headTree, in: repository))
         let ordered = all.sorted()
-        let limit =
-            (try repository.configString(ConfigKey.saveUnpackLimit)).flatMap(Self.gitInteger)
-            ?? ConfigKey.defaultSaveUnpackLimit
+        let limit = ConfigKey.integer(ConfigKey.saveUnpackLimit, default: ConfigKey.defaultSaveUnpackLimit, in: repository)
         let snapshots =
             try ordered.count >= max(1, limit)
             ? repository.writingBlobsIntoOnePack { try ordered.map { try snapshot($0, in: repository) } }

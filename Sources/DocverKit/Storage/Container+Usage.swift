@@ -78,12 +78,8 @@ extension Container {
     /// go, reachable or not) and the reference files the agent watches stay where they are.
     /// Without `git` on `PATH` nothing happens; the objects stay loose, which costs only space.
     func packLooseObjectsIfNeeded(_ repository: Repository) {
-        let threshold =
-            (try? repository.configString(ConfigKey.gitAutoPackThreshold))
-            .flatMap { $0.flatMap(Self.gitInteger) } ?? ConfigKey.gitAutoPackDefault
-        let packLimit =
-            (try? repository.configString(ConfigKey.gitAutoPackLimit))
-            .flatMap { $0.flatMap(Self.gitInteger) } ?? ConfigKey.gitAutoPackLimitDefault
+        let threshold = ConfigKey.integer(ConfigKey.gitAutoPackThreshold, default: ConfigKey.gitAutoPackDefault, in: repository)
+        let packLimit = ConfigKey.integer(ConfigKey.gitAutoPackLimit, default: ConfigKey.gitAutoPackLimitDefault, in: repository)
         guard threshold > 0,
             Self.looseObjectEstimateExceeds(threshold, objects: gitDirectory + "/objects")
                 || Self.packCountExceeds(packLimit, objects: gitDirectory + "/objects")
@@ -116,16 +112,6 @@ extension Container {
     static func packCountExceeds(_ limit: Int, objects: String) -> Bool {
         guard limit > 0, let names = try? FileManager.default.contentsOfDirectory(atPath: objects + "/pack") else { return false }
         return names.lazy.filter { $0.hasSuffix(".idx") }.count > limit
-    }
-
-    /// An integer as git config writes it: decimal with an optional `k`, `m` or `g` suffix.
-    static func gitInteger(_ text: String) -> Int? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
-        let multipliers: [Character: Int] = ["k": 1 << 10, "m": 1 << 20, "g": 1 << 30]
-        if let last = trimmed.last, let multiplier = multipliers[last] {
-            return Int(trimmed.dropLast()).map { $0 * multiplier }
-        }
-        return Int(trimmed)
     }
 
     private func storageReport(in repository: Repository) throws -> StorageReport {

@@ -45,6 +45,22 @@ import Testing
         try expectFsckClean(alice.root)
     }
 
+    /// Bad settings of the packing keys (`gc.auto`, `gc.autoPackLimit`,
+    /// `docver.saveUnpackLimit`) never stop a save: each is read as its default.
+    @Test func badPackingSettingsDoNotStopASave() throws {
+        let scratch = try Scratch()
+        let alice = try scratch.device("alice")
+        for key in ["gc.auto", "gc.autoPackLimit", "docver.saveUnpackLimit"] {
+            for value in ["many", "99999999999999999g", "-"] {
+                try alice.git(["config", key, value])
+                try alice.write("\(key) \(value)\n", to: "doc.txt")
+                #expect(try alice.save() != nil, "\(key) = \(value)")
+            }
+            try alice.git(["config", "--unset", key])
+        }
+        try expectFsckClean(alice.root)
+    }
+
     /// Saves of many documents write a pack each (`docver.saveUnpackLimit`); past git's
     /// `gc.autoPackLimit` they are put into one, and nothing is lost.
     @Test func packsOverGitsLimitArePutTogetherAndLoseNothing() async throws {
