@@ -17,6 +17,20 @@ import Testing
 
     enum Operation: CaseIterable { case save, sync, integrate, resolve, restore }
 
+    /// Alice as a full device; as a device on demand; as a full device whose every save
+    /// writes its files into a pack of its own (`docver.saveUnpackLimit 1`), so kills land
+    /// in the pack's writing and installation too.
+    enum Mode: CaseIterable, CustomStringConvertible {
+        case full, onDemand, packedSaves
+        var description: String {
+            switch self {
+            case .full: ""
+            case .onDemand: " on demand"
+            case .packedSaves: " with packed saves"
+            }
+        }
+    }
+
     /// Everything a device wrote, so a file's contents can be checked against it.
     final class Oracle {
         var contents: Set<Data> = []
@@ -36,14 +50,15 @@ import Testing
     /// would hold one of the cooperative pool's two threads that the async tests need (their
     /// live queries timed out under the full suite). A failed expectation on this thread is
     /// reported as an issue of an unknown test: it still fails the run.
-    /// The harness, with alice a device that keeps documents on demand (`clone --on-demand`):
-    /// kills land in git's fetches and in the fetch of an older version's contents too.
-    @Test(arguments: [false, true])
-    func killedCommandsNeverLoseASaveNorSaveATornFile(onDemand: Bool) async throws {
+    /// The harness in each ``Mode``: on demand (`clone --on-demand`), kills land in git's
+    /// fetches and in the fetch of an older version's contents too; with packed saves, in the
+    /// writing and installation of a save's pack.
+    @Test(arguments: Mode.allCases)
+    func killedCommandsNeverLoseASaveNorSaveATornFile(mode: Mode) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let thread = Thread {
                 do {
-                    try self.runHarness(onDemand: onDemand)
+                    try self.runHarness(mode: mode)
                     continuation.resume()
                 } catch {
                     continuation.resume(throwing: error)
@@ -54,7 +69,8 @@ import Testing
         }
     }
 
-    private func runHarness(onDemand: Bool) throws {
+    private func runHarness(mode: Mode) throws {
+        let onDemand = mode == .onDemand
         let scratch = try Scratch()
         let remote = try scratch.bareRemote()
         let bob = try scratch.device("bob", remote: remote)
@@ -63,6 +79,7 @@ import Testing
         let documents = ["a.txt", "b.txt", "notes/c.txt", "notes/d.txt"]
         // On demand, bob saves the first versions, and alice joins with their contents only.
         let first = onDemand ? bob : try scratch.device("alice", remote: remote)
+        if mode == .packedSaves { try first.git(["config", "docver.saveUnpackLimit", "1"]) }
         for document in documents {
             try first.write(String(decoding: oracle.make(first.device.id, random: &random), as: UTF8.self), to: document)
         }
@@ -102,7 +119,7 @@ import Testing
             try check(
                 alice, before: before, oracle: oracle,
                 context:
-                    "round \(round)\(onDemand ? " on demand" : "") (\(operation), killed \(delay) s after \(targeted ? "the intent appeared" : "it started"), seed \(Self.seed))"
+                    "round \(round)\(mode) (\(operation), killed \(delay) s after \(targeted ? "the intent appeared" : "it started"), seed \(Self.seed))"
             )
         }
         print("crash harness: \(killed) of \(Self.kills) commands killed while running (seed \(Self.seed))")
