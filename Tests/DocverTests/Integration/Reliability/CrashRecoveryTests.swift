@@ -99,6 +99,7 @@ import Testing
             let operation = Operation.allCases.randomElement(using: &random)!
             let arguments = try prepare(operation, alice: alice, bob: bob, documents: documents, oracle: oracle, random: &random)
             let before = try reachableCommits(alice.root)
+            let unfinishedPacks = Landings.unfinishedPacks(alice.root)
             // Every other round waits for the write intent to appear and kills within the next
             // few milliseconds. The window where a torn write could be taken for an edit is a
             // few milliseconds at the end of a command that mostly starts up and fetches: kills
@@ -112,7 +113,7 @@ import Testing
             let (wasRunning, elapsed) = try Self.runAndKill(arguments, in: alice.root, after: delay, startingWhenExists: trigger)
             if wasRunning {
                 killed += 1
-                landings[operation, default: Landings()].record(alice.root, targeted: targeted)
+                landings[operation, default: Landings()].record(alice.root, targeted: targeted, unfinishedPacksBefore: unfinishedPacks)
             } else if !targeted {
                 duration[operation] = elapsed
             }
@@ -181,10 +182,18 @@ import Testing
     /// intent (killed between recording the write and finishing it), temporary files (killed
     /// while writing a file), a lock file.
     struct Landings: CustomStringConvertible {
-        var kills = 0, targeted = 0, intents = 0, temporaryFiles = 0, locks = 0
+        var kills = 0, targeted = 0, intents = 0, temporaryFiles = 0, locks = 0, packs = 0
 
-        mutating func record(_ root: URL, targeted isTargeted: Bool) {
+        /// The packs being written when a process died (`tmp_pack_docver_*`; `git gc` removes
+        /// them after their expiry).
+        static func unfinishedPacks(_ root: URL) -> Int {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: root.path + "/.git/objects/pack")) ?? []
+            return names.filter { $0.hasPrefix("tmp_pack_docver_") }.count
+        }
+
+        mutating func record(_ root: URL, targeted isTargeted: Bool, unfinishedPacksBefore: Int) {
             kills += 1
+            if Self.unfinishedPacks(root) > unfinishedPacksBefore { packs += 1 }
             if isTargeted { targeted += 1 }
             let git = root.path + "/.git/"
             if FileManager.default.fileExists(atPath: git + "docver/intent") { intents += 1 }
@@ -194,7 +203,7 @@ import Testing
         }
 
         var description: String {
-            "\(kills) killed (\(targeted) once the intent appeared); left a write intent \(intents), temporary files \(temporaryFiles), a lock \(locks)"
+            "\(kills) killed (\(targeted) once the intent appeared); left a write intent \(intents), temporary files \(temporaryFiles), a lock \(locks), a pack half written \(packs)"
         }
     }
 
