@@ -1,3 +1,4 @@
+import DocverTestSupport
 import Foundation
 import Testing
 
@@ -22,6 +23,51 @@ import Testing
         let old = try scratch.tree(entries: ["run.sh": EntryState(blob, .blob)])
         let new = try scratch.tree(entries: ["run.sh": EntryState(blob, .executable)])
         #expect(try scratch.repository.changedPaths(from: old, to: new) == ["run.sh"])
+    }
+
+    /// Random pairs of trees against `git diff-tree -r`: names that sort differently as a
+    /// file and as a folder ("a" against "a-b", "a.b", "a0"), a name that is a file on one side
+    /// and a folder on the other, two spellings of "é", bytes above 0x7F, mode changes. The
+    /// walk compares libgit2's entries without naming them; git is the oracle.
+    @Test(arguments: 0..<12)
+    func randomTreesDifferAsGitSays(seed: Int) throws {
+        var random = SeededRandom(seed: UInt64(seed) + 410)
+        let scratch = try TempRepository()
+        let names = ["a", "a-b", "a.b", "a0", "b", "\u{e9}", "e\u{301}", "A", "z~"]
+        let modes: [FileMode] = [.blob, .blob, .executable, .link]
+        func randomEntries() throws -> [String: EntryState] {
+            var entries: [String: EntryState] = [:]
+            for _ in 0..<Int.random(in: 0...30, using: &random) {
+                let depth = Int.random(in: 1...3, using: &random)
+                let path = (0..<depth).map { _ in names.randomElement(using: &random)! }.joined(separator: "/")
+                // (A path whose folder is a file on this side, or a file under one of its files, is skipped.)
+                guard !entries.keys.contains(where: { $0.bytesHavePrefix(path + "/") || path.bytesHavePrefix($0 + "/") }) else {
+                    continue
+                }
+                entries[path] = EntryState(
+                    try scratch.blob("\(Int.random(in: 0..<3, using: &random))"), modes.randomElement(using: &random)!)
+            }
+            return entries
+        }
+        for _ in 0..<10 {
+            let oldEntries = try randomEntries()
+            // The new side: the old one changed a little, or another tree altogether.
+            var newEntries = Bool.random(using: &random) ? oldEntries : try randomEntries()
+            for (path, entry) in try randomEntries() where Int.random(in: 0..<3, using: &random) == 0 {
+                guard !newEntries.keys.contains(where: { $0.bytesHavePrefix(path + "/") || path.bytesHavePrefix($0 + "/") })
+                else { continue }
+                newEntries[path] = entry
+            }
+            for path in newEntries.keys where Int.random(in: 0..<5, using: &random) == 0 { newEntries[path] = nil }
+            let old = try scratch.tree(entries: oldEntries), new = try scratch.tree(entries: newEntries)
+            // (The walk pairs entries in one pass only for trees in git's order: libgit2's are.)
+            #expect(try scratch.repository.entriesAreInGitOrder(old) && scratch.repository.entriesAreInGitOrder(new))
+            let paths = try scratch.repository.changedPaths(from: old, to: new)
+            let output = try scratch.git(["diff-tree", "-r", "--no-renames", "--name-only", "-z", old.hex, new.hex])
+            let expected = Set(output.split(separator: 0).map { ByteString(String(decoding: $0, as: UTF8.self)) })
+            #expect(Set(paths.map { ByteString($0) }) == expected, "old \(oldEntries.keys.sorted()), new \(newEntries.keys.sorted())")
+            #expect(zip(paths, paths.dropFirst()).allSatisfy { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+        }
     }
 
     @Test

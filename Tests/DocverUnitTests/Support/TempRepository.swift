@@ -22,6 +22,23 @@ final class TempRepository {
 
     deinit { try? FileManager.default.removeItem(at: url) }
 
+    /// Runs the git CLI in the repository and returns its standard output; a failure fails
+    /// the test.
+    func git(_ arguments: [String]) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+        process.arguments = arguments
+        process.currentDirectoryURL = url
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "git \(arguments.joined(separator: " ")) failed")
+        return data
+    }
+
     // MARK: Objects
 
     func blob(_ text: String) throws -> ObjectID { try repository.writeBlob(Data(text.utf8)) }
