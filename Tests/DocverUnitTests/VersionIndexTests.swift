@@ -266,6 +266,70 @@ import Testing
         #expect(contents.intact && contents.commits.count == expected.count)
     }
 
+    /// The file is read record by record, each segment's strings numbered once: an index
+    /// written in many segments (so that later segments name documents in another order than
+    /// the numbers they were given) reads back as the index it was written from, and answers
+    /// every walk the same.
+    @Test(arguments: [26, 27, 28] as [UInt64])
+    func aFileOfManySegmentsReadsBackAsItsIndex(seed: UInt64) throws {
+        let scratch = try TempRepository()
+        let history = try RandomHistory(scratch, seed: seed, count: 40)
+        let built = try Self.index(of: history, in: scratch.repository)
+        let commits = (0..<Int32(built.count)).map(built.indexedCommit)
+        var random = SeededRandom(seed: seed)
+        var data = VersionIndexFile.header
+        var start = 0
+        while start < commits.count {
+            let end = min(commits.count, start + Int.random(in: 1...8, using: &random))
+            data.append(VersionIndexFile.segment(Array(commits[start..<end])))
+            start = end
+        }
+        let file = scratch.url.path + "/.git/docver/version-index"
+        try FileSystem.createDirectory(scratch.url.path + "/.git/docver")
+        try AtomicFile.write(data, to: file)
+        let loaded = try VersionIndexStore(file: file, repository: scratch.repository).load(covering: history.heads)
+        #expect(Self.commits(of: loaded) == Self.commits(of: built))
+        for head in history.heads {
+            for path in built.documents {
+                #expect(loaded.introducingCommit(of: path, from: head, absent: false) == built.introducingCommit(of: path, from: head, absent: false))
+                #expect(loaded.introducingCommit(of: path, from: head, absent: true) == built.introducingCommit(of: path, from: head, absent: true))
+            }
+        }
+    }
+
+    /// A segment whose checksum is right but whose records are not what the format says (a
+    /// string number past the table, an unknown kind, a list per parent missing, a name that
+    /// is not UTF-8, bytes left over) is not read, nor anything after it; what came before is,
+    /// and the store rebuilds the rest.
+    @Test(arguments: ["string", "kind", "lists", "utf8", "leftover"])
+    func aWellSummedButMalformedSegmentIsNotRead(damage: String) throws {
+        let scratch = try TempRepository()
+        let history = try RandomHistory(scratch, seed: 29, count: 20)
+        let built = try Self.index(of: history, in: scratch.repository)
+        let commits = (0..<Int32(built.count)).map(built.indexedCommit)
+        func u32(_ value: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(value).littleEndian) { Array($0) } }
+        let root = commits[0]
+        var payload = u32(1) + u32(damage == "utf8" ? 2 : 1) + (damage == "utf8" ? [0xC3, 0x28] : Array("a".utf8))
+        payload += u32(1) + root.id.bytes
+        payload += Array(repeating: 0, count: 8) + (root.tree ?? .emptyTree).bytes + [0]
+        payload += [damage == "lists" ? 2 : 1] + u32(1) + u32(damage == "string" ? 1 : 0) + [damage == "kind" ? 9 : 1] + u32(0)
+        if damage == "leftover" { payload += [0] }
+        var segment = u32(payload.count) + payload
+        segment += withUnsafeBytes(of: VersionIndexFile.fnv1a(payload).littleEndian) { Array($0) }
+        let data =
+            VersionIndexFile.header + VersionIndexFile.segment(Array(commits.prefix(5))) + Data(segment)
+            + VersionIndexFile.segment(Array(commits.dropFirst(5)))
+        let contents = try #require(VersionIndexFile.decode(data))
+        #expect(!contents.intact && contents.segments == 1 && contents.commits == Array(commits.prefix(5)))
+        let file = scratch.url.path + "/.git/docver/version-index"
+        try FileSystem.createDirectory(scratch.url.path + "/.git/docver")
+        try AtomicFile.write(data, to: file)
+        let loaded = try VersionIndexStore(file: file, repository: scratch.repository).load(covering: history.heads)
+        #expect(Self.commits(of: loaded) == Self.commits(of: built))
+        let rewritten = try #require(VersionIndexFile.decode(FileSystem.contentsIfReadable(file) ?? Data()))
+        #expect(rewritten.intact && rewritten.commits.count == commits.count)
+    }
+
     @Test func anIndexRecordingOtherParentsIsRebuilt() throws {
         let scratch = try TempRepository()
         let history = try RandomHistory(scratch, seed: 24, count: 20)

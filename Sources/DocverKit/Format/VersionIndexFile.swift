@@ -124,69 +124,23 @@ enum VersionIndexFile {
 
     /// Reads a file; nil when it is not a version index of this format version at all.
     static func decode(_ data: Data) -> Contents? {
-        let bytes = [UInt8](data)
-        var reader = Reader(bytes: bytes[...])
-        guard let head = reader.take(4), Array(head) == magic, reader.u32() == formatVersion else { return nil }
-        var contents = Contents(commits: [], segments: 0, intact: true)
-        while !reader.isAtEnd {
-            guard let length = reader.u32(), let payload = reader.take(Int(length)), let checksum = reader.u64(),
-                checksum == fnv1a(payload), let commits = decodePayload(payload)
-            else {
-                contents.intact = false
-                break
-            }
-            contents.commits += commits
-            contents.segments += 1
-        }
-        return contents
-    }
-
-    private static func decodePayload(_ payload: ArraySlice<UInt8>) -> [IndexedCommit]? {
-        var reader = Reader(bytes: payload)
-        guard let stringCount = reader.u32() else { return nil }
-        var strings: [String] = []
-        for _ in 0..<stringCount {
-            guard let count = reader.u32(), let utf8 = reader.take(Int(count)),
-                let string = String(validating: utf8, as: UTF8.self)
-            else { return nil }
-            strings.append(string)
-        }
-        func string(_ id: UInt32?) -> String? { id.flatMap { Int($0) < strings.count ? strings[Int($0)] : nil } }
-        guard let commitCount = reader.u32() else { return nil }
         var commits: [IndexedCommit] = []
-        for _ in 0..<commitCount {
-            guard let id = reader.objectID(), let time = reader.u64(), let tree = reader.objectID(),
-                let parentCount = reader.u8()
-            else { return nil }
-            var parents: [ObjectID] = []
-            for _ in 0..<parentCount {
-                guard let parent = reader.objectID() else { return nil }
-                parents.append(parent)
-            }
-            guard let listCount = reader.u8(), Int(listCount) == max(parents.count, 1) else { return nil }
-            var changes: [[(document: String, kind: IndexedChangeKind)]] = []
-            for _ in 0..<listCount {
-                guard let count = reader.u32() else { return nil }
-                var list: [(document: String, kind: IndexedChangeKind)] = []
-                for _ in 0..<count {
-                    guard let document = string(reader.u32()), let kind = reader.u8().flatMap(IndexedChangeKind.init)
-                    else { return nil }
-                    list.append((document, kind))
-                }
-                changes.append(list)
-            }
-            guard let mentionCount = reader.u32() else { return nil }
-            var mentioned: [String] = []
-            for _ in 0..<mentionCount {
-                guard let document = string(reader.u32()) else { return nil }
-                mentioned.append(document)
-            }
-            commits.append(
-                IndexedCommit(
-                    id: id, parents: parents, changes: changes, mentioned: mentioned,
-                    time: Int64(bitPattern: time), tree: tree))
-        }
-        return reader.isAtEnd ? commits : nil
+        var table: [String] = []
+        guard
+            let read = read(
+                data, strings: { table = $0 },
+                commit: { record in
+                    commits.append(
+                        IndexedCommit(
+                            id: record.id, parents: record.parents,
+                            changes: record.listEnds.indices.map { list in
+                                record.changes(ofList: list).map { (table[Int($0.string)], $0.kind) }
+                            },
+                            mentioned: record.mentioned.map { table[Int($0)] }, time: record.time, tree: record.tree))
+                    return true
+                })
+        else { return nil }
+        return Contents(commits: commits, segments: read.segments, intact: read.intact)
     }
 
     /// FNV-1a, 64 bits: detects torn writes and stray edits (not an attacker, who could
@@ -207,24 +161,140 @@ enum VersionIndexFile {
         mutating func u64(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
         mutating func bytes(_ bytes: [UInt8]) { data.append(contentsOf: bytes) }
     }
+}
 
-    private struct Reader {
-        var bytes: ArraySlice<UInt8>
-        var isAtEnd: Bool { bytes.isEmpty }
+// MARK: Reading record by record
 
-        mutating func take(_ count: Int) -> ArraySlice<UInt8>? {
-            guard count >= 0, bytes.count >= count else { return nil }
-            defer { bytes = bytes.dropFirst(count) }
-            return bytes.prefix(count)
+extension VersionIndexFile {
+    /// One commit as a segment records it, its documents as numbers in the segment's strings
+    /// (``read(_:strings:commit:)``). One value is reused for every commit of a read.
+    struct RecordedCommit {
+        var id = ObjectID.emptyTree
+        var time: Int64 = 0
+        var tree = ObjectID.emptyTree
+        var parents: [ObjectID] = []
+        /// Every change list's entries, list after list (each list in file order: sorted by
+        /// path bytes); `listEnds[i]` is where list `i` ends.
+        var changes: [(string: UInt32, kind: IndexedChangeKind)] = []
+        var listEnds: [Int] = []
+        var mentioned: [UInt32] = []
+
+        /// The entries of list `list` (against parent `list`, or the empty tree for a root).
+        func changes(ofList list: Int) -> ArraySlice<(string: UInt32, kind: IndexedChangeKind)> {
+            changes[(list == 0 ? 0 : listEnds[list - 1])..<listEnds[list]]
         }
-        mutating func u8() -> UInt8? { take(1)?.first }
-        mutating func u32() -> UInt32? {
-            take(4).map { slice in slice.reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
+    }
+
+    /// Reads a file segment by segment without making a string per change: `strings` is given
+    /// each intact segment's strings, then `commit` each of its commits, parents first; a
+    /// commit `commit` refuses ends the read (as a torn segment does: `intact` false). Each
+    /// segment is checked whole (length, checksum, structure, UTF-8) before anything of it is
+    /// given, so a segment is taken whole or not at all, as ``decode(_:)`` takes it.
+    /// nil when the file is not a version index of this format version at all.
+    static func read(
+        _ data: Data, strings: (_ strings: [String]) -> Void, commit: (_ record: borrowing RecordedCommit) -> Bool
+    ) -> (segments: Int, intact: Bool)? {
+        data.withUnsafeBytes { raw -> (segments: Int, intact: Bool)? in
+            let buffer = raw.bindMemory(to: UInt8.self)
+            var reader = RawReader(buffer: buffer, position: 0, end: buffer.count)
+            guard let head = reader.take(4), head.elementsEqual(magic), reader.u32() == formatVersion else { return nil }
+            var segments = 0
+            var record = RecordedCommit()
+            while reader.position < reader.end {
+                guard let length = reader.u32().map(Int.init), length <= reader.end - reader.position,
+                    reader.end - reader.position - length >= 8
+                else { return (segments, false) }
+                let start = reader.position, end = start + length
+                var trailer = RawReader(buffer: buffer, position: end, end: end + 8)
+                guard let checksum = trailer.u64(), checksum == fnv1a(UnsafeBufferPointer(rebasing: buffer[start..<end])),
+                    let table = segmentStrings(buffer, from: start, to: end),
+                    recordsAreWellFormed(RawReader(buffer: buffer, position: table.bodyStart, end: end), strings: table.strings.count)
+                else { return (segments, false) }
+                strings(table.strings)
+                var records = RawReader(buffer: buffer, position: table.bodyStart, end: end)
+                let commitCount = records.u32() ?? 0
+                for _ in 0..<commitCount {
+                    guard readRecord(&records, into: &record), commit(record) else { return (segments, false) }
+                }
+                segments += 1
+                reader.position = end + 8
+            }
+            return (segments, true)
         }
-        mutating func u64() -> UInt64? {
-            take(8).map { slice in slice.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+    }
+
+    /// A segment's strings, and where its commits begin; nil when a string is cut or not UTF-8.
+    private static func segmentStrings(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int)
+        -> (strings: [String], bodyStart: Int)?
+    {
+        var reader = RawReader(buffer: buffer, position: start, end: end)
+        guard let count = reader.u32().map(Int.init), count <= (end - start) / 4 else { return nil }
+        var strings: [String] = []
+        strings.reserveCapacity(count)
+        for _ in 0..<count {
+            guard let length = reader.u32().map(Int.init), let utf8 = reader.take(length),
+                let string = String(validating: utf8, as: UTF8.self)
+            else { return nil }
+            strings.append(string)
         }
-        mutating func objectID() -> ObjectID? { take(20).flatMap { ObjectID(bytes: $0) } }
+        return (strings, reader.position)
+    }
+
+    /// Whether the commits from `reader`'s position fill the rest of the segment exactly, each
+    /// as the format says (string numbers within the table, known kinds, one list per parent).
+    private static func recordsAreWellFormed(_ records: RawReader, strings: Int) -> Bool {
+        var reader = records
+        guard let commitCount = reader.u32() else { return false }
+        for _ in 0..<commitCount {
+            guard reader.take(48) != nil, let parentCount = reader.u8(), reader.take(20 * Int(parentCount)) != nil,
+                let listCount = reader.u8(), Int(listCount) == max(Int(parentCount), 1)
+            else { return false }
+            for _ in 0..<listCount {
+                guard let count = reader.u32().map(Int.init), count <= (reader.end - reader.position) / 5 else { return false }
+                for _ in 0..<count {
+                    guard let string = reader.u32(), Int(string) < strings, reader.u8().flatMap(IndexedChangeKind.init) != nil
+                    else { return false }
+                }
+            }
+            guard let mentionCount = reader.u32().map(Int.init), mentionCount <= (reader.end - reader.position) / 4 else { return false }
+            for _ in 0..<mentionCount {
+                guard let string = reader.u32(), Int(string) < strings else { return false }
+            }
+        }
+        return reader.position == reader.end
+    }
+
+    /// One commit of a segment ``recordsAreWellFormed(_:strings:)`` checked (false only if
+    /// the two disagreed).
+    private static func readRecord(_ reader: inout RawReader, into record: inout RecordedCommit) -> Bool {
+        guard let id = reader.objectID(), let time = reader.u64(), let tree = reader.objectID(), let parentCount = reader.u8()
+        else { return false }
+        record.id = id
+        record.time = Int64(bitPattern: time)
+        record.tree = tree
+        record.parents.removeAll(keepingCapacity: true)
+        for _ in 0..<parentCount {
+            guard let parent = reader.objectID() else { return false }
+            record.parents.append(parent)
+        }
+        record.changes.removeAll(keepingCapacity: true)
+        record.listEnds.removeAll(keepingCapacity: true)
+        guard let listCount = reader.u8() else { return false }
+        for _ in 0..<listCount {
+            guard let count = reader.u32() else { return false }
+            for _ in 0..<count {
+                guard let string = reader.u32(), let kind = reader.u8().flatMap(IndexedChangeKind.init) else { return false }
+                record.changes.append((string, kind))
+            }
+            record.listEnds.append(record.changes.count)
+        }
+        record.mentioned.removeAll(keepingCapacity: true)
+        guard let mentionCount = reader.u32() else { return false }
+        for _ in 0..<mentionCount {
+            guard let string = reader.u32() else { return false }
+            record.mentioned.append(string)
+        }
+        return true
     }
 }
 

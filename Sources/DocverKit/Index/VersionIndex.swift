@@ -112,16 +112,51 @@ struct VersionIndex: Sendable {
             let sorted = list.map { (intern($0.document), $0.kind) }.sorted { $0.0 < $1.0 }
             return ChangeList(documents: sorted.map(\.0), kinds: sorted.map(\.1))
         }
-        let number = Int32(nodes.count)
-        nodes.append(
+        append(
             Node(
                 id: commit.id, parents: parents, generation: generation, changes: changes,
                 mentioned: mentions.map { intern($0) }, time: commit.time,
                 tree: commit.tree))
-        nodeNumbers[commit.id] = number
-        hasChildren.append(false)
-        for parent in parents { hasChildren[Int(parent)] = true }
         return true
+    }
+
+    /// The document numbers of a file segment's strings (``VersionIndexFile/read(_:strings:commit:)``),
+    /// each string interned once for all the changes that name it.
+    mutating func documentNumbers(of strings: [String]) -> [Int32] { strings.map { intern($0) } }
+
+    /// ``add(_:)`` for a commit read from the file, its documents numbered by
+    /// ``documentNumbers(of:)`` of its segment's strings. Only for an index of every document.
+    mutating func add(_ record: borrowing VersionIndexFile.RecordedCommit, documents: [Int32]) -> Bool {
+        precondition(scope == nil, "a record read whole is for an index of every document")
+        if nodeNumbers[record.id] != nil { return true }
+        var parents: [Int32] = []
+        parents.reserveCapacity(record.parents.count)
+        var generation: Int32 = 0
+        for parent in record.parents {
+            guard let number = nodeNumbers[parent] else { return false }
+            parents.append(number)
+            generation = max(generation, nodes[Int(number)].generation)
+        }
+        var changes: [ChangeList] = []
+        changes.reserveCapacity(record.listEnds.count)
+        for list in record.listEnds.indices {
+            var entries = record.changes(ofList: list).map { (documents[Int($0.string)], $0.kind) }
+            // (The file sorts a list by path bytes; numbers follow the order documents were met.)
+            if !zip(entries, entries.dropFirst()).allSatisfy({ $0.0 < $1.0 }) { entries.sort { $0.0 < $1.0 } }
+            changes.append(ChangeList(documents: entries.map(\.0), kinds: entries.map(\.1)))
+        }
+        append(
+            Node(
+                id: record.id, parents: parents, generation: generation + 1, changes: changes,
+                mentioned: record.mentioned.map { documents[Int($0)] }, time: record.time, tree: record.tree))
+        return true
+    }
+
+    private mutating func append(_ node: Node) {
+        nodeNumbers[node.id] = Int32(nodes.count)
+        nodes.append(node)
+        hasChildren.append(false)
+        for parent in node.parents { hasChildren[Int(parent)] = true }
     }
 
     /// The commit as it was added (for writing the index, and for comparing two indexes).

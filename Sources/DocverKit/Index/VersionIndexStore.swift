@@ -119,13 +119,16 @@ struct VersionIndexStore {
         var index = VersionIndex()
         var intact = false
         var segments = 0
-        if let data = FileSystem.localContentsIfReadable(file), let contents = VersionIndexFile.decode(data) {
+        // (Each segment's strings become document numbers once, not once per change.)
+        var documents: [Int32] = []
+        if let data = FileSystem.localContentsIfReadable(file),
+            let contents = VersionIndexFile.read(
+                data, strings: { documents = index.documentNumbers(of: $0) },
+                // A commit without its parents: the file was not written by docver.
+                commit: { index.add($0, documents: documents) })
+        {
             intact = contents.intact
             segments = contents.segments
-            for commit in contents.commits where !index.add(commit) {
-                intact = false  // a commit without its parents: the file was not written by docver
-                break
-            }
             if try !matchesRepository(index) {
                 index = VersionIndex()
                 intact = false
