@@ -266,6 +266,29 @@ import Testing
         #expect(contents.intact && contents.commits.count == expected.count)
     }
 
+    /// A sync report asks for the current version of many documents at one head through a
+    /// reader of the head's tree, taking the head's entry for the version's (the introducing
+    /// commit holds the same state): the same version as the one-by-one answer, with and
+    /// without the index, for every document of the history (deleted, executable, a file or
+    /// a folder at one name, inside a package) and one never saved, at every commit.
+    @Test(arguments: [31, 32, 33] as [UInt64])
+    func currentVersionsThroughTheHeadsTreeAreTheOneByOneAnswers(seed: UInt64) throws {
+        let scratch = try TempRepository()
+        let history = try RandomHistory(scratch, seed: seed, count: 40)
+        let index = try Self.index(of: history, in: scratch.repository)
+        let documents = Set((Self.paths + ["never.txt"]).map { DocumentPath.document(containingFile: $0) })
+        for graph in [VersionGraph(repository: scratch.repository), VersionGraph(repository: scratch.repository, index: index)] {
+            for commit in history.commits {
+                let reader = try DocumentEntryReader(repository: scratch.repository, tree: scratch.repository.commit(commit).treeID)
+                for document in documents {
+                    #expect(
+                        try graph.currentVersion(of: document, at: commit, reading: reader) == graph.currentVersion(of: document, at: commit),
+                        "\(document.path) at \(commit.hex)")
+                }
+            }
+        }
+    }
+
     /// The file is read record by record, each segment's strings numbered once: an index
     /// written in many segments (so that later segments name documents in another order than
     /// the numbers they were given) reads back as the index it was written from, and answers

@@ -37,11 +37,12 @@ struct VersionGraph {
 
     /// The index's answer, when it knows `start` and `path` is a document as the index
     /// records them (a file, or a package as one unit).
-    private func indexedIntroducingCommit(of path: String, from start: ObjectID) throws -> ObjectID? {
+    /// `absent`: whether the document is absent at `start`, when the caller knows.
+    private func indexedIntroducingCommit(of path: String, from start: ObjectID, absent: Bool? = nil) throws -> ObjectID? {
         guard let index, index.contains(start), DocumentPath.document(containingFile: path).path.bytesEqual(path) else { return nil }
         // A plain folder at the document's name is its absence (as in the walk below).
-        let entry = try repository.tree(index.tree(of: start) ?? repository.commit(start).treeID).documentEntry(atPath: path)
-        return index.introducingCommit(of: path, from: start, absent: entry == nil)
+        let absent = try absent ?? (repository.tree(index.tree(of: start) ?? repository.commit(start).treeID).documentEntry(atPath: path) == nil)
+        return index.introducingCommit(of: path, from: start, absent: absent)
     }
 
     /// True when `commit` strictly descends from `ancestor`: from the index's generation
@@ -98,10 +99,12 @@ struct VersionGraph {
     /// ``VersionWalk/introducingCommit(in:from:absent:)`` over the version index when it
     /// covers `start` and the document, else over the trees.
     /// (docs/MODEL.md: R4.)
-    func introducingCommit(of path: String, from start: ObjectID) throws -> ObjectID {
-        if let known = try indexedIntroducingCommit(of: path, from: start) { return known }
+    /// `absent`: whether the document is absent at `start`, when the caller knows (a plain
+    /// folder at its name is its absence).
+    func introducingCommit(of path: String, from start: ObjectID, absent: Bool? = nil) throws -> ObjectID {
+        if let known = try indexedIntroducingCommit(of: path, from: start, absent: absent) { return known }
         // A plain folder at the document's name is its absence.
-        let absent = try repository.tree(repository.commit(start).treeID).documentEntry(atPath: path) == nil
+        let absent = try absent ?? (repository.tree(repository.commit(start).treeID).documentEntry(atPath: path) == nil)
         let result = try VersionWalk.introducingCommit(in: TreeHistory(graph: self, path: path), from: start, absent: absent)
         memo?.remember(result, of: path, at: start)
         return result
@@ -269,6 +272,22 @@ struct VersionGraph {
         let id = try introducingCommit(of: document.path, from: head)
         if try isNeverSaved(document.path, at: id) { return nil }
         return try version(of: document, at: id)
+    }
+
+    /// ``currentVersion(of:at:)`` for a caller asking about many documents at one head: the
+    /// head's folders are read once through `headTree` (a reader of the head's tree), and a
+    /// present document's entry is the head's, which its introducing commit holds too (the
+    /// same state), so that commit's tree is never read. Only a deletion version reads the
+    /// trees it needs (its kind is its parent's entry's).
+    func currentVersion(of document: DocumentPath, at head: ObjectID, reading headTree: DocumentEntryReader) throws -> DocumentVersion? {
+        guard let entry = try headTree.documentEntry(atPath: document.path) else {
+            let id = try introducingCommit(of: document.path, from: head, absent: true)
+            if try isNeverSaved(document.path, at: id) { return nil }
+            return try version(of: document, at: id)
+        }
+        let id = try introducingCommit(of: document.path, from: head, absent: false)
+        let commit = try repository.commit(id)
+        return try version(of: document, at: id, device: commit.device, modified: commit.author.time, entry: entry)
     }
 
     /// True when the version walk's answer `version` is a root commit that lacks the document:

@@ -245,10 +245,14 @@ extension Container {
             repository: repository, memo: VersionMemo(file: files.versionMemo),
             index: versionIndex(in: repository))
         defer { graph.memo?.save() }
+        // Each head's folders are read once for all the documents asked about (a join brings
+        // thousands), and a present document's entry there is its version's.
+        let newTree = try DocumentEntryReader(repository: repository, tree: repository.commit(new).treeID)
+        let oldHead = try old.map { (id: $0, tree: try DocumentEntryReader(repository: repository, tree: repository.commit($0).treeID)) }
         var currents: [DocumentPath: DocumentVersion?] = [:]
         func current(_ document: DocumentPath) throws -> DocumentVersion? {
             if let known = currents[document] { return known }
-            let version = try graph.currentVersion(of: document, at: new)
+            let version = try graph.currentVersion(of: document, at: new, reading: newTree)
             currents[document] = version
             return version
         }
@@ -305,17 +309,16 @@ extension Container {
             else { continue }
             try listClosed(record, from: .notListed)
         }
-        let oldTree = try old.map { try repository.commit($0).treeID }
+        let oldTreeID = try old.map { try repository.commit($0).treeID }
         let documents = Set(
-            try repository.changedPaths(from: oldTree, to: repository.commit(new).treeID)
+            try repository.changedPaths(from: oldTreeID, to: repository.commit(new).treeID)
                 .map { DocumentPath.document(containingFile: $0) })
         let openAfter = after.unresolvedByDocument()
         // A device with no head had no current version of anything: it received each document,
         // and is told one by one only of those that arrived holding conflict markers.
         let received = old == nil ? documents.count { !DocumentPath.isReserved($0.path) } : 0
-        let newTree = old == nil ? try repository.tree(repository.commit(new).treeID) : nil
         for document in documents.subtracting(explained) where !DocumentPath.isReserved(document.path) {
-            if let newTree {
+            if old == nil {
                 guard let entry = try newTree.documentEntry(atPath: document.path),
                     try containsConflictMarkers(
                         graph.version(of: document, at: new, device: device, modified: .distantPast, entry: entry),
@@ -332,7 +335,7 @@ extension Container {
             let current = try current(document)
             // (Before the skip of this device's own versions: a plain merge can bring back a
             // state this device saved once, over another device's version current here.)
-            let previous = try old.flatMap { try graph.currentVersion(of: document, at: $0) }
+            let previous = try oldHead.flatMap { try graph.currentVersion(of: document, at: $0.id, reading: $0.tree) }
             if let previous, previous.id != current?.id {
                 let record = VersionRecord(path: document.path, version: previous.id)
                 // The version current here before may be named by a record that was open all
