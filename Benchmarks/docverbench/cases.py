@@ -62,6 +62,16 @@ def integrate(bench, template, name, reps, expected, history, git_pair=True, key
         bench.record(key + "_cold", f"Integrate {bench.args.devices - 1} device branches{label_suffix} — a copy never "
                      "indexed (version index built, every file hashed again after `cp`)", [cold])
     run(bench.docver("ls"), cwd=template)
+    # The heads as the sync that fetched them leaves them: checked on arrival and recorded
+    # (`.git/docver/checked-heads`), so the integration does not check them again. The
+    # template's branches were written by git, so one integration of a scratch copy checks
+    # them, against the template's own head, and its record is copied in.
+    if git_pair:
+        checked = template / ".git" / "docver" / "checked-heads"
+        if not checked.exists():
+            copy_container(template, scratch)
+            run(bench.docver("integrate"), cwd=scratch)
+            shutil.copy(scratch / ".git" / "docver" / "checked-heads", checked)
 
     def prepare(rep, side):
         if side == "docver":

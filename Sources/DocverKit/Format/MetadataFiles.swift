@@ -31,6 +31,9 @@ struct MetadataFiles: Sendable {
     var versionMemo: String { directory + "/versions.json" }
     /// Derived data: per commit, the documents it changed against each parent (``VersionIndex``).
     var versionIndex: String { directory + "/version-index" }
+    /// The device heads that passed the arrival checks, under the settings of its first line
+    /// (``CheckedHeadsFile``).
+    var checkedHeads: String { directory + "/checked-heads" }
     /// The devices a sync named for a clock ahead of this one, one id per line.
     var clockAhead: String { directory + "/clock-ahead" }
     /// The documents evicted from this device's working tree, one path a line (``EvictedFile``).

@@ -388,6 +388,29 @@ extension Container {
             repository: repository, maximumDocumentSize: try maximumDocumentSize(repository),
             contentsMayBeMissing: try !repository.promisorRemotes().isEmpty)
         let policy = try SigningPolicy(repository: repository)
+        // A head that passed these checks before, under the same settings, is not read again: a
+        // check is a fact about immutable objects, and `integrate` after a sync, or a sync that
+        // brought one device's saves, would otherwise check every other device's line again.
+        // The check read what the head brings beyond this device's head of then, so it holds
+        // while that head is in this device's history (a branch moved back, past commits it
+        // took without checks, say a `git pull`, has the head checked again).
+        let settings = CheckedHeadsFile.settings(
+            maximumDocumentSize: validator.maximumDocumentSize, contentsMayBeMissing: validator.contentsMayBeMissing)
+        let checkedBefore = CheckedHeadsFile.read(files.checkedHeads, settings: settings)
+        func checkedAlready(_ head: ObjectID) throws -> Bool {
+            guard let recorded = checkedBefore[head] else { return false }
+            guard let against = recorded else { return true }
+            guard let trusted else { return false }
+            return try repository.isAncestorOrSame(against, of: trusted)
+        }
+        var checked: [ObjectID: ObjectID?] = [:]
+        defer {
+            // (Only the heads referenced now: the file stays as small as the list of devices.
+            // Best effort: failing to write costs a check next time.)
+            if checked != checkedBefore {
+                try? AtomicFile.write(CheckedHeadsFile.render(checked, settings: settings), to: files.checkedHeads, flush: false)
+            }
+        }
         var accepted: [ObjectID] = [], admitted = Set<ObjectID>(), discarded = false
         for (name, target) in references {
             if let trusted, try repository.isAncestorOrSame(target, of: trusted) {
@@ -397,7 +420,8 @@ extension Container {
             }
             let branch = name.hasPrefix("refs/remotes/") ? String(name.dropFirst("refs/remotes/".count)) : name
             let owner = RefName.remoteAndDevice(of: name)
-            if let problem = validator.problem(in: target, trusting: trusted, device: owner?.device ?? branch) {
+            let checkedThen = try checkedAlready(target)
+            if !checkedThen, let problem = validator.problem(in: target, trusting: trusted, device: owner?.device ?? branch) {
                 let warning = "refused the saves of '\(branch)': \(problem); nothing from that branch was integrated"
                 if !report.warnings.contains(warning) { report.warnings.append(warning) }
                 // Forget the refused head: libgit2 reads local references when it negotiates
@@ -406,6 +430,7 @@ extension Container {
                 discarded = true
                 continue
             }
+            checked[target] = checkedThen ? checkedBefore[target] ?? trusted : trusted
             if let policy, let owner,
                 let problem = try signatureProblem(
                     in: target, device: owner.device, trusting: trusted,

@@ -116,6 +116,42 @@ import Testing
         #expect(result.sync.stderr.contains("docver.maxDocumentSize"), "\(result.sync.stderr)")
     }
 
+    /// A head that passed the arrival checks is recorded in `.git/docver/checked-heads` and
+    /// not read again (an `integrate` after a sync would otherwise check every device's line
+    /// again). A refused head is never recorded; a record made under other settings, or
+    /// against a head of this device that is not in its history, is not trusted, and the
+    /// head is checked again. Each time the refused branch is brought back by plain git.
+    @Test func aHeadIsCheckedAgainUnlessItPassedUnderTheSameSettingsAndHistory() throws {
+        let result = try arrive(configure: { alice in _ = try alice.git(["config", "docver.maxDocumentSize", "1000"]) }) { mallory in
+            let big = try mallory.blob(String(repeating: "x", count: 2000))
+            return try mallory.commit(tree: mallory.tree([RawEntry(mode: "100644", name: Array("big.txt".utf8), id: big)]))
+        }
+        try expectRefusedWithOthersSynced(result, "'big.txt' of device 'mallory' is 2000 bytes")
+        let file = result.alice.root.path + "/.git/docver/checked-heads"
+        #expect(try !String(contentsOfFile: file, encoding: .utf8).contains(result.commit))
+        let head = try result.alice.git(["rev-parse", "HEAD"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let settings = "docver-checked-heads\t1\t1000\t0"
+        func integrate(recording text: String) throws -> ProcessResult {
+            _ = try result.alice.git(["fetch", "-q", "origin"])
+            try text.write(toFile: file, atomically: true, encoding: .utf8)
+            return try docver("integrate", in: result.alice.root)
+        }
+        for record in ["docver-checked-heads\t1\t5000\t0\n\(result.commit) \(head)\n", "\(settings)\n\(result.commit) \(result.commit)\n"] {
+            let again = try integrate(recording: record)
+            #expect(again.status == 0 && again.stderr.contains("refused the saves of 'origin/docver/mallory'"), "\(record): \(again.stderr)")
+            #expect(try !result.alice.isReachable(result.commit))
+            // (A record under other settings may stay: it is never read under these.)
+            let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
+            #expect(lines.first.map(String.init) != settings || !lines.contains { $0.hasPrefix(result.commit) })
+        }
+        // The same settings, checked against this device's head: taken as checked. (Written
+        // here by hand, as a check would have written it; the file is trusted as the refs
+        // beside it are.)
+        let trusted = try integrate(recording: "\(settings)\n\(result.commit) \(head)\n")
+        #expect(trusted.status == 0 && !trusted.stderr.contains("refused"), "\(trusted.stderr)")
+        #expect(try result.alice.isReachable(result.commit))
+    }
+
     /// A document at the limit is accepted.
     @Test func aDocumentAtTheSizeLimitIsAccepted() throws {
         let result = try arrive(configure: { alice in _ = try alice.git(["config", "docver.maxDocumentSize", "1000"]) }) { mallory in
