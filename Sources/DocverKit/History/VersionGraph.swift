@@ -279,13 +279,17 @@ struct VersionGraph {
     /// present document's entry is the head's, which its introducing commit holds too (the
     /// same state), so that commit's tree is never read. Only a deletion version reads the
     /// trees it needs (its kind is its parent's entry's).
-    func currentVersion(of document: DocumentPath, at head: ObjectID, reading headTree: DocumentEntryReader) throws -> DocumentVersion? {
+    /// `introduced`: the introducing commit, when the caller found it already
+    /// (``introducingCommits(of:from:)`` walks for many documents at once).
+    func currentVersion(
+        of document: DocumentPath, at head: ObjectID, reading headTree: DocumentEntryReader, introduced: ObjectID? = nil
+    ) throws -> DocumentVersion? {
         guard let entry = try headTree.documentEntry(atPath: document.path) else {
-            let id = try introducingCommit(of: document.path, from: head, absent: true)
+            let id = try introduced ?? introducingCommit(of: document.path, from: head, absent: true)
             if try isNeverSaved(document.path, at: id) { return nil }
             return try version(of: document, at: id)
         }
-        let id = try introducingCommit(of: document.path, from: head, absent: false)
+        let id = try introduced ?? introducingCommit(of: document.path, from: head, absent: false)
         let commit = try repository.commit(id)
         return try version(of: document, at: id, device: commit.device, modified: commit.author.time, entry: entry)
     }

@@ -250,9 +250,12 @@ extension Container {
         let newTree = try DocumentEntryReader(repository: repository, tree: repository.commit(new).treeID)
         let oldHead = try old.map { (id: $0, tree: try DocumentEntryReader(repository: repository, tree: repository.commit($0).treeID)) }
         var currents: [DocumentPath: DocumentVersion?] = [:]
+        // The introducing commits of the changed documents, found in one walk per head (filled
+        // below, once the changed documents are known).
+        var introducedAtNew: [DocumentPath: ObjectID] = [:], introducedAtOld: [DocumentPath: ObjectID] = [:]
         func current(_ document: DocumentPath) throws -> DocumentVersion? {
             if let known = currents[document] { return known }
-            let version = try graph.currentVersion(of: document, at: new, reading: newTree)
+            let version = try graph.currentVersion(of: document, at: new, reading: newTree, introduced: introducedAtNew[document])
             currents[document] = version
             return version
         }
@@ -317,7 +320,12 @@ extension Container {
         // A device with no head had no current version of anything: it received each document,
         // and is told one by one only of those that arrived holding conflict markers.
         let received = old == nil ? documents.count { !DocumentPath.isReserved($0.path) } : 0
-        for document in documents.subtracting(explained) where !DocumentPath.isReserved(document.path) {
+        let asked = documents.subtracting(explained).filter { !DocumentPath.isReserved($0.path) }
+        if let oldHead {
+            introducedAtNew = try graph.introducingCommits(of: asked, from: new)
+            introducedAtOld = try graph.introducingCommits(of: asked, from: oldHead.id)
+        }
+        for document in asked {
             if old == nil {
                 guard let entry = try newTree.documentEntry(atPath: document.path),
                     try containsConflictMarkers(
@@ -335,7 +343,9 @@ extension Container {
             let current = try current(document)
             // (Before the skip of this device's own versions: a plain merge can bring back a
             // state this device saved once, over another device's version current here.)
-            let previous = try oldHead.flatMap { try graph.currentVersion(of: document, at: $0.id, reading: $0.tree) }
+            let previous = try oldHead.flatMap {
+                try graph.currentVersion(of: document, at: $0.id, reading: $0.tree, introduced: introducedAtOld[document])
+            }
             if let previous, previous.id != current?.id {
                 let record = VersionRecord(path: document.path, version: previous.id)
                 // The version current here before may be named by a record that was open all
