@@ -215,10 +215,12 @@ struct VersionIndexStore {
             }
             changes.append(list)
         }
-        var mentioned: [String] = []
+        // (A set beside the list: an integration of a long divergence names thousands of
+        // documents, and a search of the list per record made the walk quadratic.)
+        var mentioned: [String] = [], seen = Set<ByteString>()
         for trailer in commit.trailers where Trailer.documentRecords.contains(trailer.key) {
             guard let encoded = trailer.value.split(separator: " ").last,
-                let path = TrailerPath.decode(String(encoded)), !mentioned.contains(where: { $0.bytesEqual(path) })
+                let path = TrailerPath.decode(String(encoded)), seen.insert(ByteString(path)).inserted
             else { continue }
             mentioned.append(path)
         }
