@@ -11,6 +11,13 @@ struct RawTreeEntry {
     var rawMode: UInt32
 }
 
+/// A tree entry whose name is borrowed from libgit2's tree (``Repository/withRawTreeEntries(_:_:)``).
+struct BorrowedTreeEntry {
+    var name: UnsafeBufferPointer<UInt8>
+    var id: ObjectID
+    var rawMode: UInt32
+}
+
 /// A commit's header as stored.
 struct RawCommit {
     var tree: ObjectID
@@ -32,6 +39,29 @@ extension Repository {
             return RawTreeEntry(
                 name: name, id: ObjectID(git_tree_entry_id(entry).pointee),
                 rawMode: git_tree_entry_filemode_raw(entry).rawValue)
+        }
+    }
+
+    /// ``rawTreeEntries(_:)`` without a copy of each name: `body` is given the entries with
+    /// their names borrowed from libgit2's tree, valid only while `body` runs. (The arrival
+    /// checks read every entry of every tree a sync brings, and compare most of them only.)
+    func withRawTreeEntries<T>(_ id: ObjectID, _ body: ([BorrowedTreeEntry]) throws -> T) throws -> T {
+        let tree = try self.tree(id)
+        return try withExtendedLifetime(tree) {
+            let count = git_tree_entrycount(tree.pointer)
+            var entries: [BorrowedTreeEntry] = []
+            entries.reserveCapacity(count)
+            for index in 0..<count {
+                guard let entry = git_tree_entry_byindex(tree.pointer, index) else { continue }
+                let name = git_tree_entry_name(entry).map { pointer in
+                    UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer))
+                }
+                entries.append(
+                    BorrowedTreeEntry(
+                        name: name ?? UnsafeBufferPointer(start: nil, count: 0), id: ObjectID(git_tree_entry_id(entry).pointee),
+                        rawMode: git_tree_entry_filemode_raw(entry).rawValue))
+            }
+            return try body(entries)
         }
     }
 

@@ -140,93 +140,107 @@ struct ArrivalValidator {
         while let pending = stack.popLast() {
             let key = pending.tree.hex + " " + pending.path.joined(separator: "/")
             guard !validTrees.contains(key) else { continue }
-            // The reference is valid, so in git's order: it is walked alongside the tree, an
-            // entry matching the reference's entry of the same sort key (the one of its name
-            // and kind, the only one that can hold the same id and mode).
-            let referenceEntries = try pending.reference.map { try repository.rawTreeEntries($0) } ?? []
-            var referencePosition = 0
-            let entries = try repository.rawTreeEntries(pending.tree)
-            for (position, entry) in entries.enumerated() {
-                let isTree = entry.rawMode == 0o040000
-                if position > 0 {
-                    let previous = entries[position - 1]
-                    if Self.compareSortKeys(previous.name, previous.rawMode == 0o040000, entry.name, isTree) >= 0 {
-                        if entries[..<position].contains(where: { $0.name == entry.name }) {
-                            return "duplicate entries named '\(Self.escaped(entry.name))'"
-                        }
-                        return "tree entries out of order"
-                    }
-                    // In order so far, an earlier entry of the same name can only be a file of
-                    // a folder's name: found by binary search, the earlier entries being sorted.
-                    if isTree {
-                        var low = 0, high = position
-                        while low < high {
-                            let middle = (low + high) / 2
-                            let earlier = entries[middle]
-                            if Self.compareSortKeys(earlier.name, earlier.rawMode == 0o040000, entry.name, false) < 0 {
-                                low = middle + 1
-                            } else {
-                                high = middle
-                            }
-                        }
-                        if low < position, entries[low].name == entry.name {
-                            return "duplicate entries named '\(Self.escaped(entry.name))'"
-                        }
-                    }
-                }
-                var same: RawTreeEntry?
-                while referencePosition < referenceEntries.count {
-                    let candidate = referenceEntries[referencePosition]
-                    let order = Self.compareSortKeys(candidate.name, candidate.rawMode == 0o040000, entry.name, isTree)
-                    if order < 0 { referencePosition += 1; continue }
-                    if order == 0 { same = candidate }
-                    break
-                }
-                if let same, same.id == entry.id, same.rawMode == entry.rawMode { continue }
-                guard let name = String(validating: entry.name, as: UTF8.self) else {
-                    return "a name that is not UTF-8: '\(Self.escaped(entry.name))'"
-                }
-                let path = pending.path + [name]
-                let display = path.joined(separator: "/")
-                if let problem = Self.nameProblem(name) { return "'\(Self.escaped(Array(display.utf8)))': \(problem)" }
-                do {
-                    // The reserved folder (the key-value store's files) is docver's own: names in
-                    // it obey every rule but the one that keeps users out of it. A file named
-                    // like it is refused.
-                    let reservedFolder = DocumentPath.isReserved(display) && (display != DocumentPath.reservedArea || isTree)
-                    let checked = reservedFolder ? "reserved" + display.dropFirst(DocumentPath.reservedArea.count) : display
-                    _ = try DocumentPath(checked)
-                } catch let error as DocverError {
-                    if case let .invalidDocumentName(_, reason) = error { return "'\(Self.escaped(Array(display.utf8)))': \(reason)" }
-                    throw error
-                }
-                guard Self.modes.contains(entry.rawMode) else {
-                    return "'\(display)': unsupported mode \(String(entry.rawMode, radix: 8))"
-                }
-                guard display.utf8.count <= Self.maximumPathBytes else { return "a path longer than \(Self.maximumPathBytes) bytes" }
-                if isTree {
-                    guard path.count < Self.maximumDepth else { return "folders nested deeper than \(Self.maximumDepth) levels" }
-                    // Read as a tree it would fail every later read of this tree, and with it the
-                    // whole sync ("requested type does not match the type in the ODB").
-                    guard try repository.objectKind(entry.id) == "tree" else { return "'\(display)' is not a folder object" }
-                    let reference = same.flatMap { $0.rawMode == 0o040000 ? $0.id : nil }
-                    stack.append(Pending(tree: entry.id, reference: reference, path: path))
-                    continue
-                }
-                guard let header = try repository.objectHeader(entry.id) else {
-                    if contentsMayBeMissing { continue }
-                    return "the contents of '\(display)' did not arrive (missing or damaged on the remote)"
-                }
-                guard header.kind == "blob" else { return "'\(display)' is not a file object" }
-                if let limit = maximumDocumentSize, header.size > limit {
-                    let document = DocumentPath.document(containingFile: display).path
-                    return "'\(document)' of device '\(device)' is \(header.size) bytes, above docver.maxDocumentSize (\(limit))"
-                }
-                if entry.rawMode == 0o120000, let problem = try linkProblem(entry.id, at: path) {
-                    return "the link '\(display)' \(problem)"
+            // (Names are borrowed from libgit2's trees while this folder is checked.)
+            func check(against referenceEntries: [BorrowedTreeEntry]) throws -> String? {
+                try repository.withRawTreeEntries(pending.tree) { entries in
+                    try folderProblem(entries, reference: referenceEntries, at: pending.path, stack: &stack)
                 }
             }
+            let problem = try pending.reference.map { try repository.withRawTreeEntries($0, check) } ?? check(against: [])
+            if let problem { return problem }
             validTrees.insert(key)
+        }
+        return nil
+    }
+
+    /// The first problem in one folder's entries; the folders to check below it go on `stack`.
+    private func folderProblem(
+        _ entries: [BorrowedTreeEntry], reference referenceEntries: [BorrowedTreeEntry], at folder: [String],
+        stack: inout [Pending]
+    ) throws -> String? {
+        // The reference is valid, so in git's order: it is walked alongside the tree, an
+        // entry matching the reference's entry of the same sort key (the one of its name
+        // and kind, the only one that can hold the same id and mode).
+        var referencePosition = 0
+        for (position, entry) in entries.enumerated() {
+            let isTree = entry.rawMode == 0o040000
+            if position > 0 {
+                let previous = entries[position - 1]
+                if Self.compareSortKeys(previous.name, previous.rawMode == 0o040000, entry.name, isTree) >= 0 {
+                    if entries[..<position].contains(where: { $0.name.elementsEqual(entry.name) }) {
+                        return "duplicate entries named '\(Self.escaped(Array(entry.name)))'"
+                    }
+                    return "tree entries out of order"
+                }
+                // In order so far, an earlier entry of the same name can only be a file of
+                // a folder's name: found by binary search, the earlier entries being sorted.
+                if isTree {
+                    var low = 0, high = position
+                    while low < high {
+                        let middle = (low + high) / 2
+                        let earlier = entries[middle]
+                        if Self.compareSortKeys(earlier.name, earlier.rawMode == 0o040000, entry.name, false) < 0 {
+                            low = middle + 1
+                        } else {
+                            high = middle
+                        }
+                    }
+                    if low < position, entries[low].name.elementsEqual(entry.name) {
+                        return "duplicate entries named '\(Self.escaped(Array(entry.name)))'"
+                    }
+                }
+            }
+            var same: BorrowedTreeEntry?
+            while referencePosition < referenceEntries.count {
+                let candidate = referenceEntries[referencePosition]
+                let order = Self.compareSortKeys(candidate.name, candidate.rawMode == 0o040000, entry.name, isTree)
+                if order < 0 { referencePosition += 1; continue }
+                if order == 0 { same = candidate }
+                break
+            }
+            if let same, same.id == entry.id, same.rawMode == entry.rawMode { continue }
+            guard let name = String(validating: entry.name, as: UTF8.self) else {
+                return "a name that is not UTF-8: '\(Self.escaped(Array(entry.name)))'"
+            }
+            let path = folder + [name]
+            let display = path.joined(separator: "/")
+            if let problem = Self.nameProblem(name) { return "'\(Self.escaped(Array(display.utf8)))': \(problem)" }
+            do {
+                // The reserved folder (the key-value store's files) is docver's own: names in
+                // it obey every rule but the one that keeps users out of it. A file named
+                // like it is refused.
+                let reservedFolder = DocumentPath.isReserved(display) && (display != DocumentPath.reservedArea || isTree)
+                let checked = reservedFolder ? "reserved" + display.dropFirst(DocumentPath.reservedArea.count) : display
+                _ = try DocumentPath(checked)
+            } catch let error as DocverError {
+                if case let .invalidDocumentName(_, reason) = error { return "'\(Self.escaped(Array(display.utf8)))': \(reason)" }
+                throw error
+            }
+            guard Self.modes.contains(entry.rawMode) else {
+                return "'\(display)': unsupported mode \(String(entry.rawMode, radix: 8))"
+            }
+            guard display.utf8.count <= Self.maximumPathBytes else { return "a path longer than \(Self.maximumPathBytes) bytes" }
+            if isTree {
+                guard path.count < Self.maximumDepth else { return "folders nested deeper than \(Self.maximumDepth) levels" }
+                // Read as a tree it would fail every later read of this tree, and with it the
+                // whole sync ("requested type does not match the type in the ODB").
+                guard try repository.objectKind(entry.id) == "tree" else { return "'\(display)' is not a folder object" }
+                let reference = same.flatMap { $0.rawMode == 0o040000 ? $0.id : nil }
+                stack.append(Pending(tree: entry.id, reference: reference, path: path))
+                continue
+            }
+            guard let header = try repository.objectHeader(entry.id) else {
+                if contentsMayBeMissing { continue }
+                return "the contents of '\(display)' did not arrive (missing or damaged on the remote)"
+            }
+            guard header.kind == "blob" else { return "'\(display)' is not a file object" }
+            if let limit = maximumDocumentSize, header.size > limit {
+                let document = DocumentPath.document(containingFile: display).path
+                return "'\(document)' of device '\(device)' is \(header.size) bytes, above docver.maxDocumentSize (\(limit))"
+            }
+            if entry.rawMode == 0o120000, let problem = try linkProblem(entry.id, at: path) {
+                return "the link '\(display)' \(problem)"
+            }
         }
         return nil
     }
@@ -234,6 +248,10 @@ struct ArrivalValidator {
     /// git's order of tree entries (negative, zero, positive): by name, a folder's name read
     /// as if it ended with "/".
     static func compareSortKeys(_ a: [UInt8], _ aIsTree: Bool, _ b: [UInt8], _ bIsTree: Bool) -> Int {
+        a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in compareSortKeys(a, aIsTree, b, bIsTree) } }
+    }
+
+    static func compareSortKeys(_ a: UnsafeBufferPointer<UInt8>, _ aIsTree: Bool, _ b: UnsafeBufferPointer<UInt8>, _ bIsTree: Bool) -> Int {
         let aCount = a.count + (aIsTree ? 1 : 0), bCount = b.count + (bIsTree ? 1 : 0)
         var index = 0
         while index < aCount && index < bCount {
