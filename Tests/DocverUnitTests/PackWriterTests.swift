@@ -10,28 +10,6 @@ import Testing
 @Suite struct PackWriterTests {
     private func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
-    /// Runs git in `directory` and returns its standard output; a failure fails the test.
-    @discardableResult
-    private func runGitData(_ arguments: [String], in directory: URL) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "git \(arguments.joined(separator: " ")) failed")
-        return data
-    }
-
-    @discardableResult
-    private func runGit(_ arguments: [String], in directory: URL) throws -> String {
-        String(decoding: try runGitData(arguments, in: directory), as: UTF8.self)
-    }
-
     @Test func sha1GivesTheKnownDigestsWhateverThePieces() {
         let empty = SHA1Hasher()
         #expect(hex(empty.finish()) == "da39a3ee5e6b4b0d3255bfef95601890afd80709")
@@ -92,15 +70,15 @@ import Testing
             }
         }
         let name = try writer.finish()
-        let verified = try runGit(["verify-pack", "-v", ".git/objects/pack/\(name).pack"], in: scratch.url)
+        let verified = String(decoding: try scratch.git(["verify-pack", "-v", ".git/objects/pack/\(name).pack"]), as: UTF8.self)
         #expect(verified.hasSuffix(": ok\n") && verified.contains("non delta: \(blobs.count) objects"), "\(verified)")
         // git's own index of the same pack is the one written.
         let written = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/\(name).idx"))
-        try runGit(["index-pack", "-o", scratch.url.path + "/git.idx", ".git/objects/pack/\(name).pack"], in: scratch.url)
+        _ = try scratch.git(["index-pack", "-o", scratch.url.path + "/git.idx", ".git/objects/pack/\(name).pack"])
         #expect(try Data(contentsOf: scratch.url.appendingPathComponent("git.idx")) == written)
         let objects = scratch.url.path + "/.git/objects"
         for (id, data) in zip(ids, blobs) {
-            #expect(try runGitData(["cat-file", "blob", id.hex], in: scratch.url) == data)
+            #expect(try scratch.git(["cat-file", "blob", id.hex]) == data)
             let inflater = try #require(BlobInflater.find(id, objects: objects))
             var read = Data()
             try inflater.inflate { read.append(contentsOf: $0) }
