@@ -76,7 +76,7 @@ import Testing
             let a = name(), b = name(), aIsTree = Bool.random(using: &random), bIsTree = Bool.random(using: &random)
             let aKey = a + (aIsTree ? [0x2F] : []), bKey = b + (bIsTree ? [0x2F] : [])
             let expected = aKey == bKey ? 0 : aKey.lexicographicallyPrecedes(bKey) ? -1 : 1
-            #expect(ArrivalValidator.compareSortKeys(a, aIsTree, b, bIsTree) == expected, "seed \(seed): \(a) \(aIsTree) \(b) \(bIsTree)")
+            #expect(BorrowedTreeEntry.gitOrder(a, aIsTree, b, bIsTree) == expected, "seed \(seed): \(a) \(aIsTree) \(b) \(bIsTree)")
         }
     }
 

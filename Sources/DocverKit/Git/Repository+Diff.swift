@@ -21,8 +21,7 @@ extension Repository {
         while let folder = pending.popLast() {
             guard folder.old != folder.new else { continue }
             try Self.checkTreeDepth(folder.prefix)
-            let oldTree = try folder.old.map { try tree($0) }, newTree = try folder.new.map { try tree($0) }
-            for (before, after) in Self.differingEntries(oldTree, newTree) {
+            for (before, after) in try differingEntries(folder.old, folder.new) {
                 let path = folder.prefix + (before ?? after)!.name
                 let beforeFolder = before.map { $0.mode.isTree ? $0.id : nil } ?? nil
                 let afterFolder = after.map { $0.mode.isTree ? $0.id : nil } ?? nil
@@ -41,11 +40,10 @@ extension Repository {
     /// them: a pair whose sides hold the same object with the same mode is left out without
     /// making a string of its name (a folder of a thousand documents, one of them changed,
     /// names one entry, not two thousand).
-    static func differingEntries(_ old: Tree?, _ new: Tree?) -> [(TreeEntry?, TreeEntry?)] {
-        let a = old.map(RawEntries.init) ?? RawEntries(), b = new.map(RawEntries.init) ?? RawEntries()
-        return withExtendedLifetime((old, new)) {
-            guard a.isInGitOrder, b.isInGitOrder else {
-                return pairedEntries(old?.entries ?? [], new?.entries ?? []).filter { before, after in
+    func differingEntries(_ old: ObjectID?, _ new: ObjectID?) throws -> [(TreeEntry?, TreeEntry?)] {
+        func pairs(_ a: [BorrowedTreeEntry], _ b: [BorrowedTreeEntry]) -> [(TreeEntry?, TreeEntry?)] {
+            guard Self.isInGitOrder(a), Self.isInGitOrder(b) else {
+                return Self.pairedEntries(a.map(\.entry), b.map(\.entry)).filter { before, after in
                     guard let before, let after else { return true }
                     return before.id != after.id || before.mode != after.mode
                 }
@@ -53,103 +51,35 @@ extension Repository {
             var result: [(TreeEntry?, TreeEntry?)] = []
             var i = 0, j = 0
             while i < a.count || j < b.count {
-                let comparison = i == a.count ? 1 : j == b.count ? -1 : RawEntries.order(a, i, b, j)
+                let comparison =
+                    i == a.count ? 1 : j == b.count ? -1 : BorrowedTreeEntry.gitOrder(a[i].name, a[i].mode.isTree, b[j].name, b[j].mode.isTree)
                 if comparison == 0 {
-                    if !a.holdsSame(i, as: b, j) { result.append((a.entry(i), b.entry(j))) }
+                    if a[i].id != b[j].id || a[i].mode != b[j].mode { result.append((a[i].entry, b[j].entry)) }
                     i += 1
                     j += 1
                 } else if comparison < 0 {
-                    result.append((a.entry(i), nil))
+                    result.append((a[i].entry, nil))
                     i += 1
                 } else {
-                    result.append((nil, b.entry(j)))
+                    result.append((nil, b[j].entry))
                     j += 1
                 }
             }
             return result
         }
+        func entries(_ tree: ObjectID?, _ body: ([BorrowedTreeEntry]) throws -> [(TreeEntry?, TreeEntry?)]) throws -> [(TreeEntry?, TreeEntry?)] {
+            guard let tree else { return try body([]) }
+            return try withRawTreeEntries(tree, body)
+        }
+        return try entries(old) { a in try entries(new) { b in pairs(a, b) } }
     }
 
     /// Whether a tree lists its entries in git's order, as git and libgit2 write them (a tree
     /// that does not is compared through ``pairedEntries(_:_:)``'s dictionaries).
-    func entriesAreInGitOrder(_ id: ObjectID) throws -> Bool {
-        let tree = try tree(id)
-        return withExtendedLifetime(tree) { RawEntries(tree).isInGitOrder }
-    }
+    func entriesAreInGitOrder(_ id: ObjectID) throws -> Bool { try withRawTreeEntries(id) { Self.isInGitOrder($0) } }
 
-    /// A tree's entries as libgit2 holds them, borrowed: valid while the tree lives.
-    private struct RawEntries {
-        var entries: [OpaquePointer] = []
-        var names: [UnsafePointer<CChar>] = []
-        var lengths: [Int] = []
-        var isFolder: [Bool] = []
-
-        init() {}
-
-        init(_ tree: Tree) {
-            let count = git_tree_entrycount(tree.pointer)
-            entries.reserveCapacity(count)
-            names.reserveCapacity(count)
-            lengths.reserveCapacity(count)
-            isFolder.reserveCapacity(count)
-            for index in 0..<count {
-                guard let entry = git_tree_entry_byindex(tree.pointer, index), let name = git_tree_entry_name(entry) else { continue }
-                entries.append(entry)
-                names.append(name)
-                lengths.append(strlen(name))
-                isFolder.append(git_tree_entry_filemode(entry) == GIT_FILEMODE_TREE)
-            }
-        }
-
-        var count: Int { entries.count }
-
-        /// git's order of tree entries: names compared bytewise, a folder's as if it ended in
-        /// "/" (as ``Repository/pairedEntries(_:_:)`` orders them); 0 for the same name and kind.
-        static func order(_ x: RawEntries, _ i: Int, _ y: RawEntries, _ j: Int) -> Int {
-            let xLength = x.lengths[i], yLength = y.lengths[j]
-            let common = min(xLength, yLength)
-            let prefix = memcmp(x.names[i], y.names[j], common)
-            if prefix != 0 { return prefix < 0 ? -1 : 1 }
-            // After the common part: the next byte, "/" past a folder's name, or the end.
-            func next(_ entries: RawEntries, _ index: Int, _ length: Int) -> Int {
-                length > common ? Int(UInt8(bitPattern: entries.names[index][common])) : entries.isFolder[index] ? 0x2F : -1
-            }
-            let p = next(x, i, xLength), q = next(y, j, yLength)
-            if p != q { return p < q ? -1 : 1 }
-            if p == -1 { return 0 }
-            // Both went on with "/" (a folder's end, or a name's own byte against it): compare
-            // the rest as the general walk does.
-            return Self.orderAfterCommon(x, i, y, j, common)
-        }
-
-        private static func orderAfterCommon(_ x: RawEntries, _ i: Int, _ y: RawEntries, _ j: Int, _ common: Int) -> Int {
-            func byte(_ entries: RawEntries, _ index: Int, _ position: Int) -> Int {
-                let length = entries.lengths[index]
-                if position < length { return Int(UInt8(bitPattern: entries.names[index][position])) }
-                return position == length && entries.isFolder[index] ? 0x2F : -1
-            }
-            var position = common
-            while true {
-                let p = byte(x, i, position), q = byte(y, j, position)
-                if p != q { return p < q ? -1 : 1 }
-                if p == -1 { return 0 }
-                position += 1
-            }
-        }
-
-        /// Whether every entry comes after the one before it in git's order.
-        var isInGitOrder: Bool { count < 2 || (1..<count).allSatisfy { Self.order(self, $0 - 1, self, $0) < 0 } }
-
-        func holdsSame(_ i: Int, as other: RawEntries, _ j: Int) -> Bool {
-            git_tree_entry_filemode(entries[i]) == git_tree_entry_filemode(other.entries[j])
-                && git_oid_equal(git_tree_entry_id(entries[i]), git_tree_entry_id(other.entries[j])) != 0
-        }
-
-        func entry(_ i: Int) -> TreeEntry {
-            TreeEntry(
-                name: String(cString: names[i]), id: ObjectID(git_tree_entry_id(entries[i]).pointee),
-                mode: FileMode(raw: git_tree_entry_filemode(entries[i])))
-        }
+    private static func isInGitOrder(_ entries: [BorrowedTreeEntry]) -> Bool {
+        zip(entries, entries.dropFirst()).allSatisfy { BorrowedTreeEntry.gitOrder($0.name, $0.mode.isTree, $1.name, $1.mode.isTree) < 0 }
     }
 
     /// The entries of two trees paired by name. Trees list entries in git's order (names
@@ -159,15 +89,7 @@ extension Repository {
     /// comes as two pairs, each with one side, which the caller treats like one.
     static func pairedEntries(_ old: [TreeEntry], _ new: [TreeEntry]) -> [(TreeEntry?, TreeEntry?)] {
         func order(_ a: TreeEntry, _ b: TreeEntry) -> Int {
-            var x = a.name.utf8.makeIterator(), y = b.name.utf8.makeIterator()
-            var xSlash = a.mode.isTree, ySlash = b.mode.isTree
-            while true {
-                let p: Int, q: Int
-                if let byte = x.next() { p = Int(byte) } else if xSlash { p = 0x2F; xSlash = false } else { p = -1 }
-                if let byte = y.next() { q = Int(byte) } else if ySlash { q = 0x2F; ySlash = false } else { q = -1 }
-                if p != q { return p < q ? -1 : 1 }
-                if p == -1 { return 0 }
-            }
+            BorrowedTreeEntry.gitOrder(Array(a.name.utf8), a.mode.isTree, Array(b.name.utf8), b.mode.isTree)
         }
         func sorted(_ entries: [TreeEntry]) -> Bool {
             zip(entries, entries.dropFirst()).allSatisfy { order($0, $1) < 0 }

@@ -15,7 +15,32 @@ struct RawTreeEntry {
 struct BorrowedTreeEntry {
     var name: UnsafeBufferPointer<UInt8>
     var id: ObjectID
+    /// The mode as stored.
     var rawMode: UInt32
+    /// The mode as libgit2 reads it (an odd stored mode mapped to the one git means).
+    var mode: FileMode
+
+    /// The entry with its name copied.
+    var entry: TreeEntry { TreeEntry(name: String(decoding: name, as: UTF8.self), id: id, mode: mode) }
+
+    /// git's order of tree entries (negative, zero, positive): names compared bytewise, a
+    /// folder's read as if it ended with "/". The one comparison of that order: tree diffs
+    /// pair entries by it, and the arrival checks hold arriving trees to it.
+    static func gitOrder(_ a: UnsafeBufferPointer<UInt8>, _ aIsTree: Bool, _ b: UnsafeBufferPointer<UInt8>, _ bIsTree: Bool) -> Int {
+        let aCount = a.count + (aIsTree ? 1 : 0), bCount = b.count + (bIsTree ? 1 : 0)
+        var index = 0
+        while index < aCount && index < bCount {
+            let x = index < a.count ? a[index] : UInt8(ascii: "/")
+            let y = index < b.count ? b[index] : UInt8(ascii: "/")
+            if x != y { return x < y ? -1 : 1 }
+            index += 1
+        }
+        return aCount == bCount ? 0 : aCount < bCount ? -1 : 1
+    }
+
+    static func gitOrder(_ a: [UInt8], _ aIsTree: Bool, _ b: [UInt8], _ bIsTree: Bool) -> Int {
+        a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in gitOrder(a, aIsTree, b, bIsTree) } }
+    }
 }
 
 /// A commit's header as stored.
@@ -59,7 +84,7 @@ extension Repository {
                 entries.append(
                     BorrowedTreeEntry(
                         name: name ?? UnsafeBufferPointer(start: nil, count: 0), id: ObjectID(git_tree_entry_id(entry).pointee),
-                        rawMode: git_tree_entry_filemode_raw(entry).rawValue))
+                        rawMode: git_tree_entry_filemode_raw(entry).rawValue, mode: FileMode(raw: git_tree_entry_filemode(entry))))
             }
             return try body(entries)
         }

@@ -166,7 +166,7 @@ struct ArrivalValidator {
             let isTree = entry.rawMode == 0o040000
             if position > 0 {
                 let previous = entries[position - 1]
-                if Self.compareSortKeys(previous.name, previous.rawMode == 0o040000, entry.name, isTree) >= 0 {
+                if BorrowedTreeEntry.gitOrder(previous.name, previous.rawMode == 0o040000, entry.name, isTree) >= 0 {
                     if entries[..<position].contains(where: { $0.name.elementsEqual(entry.name) }) {
                         return "duplicate entries named '\(Self.escaped(Array(entry.name)))'"
                     }
@@ -179,7 +179,7 @@ struct ArrivalValidator {
                     while low < high {
                         let middle = (low + high) / 2
                         let earlier = entries[middle]
-                        if Self.compareSortKeys(earlier.name, earlier.rawMode == 0o040000, entry.name, false) < 0 {
+                        if BorrowedTreeEntry.gitOrder(earlier.name, earlier.rawMode == 0o040000, entry.name, false) < 0 {
                             low = middle + 1
                         } else {
                             high = middle
@@ -193,7 +193,7 @@ struct ArrivalValidator {
             var same: BorrowedTreeEntry?
             while referencePosition < referenceEntries.count {
                 let candidate = referenceEntries[referencePosition]
-                let order = Self.compareSortKeys(candidate.name, candidate.rawMode == 0o040000, entry.name, isTree)
+                let order = BorrowedTreeEntry.gitOrder(candidate.name, candidate.rawMode == 0o040000, entry.name, isTree)
                 if order < 0 { referencePosition += 1; continue }
                 if order == 0 { same = candidate }
                 break
@@ -243,24 +243,6 @@ struct ArrivalValidator {
             }
         }
         return nil
-    }
-
-    /// git's order of tree entries (negative, zero, positive): by name, a folder's name read
-    /// as if it ended with "/".
-    static func compareSortKeys(_ a: [UInt8], _ aIsTree: Bool, _ b: [UInt8], _ bIsTree: Bool) -> Int {
-        a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in compareSortKeys(a, aIsTree, b, bIsTree) } }
-    }
-
-    static func compareSortKeys(_ a: UnsafeBufferPointer<UInt8>, _ aIsTree: Bool, _ b: UnsafeBufferPointer<UInt8>, _ bIsTree: Bool) -> Int {
-        let aCount = a.count + (aIsTree ? 1 : 0), bCount = b.count + (bIsTree ? 1 : 0)
-        var index = 0
-        while index < aCount && index < bCount {
-            let x = index < a.count ? a[index] : UInt8(ascii: "/")
-            let y = index < b.count ? b[index] : UInt8(ascii: "/")
-            if x != y { return x < y ? -1 : 1 }
-            index += 1
-        }
-        return aCount == bCount ? 0 : aCount < bCount ? -1 : 1
     }
 
     /// Names git refuses to check out: `.`, `..`, `.git` in any case and its NTFS and HFS+
