@@ -281,9 +281,11 @@ import Testing
             for commit in history.commits {
                 let reader = try DocumentEntryReader(repository: scratch.repository, tree: scratch.repository.commit(commit).treeID)
                 for document in documents {
-                    #expect(
-                        try graph.currentVersion(of: document, at: commit, reading: reader) == graph.currentVersion(of: document, at: commit),
-                        "\(document.path) at \(commit.hex)")
+                    // The definition (R4, R5): the introducing commit's version, none when never saved.
+                    let introduced = try graph.introducingCommit(of: document.path, from: commit)
+                    let expected = try graph.isNeverSaved(document.path, at: introduced) ? nil : graph.version(of: document, at: introduced)
+                    #expect(try graph.currentVersion(of: document, at: commit, reading: reader) == expected, "\(document.path) at \(commit.hex)")
+                    #expect(try graph.currentVersion(of: document, at: commit) == expected, "\(document.path) at \(commit.hex)")
                 }
             }
         }

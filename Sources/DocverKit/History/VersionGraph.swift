@@ -269,18 +269,16 @@ struct VersionGraph {
     /// (absent since the first commit), a deletion version when it was deleted.
     /// (docs/MODEL.md: R5.)
     func currentVersion(of document: DocumentPath, at head: ObjectID) throws -> DocumentVersion? {
-        let id = try introducingCommit(of: document.path, from: head)
-        if try isNeverSaved(document.path, at: id) { return nil }
-        return try version(of: document, at: id)
+        try currentVersion(of: document, at: head, reading: DocumentEntryReader(repository: repository, tree: repository.commit(head).treeID))
     }
 
-    /// ``currentVersion(of:at:)`` for a caller asking about many documents at one head: the
-    /// head's folders are read once through `headTree` (a reader of the head's tree), and a
-    /// present document's entry is the head's, which its introducing commit holds too (the
-    /// same state), so that commit's tree is never read. Only a deletion version reads the
-    /// trees it needs (its kind is its parent's entry's).
-    /// `introduced`: the introducing commit, when the caller found it already
-    /// (``introducingCommits(of:from:)`` walks for many documents at once).
+    /// ``currentVersion(of:at:)`` through `headTree`, a reader of the head's tree: a caller
+    /// asking about many documents at one head reads the head's folders once. The version of
+    /// a present document is its introducing commit's (R4), whose entry is the head's (the same
+    /// state), so that commit's tree is never read; only a deletion version reads the trees
+    /// it needs (its kind is its parent's entry's). `introduced`: the introducing commit, when
+    /// the caller found it already (``introducingCommits(of:from:)`` walks for many documents
+    /// at once).
     func currentVersion(
         of document: DocumentPath, at head: ObjectID, reading headTree: DocumentEntryReader, introduced: ObjectID? = nil
     ) throws -> DocumentVersion? {
