@@ -93,31 +93,22 @@ struct VersionIndex: Sendable {
     @discardableResult
     mutating func add(_ commit: IndexedCommit) -> Bool {
         if nodeNumbers[commit.id] != nil { return true }
-        guard commit.changes.count == max(commit.parents.count, 1) else { return false }
-        var parents: [Int32] = []
-        for parent in commit.parents {
-            guard let number = nodeNumbers[parent] else { return false }
-            parents.append(number)
+        guard commit.changes.count == max(commit.parents.count, 1), commit.parents.allSatisfy({ nodeNumbers[$0] != nil }) else {
+            return false
         }
-        let generation = (parents.map { nodes[Int($0)].generation }.max() ?? 0) + 1
         // An index of one document keeps that document's entries only (commits learned from
-        // the repository arrive whole).
+        // the repository arrive whole). Names are bytes: two spellings are two documents.
         var lists = commit.changes, mentions = commit.mentioned
         if let scope {
             // (Those read from the file for one document hold nothing else: nothing to copy.)
-            if lists.contains(where: { $0.contains { $0.document != scope } }) { lists = lists.map { $0.filter { $0.document == scope } } }
-            if mentions.contains(where: { $0 != scope }) { mentions = mentions.filter { $0 == scope } }
+            if lists.contains(where: { $0.contains { !$0.document.bytesEqual(scope) } }) {
+                lists = lists.map { $0.filter { $0.document.bytesEqual(scope) } }
+            }
+            if mentions.contains(where: { !$0.bytesEqual(scope) }) { mentions = mentions.filter { $0.bytesEqual(scope) } }
         }
-        let changes = lists.map { list -> ChangeList in
-            let sorted = list.map { (intern($0.document), $0.kind) }.sorted { $0.0 < $1.0 }
-            return ChangeList(documents: sorted.map(\.0), kinds: sorted.map(\.1))
-        }
-        append(
-            Node(
-                id: commit.id, parents: parents, generation: generation, changes: changes,
-                mentioned: mentions.map { intern($0) }, time: commit.time,
-                tree: commit.tree))
-        return true
+        return insert(
+            commit.id, parents: commit.parents, changes: lists.map { $0.map { (intern($0.document), $0.kind) } },
+            mentioned: mentions.map { intern($0) }, time: commit.time, tree: commit.tree)
     }
 
     /// The document numbers of a file segment's strings (``VersionIndexFile/read(_:strings:commit:)``),
@@ -129,34 +120,39 @@ struct VersionIndex: Sendable {
     mutating func add(_ record: borrowing VersionIndexFile.RecordedCommit, documents: [Int32]) -> Bool {
         precondition(scope == nil, "a record read whole is for an index of every document")
         if nodeNumbers[record.id] != nil { return true }
+        return insert(
+            record.id, parents: record.parents,
+            changes: record.listEnds.indices.map { list in record.changes(ofList: list).map { (documents[Int($0.string)], $0.kind) } },
+            mentioned: record.mentioned.map { documents[Int($0)] }, time: record.time, tree: record.tree)
+    }
+
+    /// Adds a commit whose documents are numbered: false (and nothing added) when a parent is
+    /// not indexed.
+    private mutating func insert(
+        _ id: ObjectID, parents parentIDs: [ObjectID], changes: [[(Int32, IndexedChangeKind)]], mentioned: [Int32],
+        time: Int64, tree: ObjectID?
+    ) -> Bool {
         var parents: [Int32] = []
-        parents.reserveCapacity(record.parents.count)
+        parents.reserveCapacity(parentIDs.count)
         var generation: Int32 = 0
-        for parent in record.parents {
+        for parent in parentIDs {
             guard let number = nodeNumbers[parent] else { return false }
             parents.append(number)
             generation = max(generation, nodes[Int(number)].generation)
         }
-        var changes: [ChangeList] = []
-        changes.reserveCapacity(record.listEnds.count)
-        for list in record.listEnds.indices {
-            var entries = record.changes(ofList: list).map { (documents[Int($0.string)], $0.kind) }
-            // (The file sorts a list by path bytes; numbers follow the order documents were met.)
+        let lists = changes.map { entries -> ChangeList in
+            // (Numbers follow the order documents were met, not the path order of the lists.)
+            var entries = entries
             if !zip(entries, entries.dropFirst()).allSatisfy({ $0.0 < $1.0 }) { entries.sort { $0.0 < $1.0 } }
-            changes.append(ChangeList(documents: entries.map(\.0), kinds: entries.map(\.1)))
+            return ChangeList(documents: entries.map(\.0), kinds: entries.map(\.1))
         }
-        append(
-            Node(
-                id: record.id, parents: parents, generation: generation + 1, changes: changes,
-                mentioned: record.mentioned.map { documents[Int($0)] }, time: record.time, tree: record.tree))
-        return true
-    }
-
-    private mutating func append(_ node: Node) {
-        nodeNumbers[node.id] = Int32(nodes.count)
-        nodes.append(node)
+        let number = Int32(nodes.count)
+        nodes.append(
+            Node(id: id, parents: parents, generation: generation + 1, changes: lists, mentioned: mentioned, time: time, tree: tree))
+        nodeNumbers[id] = number
         hasChildren.append(false)
-        for parent in node.parents { hasChildren[Int(parent)] = true }
+        for parent in parents { hasChildren[Int(parent)] = true }
+        return true
     }
 
     /// The commit as it was added (for writing the index, and for comparing two indexes).
