@@ -89,7 +89,7 @@ struct TreeMerger {
             if let merged { result.append((name, merged.id, merged.mode)) }
         }
         guard !result.isEmpty else { return nil }
-        return try repository.writeTree(entries: result)
+        return try repository.writeTree(entriesOfStoredTrees: result)
     }
 
     /// A name that is a plain folder on some sides and a file on others: two things that are

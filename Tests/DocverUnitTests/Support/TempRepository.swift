@@ -23,8 +23,9 @@ final class TempRepository {
     deinit { try? FileManager.default.removeItem(at: url) }
 
     /// Runs the git CLI in the repository and returns its standard output; a failure fails
-    /// the test.
-    func git(_ arguments: [String]) throws -> Data {
+    /// the test. `input` (a few kilobytes at most: it is written before the output is read)
+    /// is its standard input.
+    func git(_ arguments: [String], input: Data? = nil) throws -> Data {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
         process.arguments = arguments
@@ -32,7 +33,13 @@ final class TempRepository {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
+        let inputPipe = input.map { _ in Pipe() }
+        if let inputPipe { process.standardInput = inputPipe }
         try process.run()
+        if let input, let inputPipe {
+            try inputPipe.fileHandleForWriting.write(contentsOf: input)
+            try inputPipe.fileHandleForWriting.close()
+        }
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "git \(arguments.joined(separator: " ")) failed")
