@@ -146,7 +146,18 @@ struct ArrivalValidator {
                     try folderProblem(entries, reference: referenceEntries, at: pending.path, stack: &stack)
                 }
             }
-            let problem = try pending.reference.map { try repository.withRawTreeEntries($0, check) } ?? check(against: [])
+            let problem: String?
+            do {
+                problem = try pending.reference.map { try repository.withRawTreeEntries($0, check) } ?? check(against: [])
+            } catch {
+                // A folder's object is read as a tree here and not asked its kind before (a
+                // header read per folder, a sixth of the checks of a long divergence): an
+                // object of another kind, or none, fails this read instead.
+                if !pending.path.isEmpty, try repository.objectKind(pending.tree) != "tree" {
+                    return "'\(pending.path.joined(separator: "/"))' is not a folder object"
+                }
+                throw error
+            }
             if let problem { return problem }
             validTrees.insert(key)
         }
@@ -222,9 +233,9 @@ struct ArrivalValidator {
             guard display.utf8.count <= Self.maximumPathBytes else { return "a path longer than \(Self.maximumPathBytes) bytes" }
             if isTree {
                 guard path.count < Self.maximumDepth else { return "folders nested deeper than \(Self.maximumDepth) levels" }
-                // Read as a tree it would fail every later read of this tree, and with it the
-                // whole sync ("requested type does not match the type in the ODB").
-                guard try repository.objectKind(entry.id) == "tree" else { return "'\(display)' is not a folder object" }
+                // (Its object's kind is checked when it is read, in `treeProblem`: read as a
+                // tree, another kind would fail every later read of this tree, and with it the
+                // whole sync, "requested type does not match the type in the ODB".)
                 let reference = same.flatMap { $0.rawMode == 0o040000 ? $0.id : nil }
                 stack.append(Pending(tree: entry.id, reference: reference, path: path))
                 continue

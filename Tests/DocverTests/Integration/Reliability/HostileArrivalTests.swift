@@ -68,6 +68,18 @@ import Testing
         #expect(again.status == 0, "\(again.stderr)")
     }
 
+    /// A folder entry whose object never arrived, deeper down than the first folder: the
+    /// checks read each folder's object as a tree, and a read that fails is told apart from
+    /// a damaged repository by asking the object's kind.
+    @Test func aFolderWhoseObjectDidNotArriveIsRefused() throws {
+        let result = try arrive { mallory in
+            let missing = String(repeating: "6b", count: 20)
+            let inner = try mallory.tree([RawEntry(mode: "40000", name: Array("gone".utf8), id: missing)])
+            return try mallory.commit(tree: mallory.tree([RawEntry(mode: "40000", name: Array("dir".utf8), id: inner)]))
+        }
+        try expectRefusedWithOthersSynced(result, "'dir/gone' is not a folder object")
+    }
+
     /// A file entry whose object never arrived (missing on the remote, or damaged there) is
     /// refused, and the warning says so rather than calling it another kind of object.
     @Test func aFileWhoseContentsDidNotArriveIsRefused() throws {
