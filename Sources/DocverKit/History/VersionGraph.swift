@@ -20,6 +20,9 @@ struct VersionGraph {
     /// ``introducingCommits(ofStateOf:at:)`` answers, per document and commit: shared by the
     /// copies of this graph.
     private let introductions = IntroductionMemo()
+    /// The index's runs, for the searches of ``introducingCommits(ofStateOf:at:)``: shared by
+    /// the copies of this graph.
+    private let runs = IndexRunsMemo()
 
     private final class DescentMemo {
         var known: [Int32: [Int32: Bool]] = [:]
@@ -42,7 +45,7 @@ struct VersionGraph {
         guard let index, index.contains(start), DocumentPath.document(containingFile: path).path.bytesEqual(path) else { return nil }
         // A plain folder at the document's name is its absence (as in the walk below).
         let absent = try absent ?? (repository.tree(index.tree(of: start) ?? repository.commit(start).treeID).documentEntry(atPath: path) == nil)
-        return index.introducingCommit(of: path, from: start, absent: absent)
+        return index.introducingCommit(of: path, from: start, absent: absent, runs: runs)
     }
 
     /// True when `commit` strictly descends from `ancestor`: from the index's generation
@@ -136,7 +139,7 @@ struct VersionGraph {
         if try repository.tree(treeID).documentEntry(atPath: path) != nil {
             let found: [ObjectID]
             if DocumentPath.document(containingFile: path).path.bytesEqual(path),
-                let indexed = index?.introducingCommits(ofStateOf: path, at: start, limit: Self.introductionSearchLimit)
+                let indexed = index?.introducingCommits(ofStateOf: path, at: start, limit: Self.introductionSearchLimit, runs: runs)
             {
                 found = indexed
             } else {

@@ -135,6 +135,15 @@ enum VersionWalk {
     static func introducingCommits<Source: CommitSource>(ofStateIn source: Source, at start: Source.Node, limit: Int) throws(Source.Failure)
         -> [Source.Node]
     {
+        var passed = 0
+        return try introducingCommits(ofStateIn: source, at: start, limit: limit, passed: &passed)
+    }
+
+    /// ``introducingCommits(ofStateIn:at:limit:)``, adding the number of commits it passed to
+    /// `passed` (``IndexRunsMemo`` decides by it when to cross runs in one step).
+    static func introducingCommits<Source: CommitSource>(
+        ofStateIn source: Source, at start: Source.Node, limit: Int, passed: inout Int
+    ) throws(Source.Failure) -> [Source.Node] {
         var result: [Source.Node] = []
         var visited: Set<Source.Node> = []
         var stack = [start]
@@ -144,6 +153,7 @@ enum VersionWalk {
             let same = try source.parentsInSameState(of: node)
             if same.isEmpty { result.append(node) } else { stack.append(contentsOf: same.reversed()) }
         }
+        passed += visited.count
         return result
     }
 }

@@ -286,11 +286,15 @@ extension VersionIndex {
     /// ``VersionGraph/introducingCommit(of:from:)`` from the index: the same walk, the same
     /// answer, without reading a tree. `absent` says whether `path` is absent at `start`
     /// (the caller knows it from one tree lookup). nil when `start` is not indexed.
-    func introducingCommit(of path: String, from start: ObjectID, absent: Bool) -> ObjectID? {
+    /// `runs` crosses each line of saves in one step once made (same answer).
+    func introducingCommit(of path: String, from start: ObjectID, absent: Bool, runs: IndexRunsMemo? = nil) -> ObjectID? {
         guard covers(path), let startNumber = nodeNumbers[start] else { return nil }
         // A document the index never saw change is in the same state since the roots.
         let document = documentNumbers[ByteString(path)] ?? -1
-        return nodes[Int(introducingNode(of: document, from: startNumber, absent: absent))].id
+        let found =
+            runs?.introducingCommit(in: self, document: document, from: startNumber, absent: absent)
+            ?? introducingNode(of: document, from: startNumber, absent: absent)
+        return nodes[Int(found)].id
     }
 
     /// The version walk (``VersionWalk/introducingCommit(in:from:absent:)``) of document
@@ -304,10 +308,14 @@ extension VersionIndex {
     /// present at `start`: every commit that introduced its state there, along every line
     /// that holds that state, in first-parent-first order (the version walk's answer first).
     /// nil when `start` is not indexed. `limit` bounds the commits passed.
-    func introducingCommits(ofStateOf path: String, at start: ObjectID, limit: Int) -> [ObjectID]? {
+    /// `runs` crosses each line of saves in one step, once the searches made through it have
+    /// passed as many commits as the index holds (same answers).
+    func introducingCommits(ofStateOf path: String, at start: ObjectID, limit: Int, runs: IndexRunsMemo? = nil) -> [ObjectID]? {
         guard covers(path), let startNumber = nodeNumbers[start] else { return nil }
         let document = documentNumbers[ByteString(path)] ?? -1
-        let found = VersionWalk.introducingCommits(ofStateIn: IndexedHistory(index: self, document: document), at: startNumber, limit: limit)
+        let found =
+            runs?.introducingCommits(in: self, document: document, at: startNumber, limit: limit)
+            ?? VersionWalk.introducingCommits(ofStateIn: IndexedHistory(index: self, document: document), at: startNumber, limit: limit)
         return found.map { nodes[Int($0)].id }
     }
 
