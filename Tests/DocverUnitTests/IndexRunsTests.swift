@@ -54,22 +54,27 @@ import Testing
         let index = Self.randomIndex(count: Int.random(in: 40...400, using: &random), documents: 6, using: &random)
         let runs = IndexRuns(index)
         #expect(runs.describe(index))
+        var crossed = 0
         for document in 0..<6 {
             let number = Self.documentNumber(index, document)
             let history = IndexedHistory(index: index, document: number)
+            let throughRuns = IndexedHistory(index: index, document: number, runs: runs)
             for start in 0..<Int32(index.count) {
-                let expected = VersionWalk.introducingCommits(ofStateIn: history, at: start, limit: .max)
                 #expect(
-                    runs.introducingCommits(in: index, document: number, at: start) == expected,
+                    VersionWalk.introducingCommits(ofStateIn: throughRuns, at: start, limit: .max)
+                        == VersionWalk.introducingCommits(ofStateIn: history, at: start, limit: .max),
                     "document \(document), start \(start)")
                 for absent in [false, true] {
                     #expect(
-                        runs.introducingCommit(in: index, document: number, from: start, absent: absent)
+                        VersionWalk.introducingCommit(in: throughRuns, from: start, absent: absent)
                             == VersionWalk.introducingCommit(in: history, from: start, absent: absent),
                         "document \(document), start \(start), absent \(absent)")
                 }
+                if case .base(let base)? = throughRuns.runStop(from: start), base != index.nodes[Int(start)].parents[0] { crossed += 1 }
             }
         }
+        // (The histories have runs to cross: a test of the runs that never used one could not fail.)
+        #expect(crossed > 0)
     }
 
     /// The memo walks commit by commit until its searches passed as many commits as the index

@@ -25,10 +25,28 @@ protocol CommitSource {
     /// The version walk's answer at `node`, when the source already knows it (a memo of
     /// earlier walks); nil to walk on.
     func knownVersion(at node: Node) -> Node?
+
+    /// Where the walks, entering `node`, stop in its run of one-parent commits, when the
+    /// source can say without passing each commit (``IndexRuns``); nil for a merge or a root,
+    /// or to step commit by commit. The walks count only the commits they stop at, so a
+    /// source that answers holds fewer commits than any limit a walk is given, and has no
+    /// ``knownVersion(at:)`` for the commits crossed.
+    func runStop(from node: Node) -> RunStop<Node>?
+}
+
+/// Where a walk entering a run of one-parent commits stops: the walk goes from such a commit
+/// to its parent exactly when the commit did not change the document.
+enum RunStop<Node> {
+    /// The first commit at or below the one entered that changed the document.
+    case changed(Node)
+    /// No commit from there down changed it: the merge or root the run begins at.
+    case base(Node)
 }
 
 extension CommitSource {
     func knownVersion(at node: Node) -> Node? { nil }
+
+    func runStop(from node: Node) -> RunStop<Node>? { nil }
 
     /// The parents of `node` holding the document in the same state, in order.
     func parentsInSameState(of node: Node) throws(Failure) -> [Node] {
@@ -64,6 +82,14 @@ enum VersionWalk {
         while true {
             // Up to here the walk had a single way back, so the answer there is the answer here.
             if let known = source.knownVersion(at: current) { return known }
+            // (In a run of one-parent commits the step is the comparison with the parent.)
+            switch source.runStop(from: current) {
+            case .changed(let change)?: return change
+            case .base(let base)?:
+                current = base
+                continue
+            case nil: break
+            }
             switch try step(in: source, at: current, absent: absent) {
             case .introducedHere: return current
             case .parent(let next): current = next
@@ -149,6 +175,17 @@ enum VersionWalk {
         var stack = [start]
         while let node = stack.popLast(), visited.count < limit {
             guard visited.insert(node).inserted else { continue }
+            // Down a run: its first change introduced the state (unless another line of the
+            // search reached that commit already); without one, on to the run's base.
+            switch source.runStop(from: node) {
+            case .changed(let change)?:
+                if change == node || visited.insert(change).inserted { result.append(change) }
+                continue
+            case .base(let base)?:
+                stack.append(base)
+                continue
+            case nil: break
+            }
             // The walk only enters commits holding the state.
             let same = try source.parentsInSameState(of: node)
             if same.isEmpty { result.append(node) } else { stack.append(contentsOf: same.reversed()) }
@@ -167,6 +204,11 @@ struct IndexedHistory: CommitSource {
     /// The document's number in the index; -1 for a document the index never saw change (in
     /// the same state since the roots).
     let document: Int32
+    /// The index's runs, when made for it as it is (``IndexRunsMemo``): runs of one-parent
+    /// commits are then crossed in one step.
+    var runs: IndexRuns? = nil
+
+    func runStop(from node: Int32) -> RunStop<Int32>? { runs?.stop(of: document, from: node, in: index) }
 
     func parents(of node: Int32) -> [Int32] { index.nodes[Int(node)].parents }
 

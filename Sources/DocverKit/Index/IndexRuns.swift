@@ -11,12 +11,13 @@
 /// versions a join lists; here it finds the document's last change in that run among the
 /// few commits that changed it, or goes straight to the run's base.
 ///
-/// The answer is the walk's own, in the same order: the walk goes from a commit with one
-/// parent to that parent exactly when the commit did not change the document, so it passes
-/// down the run to the first commit below that changed the document (an introducing commit)
-/// or, if none did, to the base, which it then steps through as before. Only the count of
-/// commits passed differs, so the runs answer only when that count cannot reach the walk's
-/// limit (an index of fewer commits than the limit).
+/// The walks stay written once, in ``VersionWalk``: the runs only tell them where a run
+/// stops them (``CommitSource/runStop(from:)``, through ``IndexedHistory``). A walk goes from
+/// a commit with one parent to that parent exactly when the commit did not change the
+/// document, so it passes down the run to the first commit that changed the document, or, if
+/// none did, to the base, which it then steps through as before. Only the count of commits
+/// passed differs, so the search with a limit is given runs only for an index of fewer
+/// commits than the limit (``IndexRunsMemo``).
 struct IndexRuns {
     /// The commits described, and the last one's id: an index that grew is described again.
     let count: Int
@@ -90,6 +91,14 @@ struct IndexRuns {
     /// Whether these runs describe `index` as it is now.
     func describe(_ index: VersionIndex) -> Bool { count == index.count && lastID == index.nodes.last?.id }
 
+    /// ``CommitSource/runStop(from:)`` for `document` (-1: never changed) in `index`, which
+    /// these runs describe: nil for a merge or a root.
+    func stop(of document: Int32, from node: Int32, in index: VersionIndex) -> RunStop<Int32>? {
+        guard index.nodes[Int(node)].parents.count == 1 else { return nil }
+        if let changes = changedBy[document], let change = nearestChange(in: changes, atOrBelow: node) { return .changed(change) }
+        return .base(base[Int(node)])
+    }
+
     /// Of `changes` (commits with one parent, by tour number), the nearest at or below
     /// `node` in its run: the one with the greatest tour number whose interval holds
     /// `node`'s. nil when no commit from `node` down to its run's base is among them.
@@ -110,61 +119,6 @@ struct IndexRuns {
         }
         return nil
     }
-
-    /// ``VersionWalk/introducingCommits(ofStateIn:at:limit:)`` over ``IndexedHistory`` of
-    /// `document` (-1: never changed) from commit `start`, for an index these runs describe
-    /// that holds fewer commits than the walk's limit: the same commits in the same order.
-    /// Each run is crossed in one step; merges and roots are stepped through as the walk does.
-    func introducingCommits(in index: VersionIndex, document: Int32, at start: Int32) -> [Int32] {
-        let changes = changedBy[document] ?? []
-        var result: [Int32] = []
-        var visited: Set<Int32> = []
-        var stack = [start]
-        while let node = stack.popLast() {
-            guard visited.insert(node).inserted else { continue }
-            let commit = index.nodes[Int(node)]
-            if commit.parents.count == 1 {
-                // Down the run: the first commit that changed the document introduced the
-                // state (unless an earlier line of the walk reached it already); without one,
-                // on to the run's base.
-                if let change = nearestChange(in: changes, atOrBelow: node) {
-                    if change == node || visited.insert(change).inserted { result.append(change) }
-                } else {
-                    stack.append(base[Int(node)])
-                }
-                continue
-            }
-            // A root, or a merge: the parents holding the same state, first parent first.
-            var same: [Int32] = []
-            for (position, parent) in commit.parents.enumerated() where !commit.changes[position].contains(document) {
-                same.append(parent)
-            }
-            if same.isEmpty { result.append(node) } else { stack.append(contentsOf: same.reversed()) }
-        }
-        return result
-    }
-
-    /// ``VersionWalk/introducingCommit(in:from:absent:)`` over ``IndexedHistory`` of
-    /// `document` from commit `start`, for an index these runs describe: the same answer, each
-    /// run crossed in one step (on a commit with one parent the walk's step is the comparison
-    /// with that parent, whatever `absent` says).
-    func introducingCommit(in index: VersionIndex, document: Int32, from start: Int32, absent: Bool) -> Int32 {
-        let changes = changedBy[document] ?? []
-        let history = IndexedHistory(index: index, document: document)
-        var current = start
-        while true {
-            if index.nodes[Int(current)].parents.count == 1 {
-                if let change = nearestChange(in: changes, atOrBelow: current) { return change }
-                current = base[Int(current)]
-                continue
-            }
-            switch VersionWalk.step(in: history, at: current, absent: absent) {
-            case .introducedHere: return current
-            case .parent(let next): current = next
-            case .searchDeletions: return VersionWalk.latestDeletion(in: history, from: current)
-            }
-        }
-    }
 }
 
 /// The runs of a ``VersionGraph``'s index, made once the searches they speed up have passed as
@@ -179,24 +133,22 @@ final class IndexRunsMemo {
     /// Whether the runs are made, for `index` as it is now.
     func hasRuns(for index: VersionIndex) -> Bool { runs?.describe(index) ?? false }
 
+    /// ``VersionWalk/introducingCommits(ofStateIn:at:limit:)`` over ``IndexedHistory``: through
+    /// the runs when they are made for `index` and it holds fewer commits than `limit` (the
+    /// walk does not count the commits a run step crosses).
     func introducingCommits(in index: VersionIndex, document: Int32, at start: Int32, limit: Int) -> [Int32] {
-        if index.count < limit {
-            if let runs, runs.describe(index) { return runs.introducingCommits(in: index, document: document, at: start) }
-            if passed >= index.count {
-                let made = IndexRuns(index)
-                runs = made
-                passed = 0
-                return made.introducingCommits(in: index, document: document, at: start)
-            }
+        if index.count < limit, !hasRuns(for: index), passed >= index.count {
+            runs = IndexRuns(index)
+            passed = 0
         }
-        return VersionWalk.introducingCommits(
-            ofStateIn: IndexedHistory(index: index, document: document), at: start, limit: limit, passed: &passed)
+        let history = IndexedHistory(index: index, document: document, runs: index.count < limit && hasRuns(for: index) ? runs : nil)
+        return VersionWalk.introducingCommits(ofStateIn: history, at: start, limit: limit, passed: &passed)
     }
 
-    /// ``VersionIndex/introducingNode(of:from:absent:)`` through the runs once they are made
-    /// (the searches above decide when).
+    /// ``VersionWalk/introducingCommit(in:from:absent:)`` over ``IndexedHistory``, through the
+    /// runs once they are made (the searches above decide when).
     func introducingCommit(in index: VersionIndex, document: Int32, from start: Int32, absent: Bool) -> Int32 {
-        if let runs, runs.describe(index) { return runs.introducingCommit(in: index, document: document, from: start, absent: absent) }
-        return index.introducingNode(of: document, from: start, absent: absent)
+        let history = IndexedHistory(index: index, document: document, runs: hasRuns(for: index) ? runs : nil)
+        return VersionWalk.introducingCommit(in: history, from: start, absent: absent)
     }
 }
