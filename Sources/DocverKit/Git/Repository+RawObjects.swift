@@ -52,19 +52,10 @@ struct RawCommit {
 }
 
 extension Repository {
-    /// The entries of a tree, in stored order, with their raw names and modes.
+    /// The entries of a tree, in stored order, with their raw names and modes (copied: for
+    /// callers that keep them past one folder).
     func rawTreeEntries(_ id: ObjectID) throws -> [RawTreeEntry] {
-        let tree = try self.tree(id)
-        return (0..<git_tree_entrycount(tree.pointer)).compactMap { index in
-            guard let entry = git_tree_entry_byindex(tree.pointer, index) else { return nil }
-            let name =
-                git_tree_entry_name(entry).map { pointer in
-                    Array(UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer)))
-                } ?? []
-            return RawTreeEntry(
-                name: name, id: ObjectID(git_tree_entry_id(entry).pointee),
-                rawMode: git_tree_entry_filemode_raw(entry).rawValue)
-        }
+        try withRawTreeEntries(id) { entries in entries.map { RawTreeEntry(name: Array($0.name), id: $0.id, rawMode: $0.rawMode) } }
     }
 
     /// ``rawTreeEntries(_:)`` without a copy of each name: `body` is given the entries with
