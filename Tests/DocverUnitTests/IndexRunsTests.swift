@@ -77,41 +77,43 @@ import Testing
         #expect(crossed > 0)
     }
 
-    /// The memo walks commit by commit until its searches passed as many commits as the index
-    /// holds, then makes the runs; an index that grew is described again, and an index as
-    /// large as the walk's limit is always walked (the runs do not count what they pass).
+    /// Through the index's walks, the memo hands out no runs until the searches passed as
+    /// many commits as the index holds, then makes them; an index that grew is described
+    /// again, and a search whose limit the index reaches never gets runs (they do not count
+    /// what they cross). The answers are those of the walks without a memo throughout.
     @Test func theMemoMakesTheRunsOnceTheyPayAndFollowsTheIndex() throws {
         var random = SeededRandom(seed: 7200)
         var index = Self.randomIndex(count: 300, documents: 6, using: &random)
         let memo = IndexRunsMemo()
         #expect(!memo.hasRuns(for: index))
+        // (Asked of documents present or not alike: the index's walks do not look at trees.)
+        func ask(_ start: Int, _ document: Int, limit: Int = 100_000, memo: IndexRunsMemo) {
+            let path = "d\(document).txt", id = Self.id(start)
+            #expect(
+                index.introducingCommits(ofStateOf: path, at: id, limit: limit, runs: memo)
+                    == index.introducingCommits(ofStateOf: path, at: id, limit: limit), "start \(start), document \(document)")
+            for absent in [false, true] {
+                #expect(
+                    index.introducingCommit(of: path, from: id, absent: absent, runs: memo)
+                        == index.introducingCommit(of: path, from: id, absent: absent), "start \(start), document \(document)")
+            }
+        }
         var asked = 0
         while !memo.hasRuns(for: index) && asked < 10_000 {
-            let start = Int32(Int.random(in: 0..<index.count, using: &random))
-            let number = Self.documentNumber(index, Int.random(in: 0..<6, using: &random))
-            let expected = VersionWalk.introducingCommits(ofStateIn: IndexedHistory(index: index, document: number), at: start, limit: .max)
-            #expect(memo.introducingCommits(in: index, document: number, at: start, limit: 100_000) == expected)
+            ask(Int.random(in: 0..<index.count, using: &random), Int.random(in: 0..<6, using: &random), memo: memo)
             asked += 1
         }
         #expect(memo.hasRuns(for: index))
+        for _ in 0..<200 { ask(Int.random(in: 0..<index.count, using: &random), Int.random(in: 0..<6, using: &random), memo: memo) }
         // One more commit: the runs no longer describe the index, and answers stay right.
         let tip = index.count
         index.add(
             IndexedCommit(id: Self.id(tip), parents: [Self.id(tip - 1)], changes: [[("d1.txt", .modified)]], mentioned: [], time: 0))
         #expect(!memo.hasRuns(for: index))
-        let number = Self.documentNumber(index, 1)
-        let history = IndexedHistory(index: index, document: number)
-        for start in [Int32(tip), Int32(tip - 1), 0] {
-            #expect(
-                memo.introducingCommits(in: index, document: number, at: start, limit: 100_000)
-                    == VersionWalk.introducingCommits(ofStateIn: history, at: start, limit: .max))
-            #expect(
-                memo.introducingCommit(in: index, document: number, from: start, absent: false)
-                    == VersionWalk.introducingCommit(in: history, from: start, absent: false))
-        }
+        for start in [tip, tip - 1, 0] { ask(start, 1, memo: memo) }
         // A limit the index reaches: walked, never through runs.
         let small = IndexRunsMemo()
-        for _ in 0..<50 { _ = small.introducingCommits(in: index, document: number, at: Int32(tip), limit: 10) }
+        for _ in 0..<50 { ask(tip, 1, limit: 10, memo: small) }
         #expect(!small.hasRuns(for: index))
     }
 }

@@ -125,7 +125,8 @@ struct IndexRuns {
 /// many commits as the index holds: a command that asks a few questions never pays for them,
 /// and one that asks thousands (the conflict listing after a join) pays once, at most as much
 /// as its searches had cost so far. Shared by the copies of one graph, which is used by one
-/// thread at a time.
+/// thread at a time. The walks themselves are the index's (``VersionIndex/introducingNode(of:from:absent:runs:)``,
+/// ``VersionIndex/introducingCommits(ofStateOf:at:limit:runs:)``); this only hands them runs.
 final class IndexRunsMemo {
     private var runs: IndexRuns?
     private var passed = 0
@@ -133,22 +134,18 @@ final class IndexRunsMemo {
     /// Whether the runs are made, for `index` as it is now.
     func hasRuns(for index: VersionIndex) -> Bool { runs?.describe(index) ?? false }
 
-    /// ``VersionWalk/introducingCommits(ofStateIn:at:limit:)`` over ``IndexedHistory``: through
-    /// the runs when they are made for `index` and it holds fewer commits than `limit` (the
-    /// walk does not count the commits a run step crosses).
-    func introducingCommits(in index: VersionIndex, document: Int32, at start: Int32, limit: Int) -> [Int32] {
-        if index.count < limit, !hasRuns(for: index), passed >= index.count {
+    /// The runs for a walk of `index`, made now if the searches so far have paid for them;
+    /// nil while they have not, and for a walk whose `limit` the index reaches (a walk does
+    /// not count the commits a run step crosses, so its limit would fall elsewhere).
+    func runs(for index: VersionIndex, limit: Int?) -> IndexRuns? {
+        if let limit, index.count >= limit { return nil }
+        if !hasRuns(for: index), passed >= index.count {
             runs = IndexRuns(index)
             passed = 0
         }
-        let history = IndexedHistory(index: index, document: document, runs: index.count < limit && hasRuns(for: index) ? runs : nil)
-        return VersionWalk.introducingCommits(ofStateIn: history, at: start, limit: limit, passed: &passed)
+        return hasRuns(for: index) ? runs : nil
     }
 
-    /// ``VersionWalk/introducingCommit(in:from:absent:)`` over ``IndexedHistory``, through the
-    /// runs once they are made (the searches above decide when).
-    func introducingCommit(in index: VersionIndex, document: Int32, from start: Int32, absent: Bool) -> Int32 {
-        let history = IndexedHistory(index: index, document: document, runs: hasRuns(for: index) ? runs : nil)
-        return VersionWalk.introducingCommit(in: history, from: start, absent: absent)
-    }
+    /// Counts the commits a search passed commit by commit.
+    func walked(_ commits: Int) { passed += commits }
 }

@@ -291,17 +291,16 @@ extension VersionIndex {
         guard covers(path), let startNumber = nodeNumbers[start] else { return nil }
         // A document the index never saw change is in the same state since the roots.
         let document = documentNumbers[ByteString(path)] ?? -1
-        let found =
-            runs?.introducingCommit(in: self, document: document, from: startNumber, absent: absent)
-            ?? introducingNode(of: document, from: startNumber, absent: absent)
+        let found = introducingNode(of: document, from: startNumber, absent: absent, runs: runs?.runs(for: self, limit: nil))
         return nodes[Int(found)].id
     }
 
     /// The version walk (``VersionWalk/introducingCommit(in:from:absent:)``) of document
-    /// number `document` (-1 for one the index never saw change) from commit number `start`.
+    /// number `document` (-1 for one the index never saw change) from commit number `start`,
+    /// crossing each run of `runs` in one step when given.
     /// (docs/MODEL.md: R4.)
-    func introducingNode(of document: Int32, from start: Int32, absent: Bool) -> Int32 {
-        VersionWalk.introducingCommit(in: IndexedHistory(index: self, document: document), from: start, absent: absent)
+    func introducingNode(of document: Int32, from start: Int32, absent: Bool, runs: IndexRuns? = nil) -> Int32 {
+        VersionWalk.introducingCommit(in: IndexedHistory(index: self, document: document, runs: runs), from: start, absent: absent)
     }
 
     /// ``VersionGraph/introducingCommits(ofStateOf:at:)`` from the index, for a document
@@ -313,9 +312,10 @@ extension VersionIndex {
     func introducingCommits(ofStateOf path: String, at start: ObjectID, limit: Int, runs: IndexRunsMemo? = nil) -> [ObjectID]? {
         guard covers(path), let startNumber = nodeNumbers[start] else { return nil }
         let document = documentNumbers[ByteString(path)] ?? -1
-        let found =
-            runs?.introducingCommits(in: self, document: document, at: startNumber, limit: limit)
-            ?? VersionWalk.introducingCommits(ofStateIn: IndexedHistory(index: self, document: document), at: startNumber, limit: limit)
+        let history = IndexedHistory(index: self, document: document, runs: runs?.runs(for: self, limit: limit))
+        var passed = 0
+        let found = VersionWalk.introducingCommits(ofStateIn: history, at: startNumber, limit: limit, passed: &passed)
+        runs?.walked(passed)
         return found.map { nodes[Int($0)].id }
     }
 
