@@ -49,26 +49,39 @@ extension Repository {
     ///
     /// With `refreshIndex`, files found unchanged after hashing get fresh stat data written to
     /// the index (as `git status` does), so the next check need not hash them again. Only for
-    /// callers holding the container's writer lock.
-    func changesFromTreeToWorkdir(_ treeID: ObjectID?, paths: [String] = [], refreshIndex: Bool = false) throws -> [WorkdirChange] {
+    /// callers holding the container's writer lock. `scanning: false` makes libgit2 read the
+    /// whole working tree even when `paths` is empty (the scan's oracle in tests).
+    func changesFromTreeToWorkdir(
+        _ treeID: ObjectID?, paths: [String] = [], refreshIndex: Bool = false, scanning: Bool = true
+    ) throws -> [WorkdirChange] {
         var options = git_diff_options()
         try check(git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION)))
         options.flags =
             GIT_DIFF_INCLUDE_UNTRACKED.rawValue | GIT_DIFF_RECURSE_UNTRACKED_DIRS.rawValue
             | GIT_DIFF_INCLUDE_TYPECHANGE.rawValue | GIT_DIFF_DISABLE_PATHSPEC_MATCH.rawValue
-        if refreshIndex {
-            options.flags |= GIT_DIFF_UPDATE_INDEX.rawValue
-            // The diff writes the index it refreshes: smudge first what git would not trust
-            // (see `Index`). The diff reads the index file again only if it changed since.
-            try self.index().refresh()
-        }
-        if !paths.isEmpty { options.flags &= ~GIT_DIFF_DISABLE_PATHSPEC_MATCH.rawValue }
+        if refreshIndex { options.flags |= GIT_DIFF_UPDATE_INDEX.rawValue }
         let treeObject = try treeID.map { try tree($0) }
+        // The whole tree: docver's own status loop names the files that may have changed
+        // (`WorkingTreeScan`), with those the index holds differently from the tree, and the
+        // diff looks at those only. Where the scan cannot vouch, the diff reads everything.
+        var exactPaths: [[UInt8]]?
+        if paths.isEmpty, scanning {
+            exactPaths = try pathsToLookAt(since: treeObject, refreshIndex: refreshIndex)
+            if exactPaths?.isEmpty == true { return [] }
+        } else {
+            if refreshIndex { try self.index().refresh() }
+            if !paths.isEmpty { options.flags &= ~GIT_DIFF_DISABLE_PATHSPEC_MATCH.rawValue }
+        }
         var diff: OpaquePointer?
-        try Self.withPathspec(paths, options) { options in
+        let diffWith: (inout git_diff_options) throws -> Void = { options in
             try withExtendedLifetime(treeObject) {
-                _ = try check(git_diff_tree_to_workdir_with_index(&diff, pointer, treeObject?.pointer, &options))
+                _ = try check(git_diff_tree_to_workdir_with_index(&diff, self.pointer, treeObject?.pointer, &options))
             }
+        }
+        if let exactPaths {
+            try Self.withPathspec(bytes: exactPaths, options, diffWith)
+        } else {
+            try Self.withPathspec(paths, options, diffWith)
         }
         defer { git_diff_free(diff) }
         var result: [WorkdirChange] = []
@@ -86,6 +99,79 @@ extension Repository {
             }
         }
         return result
+    }
+
+    /// The paths a diff of the whole working tree against `tree` needs to look at: those the
+    /// index holds differently from the tree, and those `WorkingTreeScan` names. Nil when the
+    /// scan cannot vouch (the diff then reads everything).
+    ///
+    /// The index is read again first if its file changed, and its racily clean entries are
+    /// smudged (see `Index`), as the diff that may refresh it needs; if the file changes while
+    /// the scan runs, the scan's answer is about an index the diff will not read: nil.
+    func pathsToLookAt(since tree: Tree?, refreshIndex: Bool) throws -> [[UInt8]]? {
+        // Names compared as bytes, as libgit2 does unless told to fold case or Unicode forms.
+        let config = try ConfigSnapshot(of: self)
+        guard let workdir, try config.bool("core.ignorecase") != true, try config.bool("core.precomposeunicode") != true else {
+            if refreshIndex { try self.index().refresh() }
+            return nil
+        }
+        let index = try self.index()
+        guard let cPath = git_index_path(index.pointer) else {
+            if refreshIndex { try index.refresh() }
+            return nil
+        }
+        let indexPath = String(cString: cPath)
+        let before = FileStat(path: indexPath)
+        try index.refresh()
+        guard let before, let scan = WorkingTreeScan(index: index, indexSecond: before.mtimeSeconds),
+            var found = scan.candidates(workdir: workdir),
+            let after = FileStat(path: indexPath), after.sameFile(as: before)
+        else { return nil }
+        found += try stagedPaths(since: tree, index: index)
+        return Array(Set(found))
+    }
+
+    /// Every path the index holds differently from `tree`, as bytes.
+    private func stagedPaths(since tree: Tree?, index: Index) throws -> [[UInt8]] {
+        var options = git_diff_options()
+        try check(git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION)))
+        options.flags = GIT_DIFF_INCLUDE_TYPECHANGE.rawValue
+        var diff: OpaquePointer?
+        try withExtendedLifetime(tree) {
+            _ = try check(git_diff_tree_to_index(&diff, pointer, tree?.pointer, index.pointer, &options))
+        }
+        defer { git_diff_free(diff) }
+        var result: [[UInt8]] = []
+        for position in 0..<git_diff_num_deltas(diff) {
+            guard let delta = git_diff_get_delta(diff, position)?.pointee else { continue }
+            for path in [delta.old_file.path, delta.new_file.path] {
+                guard let path else { continue }
+                result.append(Array(UnsafeBufferPointer(start: UnsafeRawPointer(path).assumingMemoryBound(to: UInt8.self), count: strlen(path))))
+            }
+        }
+        return result
+    }
+
+    /// Runs `body` with a copy of `options` whose pathspec is `paths`, given as bytes (a name
+    /// need not be UTF-8), taken literally.
+    private static func withPathspec(
+        bytes paths: [[UInt8]], _ options: git_diff_options,
+        _ body: (inout git_diff_options) throws -> Void
+    ) throws {
+        let cPaths: [UnsafeMutablePointer<CChar>?] = paths.map { path in
+            let copy = UnsafeMutablePointer<CChar>.allocate(capacity: path.count + 1)
+            for (offset, byte) in path.enumerated() { copy[offset] = CChar(bitPattern: byte) }
+            copy[path.count] = 0
+            return copy
+        }
+        defer { cPaths.forEach { $0?.deallocate() } }
+        var pointers = cPaths
+        try pointers.withUnsafeMutableBufferPointer { buffer in
+            var scoped = options
+            scoped.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH.rawValue
+            scoped.pathspec = git_strarray(strings: buffer.baseAddress, count: buffer.count)
+            try body(&scoped)
+        }
     }
 
     /// Those of `paths` whose index entry differs from `tree` (git's staged changes). docver

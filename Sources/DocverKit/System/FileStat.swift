@@ -55,6 +55,14 @@ struct FileStat {
     /// comparing whole seconds, could not tell the change from this stat data.
     var isRacilyClean: Bool { mtimeSeconds >= takenAtSeconds }
 
+    /// Whether `other` is the stat data of the same file, unchanged: the same inode, size and
+    /// modification and change times to the nanosecond.
+    func sameFile(as other: FileStat) -> Bool {
+        inode == other.inode && device == other.device && size == other.size
+            && mtimeSeconds == other.mtimeSeconds && mtimeNanoseconds == other.mtimeNanoseconds
+            && ctimeSeconds == other.ctimeSeconds && ctimeNanoseconds == other.ctimeNanoseconds
+    }
+
     var isRegularFile: Bool { mode & S_IFMT == S_IFREG }
     var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
     var isSymbolicLink: Bool { mode & S_IFMT == S_IFLNK }
