@@ -6,7 +6,8 @@ import Synchronization
 ///
 /// The server reads nothing and writes nothing itself: the caller hands it each line it read
 /// (``handle(_:)``) and receives each line to write through `output`, which the server calls
-/// with one whole line at a time (never two at once), from the thread of the request's task
+/// with one whole line at a time (never two at once; a long answer in parts through
+/// `outputPart` when the caller gives one), from the thread of the request's task
 /// or from the observer's thread for notifications. Requests are answered one at a time, in
 /// the order they arrive. After `initialize`, notifications report every change to the
 /// container, whoever made it (``ContainerObserver``).
@@ -29,21 +30,29 @@ public final class ProtocolServer: Sendable {
     private let serverVersion: String
     private let hint: @Sendable (DocverError) -> String?
     private let output: @Sendable (String) -> Void
+    /// Writes text as it is, no newline added; nil when the caller takes whole lines only.
+    private let outputPart: (@Sendable (String) -> Void)?
     /// Held while a line is written: a response and a notification never interleave.
     private let writing = Mutex(())
     private let observer = Mutex<ContainerObserver?>(nil)
 
     /// A server for `container`. `hint` gives the advice for a failure (the CLI's, which
-    /// quotes its commands); `output` writes one line (without its newline).
+    /// quotes its commands); `output` writes one line (without its newline). With
+    /// `outputPart`, which writes the text it is given as it is (the newline included when
+    /// there is one), a long answer (`ls`) is written in parts as it is encoded instead of
+    /// as one line built whole; the parts of one line still come one after another, with
+    /// nothing between them.
     public init(
         container: Container, serverVersion: String,
         hint: @escaping @Sendable (DocverError) -> String? = { _ in nil },
-        output: @escaping @Sendable (String) -> Void
+        output: @escaping @Sendable (String) -> Void,
+        outputPart: (@Sendable (String) -> Void)? = nil
     ) {
         self.container = container
         self.serverVersion = serverVersion
         self.hint = hint
         self.output = output
+        self.outputPart = outputPart
     }
 
     /// Answers one line (a request, or a notification, which gets no answer). Returns false
@@ -58,7 +67,13 @@ public final class ProtocolServer: Sendable {
         }
         do {
             let result = try await answer(request)
-            if let id = request.id { send(ProtocolResponse(id: ProtocolID(node: id), result: AnyResult(value: result), error: nil)) }
+            if let id = request.id {
+                if let list = result as? ItemList, let outputPart {
+                    sendInParts(id: ProtocolID(node: id), list, outputPart)
+                } else {
+                    send(ProtocolResponse(id: ProtocolID(node: id), result: AnyResult(value: result), error: nil))
+                }
+            }
         } catch {
             if let id = request.id {
                 send(ProtocolResponse<NoResult>(id: ProtocolID(node: id), result: nil, error: protocolError(for: error)))
@@ -87,6 +102,33 @@ public final class ProtocolServer: Sendable {
         writing.withLock { _ in output(line) }
     }
 
+    /// Writes the response holding `list` as ``send(_:)`` would, byte for byte, in parts of
+    /// 512 documents encoded one after another: the answer's memory is the documents', not
+    /// the line's. The response's keys in the order the encoder sorts them: id, jsonrpc,
+    /// result.
+    private func sendInParts(id: ProtocolID, _ list: ItemList, _ outputPart: @Sendable (String) -> Void) {
+        guard let idText = try? ProtocolEncoding.line(id) else {
+            send(ProtocolResponse(id: id, result: AnyResult(value: list), error: nil))
+            return
+        }
+        writing.withLock { _ in
+            outputPart("{\"id\":" + idText + ",\"jsonrpc\":\"2.0\",\"result\":[")
+            var start = 0
+            while start < list.items.count {
+                let end = min(start + 512, list.items.count)
+                // An array of plain values, which always encodes; were it ever to fail, the
+                // line is ended as invalid JSON rather than as a shorter list.
+                guard let part = try? ProtocolEncoding.line(list.items[start..<end].map(ItemOutput.init)) else {
+                    outputPart("\u{0}\n")
+                    return
+                }
+                outputPart((start == 0 ? "" : ",") + part.dropFirst().dropLast())
+                start = end
+            }
+            outputPart("]}\n")
+        }
+    }
+
     private func protocolError(for error: any Error) -> ProtocolError {
         switch error {
         case let error as ProtocolError: return error
@@ -110,7 +152,7 @@ public final class ProtocolServer: Sendable {
             return try await offCooperativePool { StatusOutput(try container.status(), device: container.device) }
         case "ls":
             let query = try Self.query(params)
-            return try await offCooperativePool { try container.query(query).map(ItemOutput.init) }
+            return try await offCooperativePool { ItemList(items: try container.query(query)) }
         case "conflicts":
             let document = try params.optionalDocument()
             return try await offCooperativePool {

@@ -39,7 +39,9 @@ enum ProtocolSession {
         setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &noTimeout, socklen_t(MemoryLayout<timeval>.size))
         var sendLimit = timeval(tv_sec: sendTimeout / 1000, tv_usec: (sendTimeout % 1000) * 1000)
         setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &sendLimit, socklen_t(MemoryLayout<timeval>.size))
-        let server = ProtocolServer(container: container, serverVersion: serverVersion) { connection.send($0) }
+        let server = ProtocolServer(
+            container: container, serverVersion: serverVersion, output: { connection.send($0 + "\n") },
+            outputPart: { connection.send($0) })
         defer { server.stop() }
         var reader = LineReader(descriptor: client, pending: rest)
         var line: String? = first
@@ -77,8 +79,9 @@ enum ProtocolSession {
 
         init(descriptor: Int32) { self.descriptor = descriptor }
 
-        func send(_ line: String) {
-            let data = Array((line + "\n").utf8)
+        /// Writes `text` whole (a line, or a part of one, with its newline when it ends one).
+        func send(_ text: String) {
+            let data = Array(text.utf8)
             var offset = 0
             while offset < data.count, !closed.load(ordering: .sequentiallyConsistent) {
                 let sent = data.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }

@@ -78,6 +78,17 @@ public struct ConflictOutput: Encodable, Sendable {
 }
 
 /// One document in `ls` and `watch`.
+/// The documents `ls` answers: encoded as the array of their ``ItemOutput``s, and written in
+/// parts by a server that can (``ProtocolServer``).
+struct ItemList: Encodable, Sendable {
+    let items: [MetadataItem]
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(items.map(ItemOutput.init))
+    }
+}
+
 public struct ItemOutput: Encodable, Equatable, Sendable {
     public let document: String
     public let name: String

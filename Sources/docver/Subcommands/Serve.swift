@@ -18,7 +18,7 @@ extension Docver {
         func run(in container: Container) async throws {
             let server = ProtocolServer(
                 container: container, serverVersion: docverVersion,
-                hint: { Advice.hint(for: $0) }, output: Self.writeLine)
+                hint: { Advice.hint(for: $0) }, output: { Self.writeOut($0 + "\n") }, outputPart: Self.writeOut)
             defer { server.stop() }
             for await line in Self.standardInputLines() {
                 if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }  // blank lines are no requests
@@ -26,9 +26,10 @@ extension Docver {
             }
         }
 
-        /// Writes one line to stdout whole (the server calls this one line at a time).
-        @Sendable static func writeLine(_ line: String) {
-            var bytes = Array((line + "\n").utf8)
+        /// Writes `text` to stdout whole (the server calls this for one line, or one part of a
+        /// line, at a time).
+        @Sendable static func writeOut(_ text: String) {
+            var bytes = Array(text.utf8)
             var written = 0
             while written < bytes.count {
                 let count = bytes.withUnsafeMutableBytes { write(STDOUT_FILENO, $0.baseAddress! + written, $0.count - written) }
