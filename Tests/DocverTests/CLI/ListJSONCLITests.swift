@@ -25,12 +25,7 @@ import Testing
     @Test(arguments: [0, 1, 4, 1_100])
     func theStreamedArrayIsTheWholeArraysBytes(documents: Int) throws {
         let scratch = try Scratch()
-        let alice = try scratch.device("alice", name: "Alice \"A\" \\ Laptop")
-        // Names JSON must escape or keep: quotes, a backslash, slashes, accents.
-        var names = ["a \"quoted\".txt", "back\\slash.md", "notes/caf\u{E9} x.txt", "notes/sub/z.json"]
-        names += (names.count..<max(names.count, documents)).map { "many/d\($0).txt" }
-        for name in names.prefix(documents) { try alice.write("text of \(name)\n", to: name) }
-        if documents > 0 { _ = try alice.saveAll() }
+        let alice = try scratch.listedDevice(documents: documents)
         let expected = try wholeArray(try alice.query().map(ItemOutput.init))
         let result = try docver("ls", "--json", in: alice.root)
         #expect(result.status == 0, "\(result.stderr)")

@@ -28,6 +28,17 @@ final class Scratch {
         return remote
     }
 
+    /// Alice with `documents` saved documents whose names and device name JSON must escape
+    /// or keep (quotes, a backslash, slashes, accents), for the tests of long listings.
+    func listedDevice(documents: Int) throws -> Container {
+        let alice = try device("alice", name: "Alice \"A\" \\ Laptop")
+        var names = ["a \"quoted\".txt", "back\\slash.md", "notes/caf\u{E9} x.txt", "notes/sub/z.json"]
+        names += (names.count..<max(names.count, documents)).map { "many/d\($0).txt" }
+        for name in names.prefix(documents) { try alice.write("text of \(name)\n", to: name) }
+        if documents > 0 { _ = try alice.saveAll() }
+        return alice
+    }
+
     /// A container for a new device.
     func device(_ id: String, name: String? = nil, remote: URL? = nil) throws -> Container {
         var container = try Container.create(at: path(id), device: Device(id: id, name: name))
