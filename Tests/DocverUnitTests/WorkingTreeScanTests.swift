@@ -48,6 +48,46 @@ import Testing
         #expect(scanned > 0)
     }
 
+    /// A folder wider than `WorkingTreeScan.wideFolder` has its files stat-ed after the folders
+    /// were read, shared among the threads: the same answers.
+    @Test func aWideFolderGivesTheSameAnswers() throws {
+        var random = SeededRandom(seed: 4_200)
+        let scratch = try TempRepository()
+        let tree = Tree(root: scratch.url.path)
+        let count = WorkingTreeScan.wideFolder + 900
+        for number in 0..<count { try tree.write("wide/d\(number).txt", "\(number)\n") }
+        try tree.write("wide/inner/kept.txt", "kept\n")
+        let head = try tree.commit(scratch)
+        for round in 0..<4 {
+            for _ in 0..<12 {
+                let file = "wide/d\(Int.random(in: 0..<count, using: &random)).txt"
+                guard FileManager.default.fileExists(atPath: tree.full(file)), !tree.isFolder(file) else { continue }
+                switch Int.random(in: 0..<5, using: &random) {
+                case 0:  // the same size, the modification time put back
+                    var info = stat()
+                    lstat(tree.full(file), &info)
+                    let old = try String(contentsOfFile: tree.full(file), encoding: .utf8)
+                    try tree.write(
+                        file, String(old.dropLast()).replacingOccurrences(of: "1", with: "2").replacingOccurrences(of: "0", with: "1") + "\n")
+                    var times = [info.st_atim, info.st_mtim]
+                    utimensat(AT_FDCWD, tree.full(file), &times, 0)
+                case 1: try tree.remove(file)
+                case 2: chmod(tree.full(file), 0o755)
+                case 3:
+                    try tree.remove(file)
+                    try tree.write(file + "/now-a-folder.txt", "inside\n")
+                default: try tree.write("wide/new-\(Int.random(in: 0..<1_000, using: &random)).txt", "new\n")
+                }
+            }
+            #expect(try scratch.repository.pathsToLookAt(since: scratch.repository.tree(head), refreshIndex: false) != nil)
+            let whole = try scratch.repository.changesFromTreeToWorkdir(head, scanning: false)
+            let narrowed = try scratch.repository.changesFromTreeToWorkdir(head, refreshIndex: round % 2 == 1)
+            #expect(!whole.isEmpty)
+            #expect(Self.listing(narrowed) == Self.listing(whole), "round \(round)")
+            #expect(Set(narrowed.map(\.path)) == (try Self.gitsAnswer(scratch)), "round \(round)")
+        }
+    }
+
     /// A racily clean entry: the index holds the stat data of the file as it is, but another
     /// blob of the same size, and the file was modified in the second the index file was
     /// written (here: later). Stat data cannot tell; the contents must be compared.

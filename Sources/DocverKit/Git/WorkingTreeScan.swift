@@ -124,21 +124,56 @@ struct WorkingTreeScan: Sendable {
         // not wait for a late one.
         let shares = max(1, min(64, folders.count, entries.count / 250))
         let found = Mutex<[[UInt8]]?>([])
+        let wide = Mutex<[Int]>([])
         // Blocking file-system calls, on dispatch's worker threads and the caller's, never on
         // the cooperative pool's (the caller is synchronous).
         DispatchQueue.concurrentPerform(iterations: shares) { share in
             var mine: [[UInt8]] = []
+            var deferred: [Int] = []
             var folder = share
             while folder < folders.count {
-                guard scan(folders[folder], top: top, into: &mine) else {
+                guard scan(folders[folder], top: top, into: &mine, deferring: &deferred) else {
                     found.withLock { $0 = nil }
                     return
                 }
                 folder += shares
             }
             found.withLock { $0?.append(contentsOf: mine) }
+            wide.withLock { $0 += deferred }
+        }
+        // The files of wide folders, which one thread would otherwise stat alone, in shares
+        // of 1,024, by their path from the top.
+        let files = wide.withLock { $0 }
+        guard !files.isEmpty, found.withLock({ $0 != nil }) else { return found.withLock { $0 } }
+        let fileShares = (files.count + 1_023) / 1_024
+        DispatchQueue.concurrentPerform(iterations: fileShares) { share in
+            var mine: [[UInt8]] = []
+            paths.withUnsafeBufferPointer { bytes in
+                let base = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
+                for file in files[(share * 1_024)..<min(files.count, (share + 1) * 1_024)] {
+                    var info = stat()
+                    let failed = fstatat(top, base + entries[file].pathStart, &info, AT_SYMLINK_NOFOLLOW) != 0
+                    check(file, info, failed: failed, into: &mine)
+                }
+            }
+            found.withLock { $0?.append(contentsOf: mine) }
         }
         return found.withLock { $0 }
+    }
+
+    /// A folder with this many tracked files has them stat-ed after all folders were read,
+    /// shared among the threads (``candidates(workdir:)``).
+    static let wideFolder = 4_096
+
+    /// Adds `file` to `candidates` when its stat data (`info`, unless reading it `failed`)
+    /// say it may have changed.
+    private func check(_ file: Int, _ info: stat, failed: Bool, into candidates: inout [[UInt8]]) {
+        let entry = entries[file]
+        guard failed || differs(entry, info) else { return }
+        let path = Array(paths[entry.pathStart..<(entry.pathStart + entry.pathLength)])
+        candidates.append(path)
+        // A file that became a folder: what it holds is untracked.
+        if !failed, info.st_mode & S_IFMT == S_IFDIR { candidates.append(path + [UInt8(ascii: "/")]) }
     }
 
     private enum Expected {
@@ -146,9 +181,9 @@ struct WorkingTreeScan: Sendable {
         case folder
     }
 
-    /// Reads `folder`, stats its files, and adds what may have changed to `candidates`;
-    /// false when the scan cannot vouch.
-    private func scan(_ folder: Folder, top: Int32, into candidates: inout [[UInt8]]) -> Bool {
+    /// Reads `folder`, stats its files (or, in a wide folder, adds those there to `deferred`),
+    /// and adds what may have changed to `candidates`; false when the scan cannot vouch.
+    private func scan(_ folder: Folder, top: Int32, into candidates: inout [[UInt8]], deferring deferred: inout [Int]) -> Bool {
         paths.withUnsafeBufferPointer { bytes in
             let base = bytes.baseAddress!
             let descriptor: Int32
@@ -253,13 +288,12 @@ struct WorkingTreeScan: Sendable {
                         // A tracked folder must still be a folder (not a link to one).
                         guard Self.isFolder(listed[have].type, cName, in: descriptor) == true else { return false }
                     case .file(let file):
-                        var info = stat()
-                        let entry = entries[file]
-                        if fstatat(descriptor, cName, &info, AT_SYMLINK_NOFOLLOW) != 0 || differs(entry, info) {
-                            let path = Array(bytes[entry.pathStart..<(entry.pathStart + entry.pathLength)])
-                            candidates.append(path)
-                            // A file that became a folder: what it holds is untracked.
-                            if info.st_mode & S_IFMT == S_IFDIR { candidates.append(path + [UInt8(ascii: "/")]) }
+                        if folder.files.count >= Self.wideFolder {
+                            deferred.append(file)
+                        } else {
+                            var info = stat()
+                            let failed = fstatat(descriptor, cName, &info, AT_SYMLINK_NOFOLLOW) != 0
+                            check(file, info, failed: failed, into: &candidates)
                         }
                     }
                     want += 1
