@@ -213,8 +213,12 @@ struct WorkingTreeScan: Sendable {
             // What the folder holds: names (each followed by a NUL) and their types.
             var names: [UInt8] = []
             var listed: [(name: Range<Int>, type: UInt8)] = []
-            errno = 0
-            while let item = readdir(directory) {
+            while true {
+                errno = 0  // readdir's end and its failure differ only by errno
+                guard let item = readdir(directory) else {
+                    if errno != 0 { return false }
+                    break
+                }
                 let start = names.count
                 let length = withUnsafeBytes(of: &item.pointee.d_name) { raw -> Int in
                     let name = raw.bindMemory(to: UInt8.self)
@@ -232,7 +236,6 @@ struct WorkingTreeScan: Sendable {
                 names.append(0)
                 listed.append((name, item.pointee.d_type))
             }
-            guard errno == 0 else { return false }
 
             var expected: [(name: Range<Int>, what: Expected)] = folder.files.map { file in
                 let entry = entries[file]
