@@ -28,15 +28,20 @@ extension Repository {
         }
     }
 
-    /// Runs `body` with a copy of `options` whose pathspec is `paths` (none when empty), as C
-    /// strings that live until `body` returns.
+    /// Runs `body` with a copy of `options` whose pathspec is `paths` (none when empty), given
+    /// as bytes (a name need not be UTF-8), as C strings that live until `body` returns.
     private static func withPathspec(
-        _ paths: [String], _ options: git_diff_options,
+        _ paths: [[UInt8]], _ options: git_diff_options,
         _ body: (inout git_diff_options) throws -> Void
     ) throws {
-        let cPaths = paths.map { strdup($0) }
-        defer { cPaths.forEach { free($0) } }
-        var pointers: [UnsafeMutablePointer<CChar>?] = cPaths
+        let cPaths: [UnsafeMutablePointer<CChar>?] = paths.map { path in
+            let copy = UnsafeMutablePointer<CChar>.allocate(capacity: path.count + 1)
+            for (offset, byte) in path.enumerated() { copy[offset] = CChar(bitPattern: byte) }
+            copy[path.count] = 0
+            return copy
+        }
+        defer { cPaths.forEach { $0?.deallocate() } }
+        var pointers = cPaths
         try pointers.withUnsafeMutableBufferPointer { buffer in
             var scoped = options
             if !paths.isEmpty { scoped.pathspec = git_strarray(strings: buffer.baseAddress, count: buffer.count) }
@@ -78,11 +83,8 @@ extension Repository {
                 _ = try check(git_diff_tree_to_workdir_with_index(&diff, self.pointer, treeObject?.pointer, &options))
             }
         }
-        if let exactPaths {
-            try Self.withPathspec(bytes: exactPaths, options, diffWith)
-        } else {
-            try Self.withPathspec(paths, options, diffWith)
-        }
+        // The scan's paths are taken literally (GIT_DIFF_DISABLE_PATHSPEC_MATCH, set above).
+        try Self.withPathspec(exactPaths ?? paths.map { Array($0.utf8) }, options, diffWith)
         defer { git_diff_free(diff) }
         var result: [WorkdirChange] = []
         for index in 0..<git_diff_num_deltas(diff) {
@@ -131,14 +133,17 @@ extension Repository {
         return Array(Set(found))
     }
 
-    /// Every path the index holds differently from `tree`, as bytes.
-    private func stagedPaths(since tree: Tree?, index: Index) throws -> [[UInt8]] {
+    /// The paths `index` holds differently from `tree`, among `paths` (taken literally) or
+    /// all of them when `paths` is empty, as bytes.
+    private func stagedPaths(since tree: Tree?, index: Index?, among paths: [[UInt8]] = []) throws -> [[UInt8]] {
         var options = git_diff_options()
         try check(git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION)))
-        options.flags = GIT_DIFF_INCLUDE_TYPECHANGE.rawValue
+        options.flags = GIT_DIFF_DISABLE_PATHSPEC_MATCH.rawValue | GIT_DIFF_INCLUDE_TYPECHANGE.rawValue
         var diff: OpaquePointer?
-        try withExtendedLifetime(tree) {
-            _ = try check(git_diff_tree_to_index(&diff, pointer, tree?.pointer, index.pointer, &options))
+        try Self.withPathspec(paths, options) { options in
+            try withExtendedLifetime((tree, index)) {
+                _ = try check(git_diff_tree_to_index(&diff, pointer, tree?.pointer, index?.pointer, &options))
+            }
         }
         defer { git_diff_free(diff) }
         var result: [[UInt8]] = []
@@ -152,28 +157,6 @@ extension Repository {
         return result
     }
 
-    /// Runs `body` with a copy of `options` whose pathspec is `paths`, given as bytes (a name
-    /// need not be UTF-8), taken literally.
-    private static func withPathspec(
-        bytes paths: [[UInt8]], _ options: git_diff_options,
-        _ body: (inout git_diff_options) throws -> Void
-    ) throws {
-        let cPaths: [UnsafeMutablePointer<CChar>?] = paths.map { path in
-            let copy = UnsafeMutablePointer<CChar>.allocate(capacity: path.count + 1)
-            for (offset, byte) in path.enumerated() { copy[offset] = CChar(bitPattern: byte) }
-            copy[path.count] = 0
-            return copy
-        }
-        defer { cPaths.forEach { $0?.deallocate() } }
-        var pointers = cPaths
-        try pointers.withUnsafeMutableBufferPointer { buffer in
-            var scoped = options
-            scoped.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH.rawValue
-            scoped.pathspec = git_strarray(strings: buffer.baseAddress, count: buffer.count)
-            try body(&scoped)
-        }
-    }
-
     /// Those of `paths` whose index entry differs from `tree` (git's staged changes). docver
     /// keeps the index at the saved state, so these are the files of an index older or newer
     /// than the branch (restored from a backup, `git reset --soft`): a stat-clean file there
@@ -182,24 +165,9 @@ extension Repository {
     /// for one path.)
     func pathsStaged(against treeID: ObjectID?, paths: [String]) throws -> [String] {
         guard !paths.isEmpty else { return [] }
-        var options = git_diff_options()
-        try check(git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION)))
-        options.flags = GIT_DIFF_DISABLE_PATHSPEC_MATCH.rawValue | GIT_DIFF_INCLUDE_TYPECHANGE.rawValue
         let treeObject = try treeID.map { try tree($0) }
-        var diff: OpaquePointer?
-        try Self.withPathspec(paths, options) { options in
-            try withExtendedLifetime(treeObject) {
-                _ = try check(git_diff_tree_to_index(&diff, pointer, treeObject?.pointer, nil, &options))
-            }
-        }
-        defer { git_diff_free(diff) }
-        var result: [String] = []
-        for index in 0..<git_diff_num_deltas(diff) {
-            guard let delta = git_diff_get_delta(diff, index)?.pointee else { continue }
-            if let path = delta.old_file.path { result.append(String(cString: path)) }
-            if let path = delta.new_file.path { result.append(String(cString: path)) }
-        }
-        return result
+        return try stagedPaths(since: treeObject, index: nil, among: paths.map { Array($0.utf8) })
+            .map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Updates the working tree and index from `baseline` to `target`. Files whose contents
